@@ -1,0 +1,27 @@
+//! The algebra: binary and unary operators, monoids and semirings.
+//!
+//! Operators are zero-sized types implementing [`BinaryOp`] (or small structs for
+//! user closures); a [`Monoid`] is an associative, commutative operator with an
+//! identity; a [`Semiring`] pairs an additive monoid with a multiplicative operator.
+//! Built-in ones carry a [`BuiltinOp`] / [`KernelId`] tag so a backend can pick a
+//! specialised kernel at compile time; user-defined ones leave it `None` and run on
+//! the generic CPU path (a GPU backend refuses them with [`Error::NoKernel`]).
+//!
+//! [`Error::NoKernel`]: crate::Error::NoKernel
+
+mod binary;
+mod semiring;
+mod unary;
+
+pub use binary::{
+    Any, BinaryFn, BinaryOp, BuiltinOp, Div, First, Land, Lor, Lxor, Max, Min, Minus, Monoid, Pair,
+    Plus, Second, Times,
+};
+pub use semiring::{
+    AnyPair, KernelId, LorLand, MaxMin, MaxTimes, MinPlus, MinSecond, PlusPair, PlusTimes,
+    Semiring, SemiringFrom, SemiringKind,
+};
+pub use unary::{
+    Abs, Ainv, BindFirst, BindSecond, BuiltinUnary, Identity, IndexOp, IndexUnaryOp, Lnot, One,
+    UnaryFn, UnaryOp,
+};

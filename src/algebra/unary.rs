@@ -1,0 +1,200 @@
+//! Unary operators (for `apply`) and index-unary operators (for `select`).
+
+use super::binary::BinaryOp;
+use crate::scalar::Scalar;
+
+/// Which built-in unary operator a [`UnaryOp`] is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BuiltinUnary {
+    Identity,
+    Ainv,
+    Abs,
+    Lnot,
+    One,
+    /// A built-in binary operator with its first operand bound (value as f64).
+    BindFirst(super::BuiltinOp, f64),
+    /// A built-in binary operator with its second operand bound (value as f64).
+    BindSecond(super::BuiltinOp, f64),
+}
+
+/// A unary operator `z = f(x)`.
+///
+/// ```
+/// use bitgraphblas::algebra::{Ainv, UnaryOp};
+/// assert_eq!(UnaryOp::<i32>::apply(&Ainv, 3), -3);
+/// ```
+pub trait UnaryOp<T: Scalar>: Copy + Send + Sync {
+    /// Name for errors and logs.
+    const NAME: &'static str;
+    /// The built-in tag of this operator, `None` for user closures.
+    fn builtin(&self) -> Option<BuiltinUnary> {
+        None
+    }
+    /// Apply the operator.
+    fn apply(&self, x: T) -> T;
+}
+
+macro_rules! builtin_unary {
+    ($(#[$doc:meta])* $name:ident, $str:literal, $tag:ident, |$x:ident| $body:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+        impl<T: Scalar> UnaryOp<T> for $name {
+            const NAME: &'static str = $str;
+            fn builtin(&self) -> Option<BuiltinUnary> {
+                Some(BuiltinUnary::$tag)
+            }
+            #[inline]
+            fn apply(&self, $x: T) -> T {
+                $body
+            }
+        }
+    };
+}
+
+builtin_unary!(/// `x`.
+    Identity, "identity", Identity, |x| x);
+builtin_unary!(/// `-x` (`0 - x`, wrapping; bool: `x`).
+    Ainv, "ainv", Ainv, |x| if T::TYPE == crate::ScalarType::Bool { x } else { T::minus(T::zero(), x) });
+builtin_unary!(/// `|x|`.
+    Abs, "abs", Abs, |x| if x < T::zero() { T::minus(T::zero(), x) } else { x });
+builtin_unary!(/// `!(x != 0)`, as 1 or 0.
+    Lnot, "lnot", Lnot, |x| if x.is_nonzero() { T::zero() } else { T::one() });
+builtin_unary!(/// `1`.
+    One, "one", One, |_x| T::one());
+
+/// `f(s, x)`: a binary operator with its first operand bound to a scalar.
+///
+/// ```
+/// use bitgraphblas::algebra::{BindFirst, Minus, UnaryOp};
+/// assert_eq!(BindFirst(Minus, 10i32).apply(3), 7);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct BindFirst<Op, T>(pub Op, pub T);
+
+/// `f(x, s)`: a binary operator with its second operand bound to a scalar.
+///
+/// ```
+/// use bitgraphblas::algebra::{BindSecond, Times, UnaryOp};
+/// assert_eq!(BindSecond(Times, 0.5f32).apply(3.0), 1.5);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct BindSecond<Op, T>(pub Op, pub T);
+
+impl<T: Scalar, Op: BinaryOp<T>> UnaryOp<T> for BindFirst<Op, T> {
+    const NAME: &'static str = "bind_first";
+    fn builtin(&self) -> Option<BuiltinUnary> {
+        Op::BUILTIN.map(|b| BuiltinUnary::BindFirst(b, self.1.to_f64()))
+    }
+    #[inline]
+    fn apply(&self, x: T) -> T {
+        self.0.apply(self.1, x)
+    }
+}
+
+impl<T: Scalar, Op: BinaryOp<T>> UnaryOp<T> for BindSecond<Op, T> {
+    const NAME: &'static str = "bind_second";
+    fn builtin(&self) -> Option<BuiltinUnary> {
+        Op::BUILTIN.map(|b| BuiltinUnary::BindSecond(b, self.1.to_f64()))
+    }
+    #[inline]
+    fn apply(&self, x: T) -> T {
+        self.0.apply(x, self.1)
+    }
+}
+
+/// A user unary operator from a function pointer.
+///
+/// ```
+/// use bitgraphblas::algebra::{UnaryFn, UnaryOp};
+/// assert_eq!(UnaryFn::<f64>(|x| x * x).apply(3.0), 9.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct UnaryFn<T>(pub fn(T) -> T);
+
+impl<T: Scalar> UnaryOp<T> for UnaryFn<T> {
+    const NAME: &'static str = "user";
+    #[inline]
+    fn apply(&self, x: T) -> T {
+        (self.0)(x)
+    }
+}
+
+/// The built-in `select` predicates (GraphBLAS index-unary operators).
+/// `k` is the "thunk": a diagonal offset for the structural ones, a value for
+/// the valued ones.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IndexOp<T> {
+    /// Keep `j <= i + k` (lower triangle, `k = 0` keeps the diagonal, `-1` strictly below).
+    Tril(i64),
+    /// Keep `j >= i + k`.
+    Triu(i64),
+    /// Keep `j == i + k`.
+    Diag(i64),
+    /// Keep `j != i + k`.
+    OffDiag(i64),
+    /// Keep row indices `i <= k` (for vectors: index `<= k`).
+    RowLe(i64),
+    /// Keep row indices `i > k`.
+    RowGt(i64),
+    /// Keep values `== k`.
+    ValueEq(T),
+    /// Keep values `!= k`.
+    ValueNe(T),
+    /// Keep values `> k`.
+    ValueGt(T),
+    /// Keep values `>= k`.
+    ValueGe(T),
+    /// Keep values `< k`.
+    ValueLt(T),
+    /// Keep values `<= k`.
+    ValueLe(T),
+}
+
+/// A predicate on an entry `(value, row, column)` deciding whether `select` keeps it.
+/// For vectors the row is the index and the column is 0.
+///
+/// ```
+/// use bitgraphblas::algebra::{IndexOp, IndexUnaryOp};
+/// assert!(IndexOp::<f32>::Tril(0).keep(1.0, 3, 2));
+/// assert!(!IndexOp::ValueGt(2.0f32).keep(1.0, 0, 0));
+/// ```
+pub trait IndexUnaryOp<T: Scalar>: Copy + Send + Sync {
+    /// The built-in predicate, `None` for user closures.
+    fn builtin(&self) -> Option<IndexOp<T>> {
+        None
+    }
+    /// True where the entry is kept.
+    fn keep(&self, value: T, row: usize, col: usize) -> bool;
+}
+
+impl<T: Scalar> IndexUnaryOp<T> for IndexOp<T> {
+    fn builtin(&self) -> Option<IndexOp<T>> {
+        Some(*self)
+    }
+    #[inline]
+    fn keep(&self, v: T, i: usize, j: usize) -> bool {
+        let (i, j) = (i as i64, j as i64);
+        match *self {
+            IndexOp::Tril(k) => j <= i + k,
+            IndexOp::Triu(k) => j >= i + k,
+            IndexOp::Diag(k) => j == i + k,
+            IndexOp::OffDiag(k) => j != i + k,
+            IndexOp::RowLe(k) => i <= k,
+            IndexOp::RowGt(k) => i > k,
+            IndexOp::ValueEq(k) => v == k,
+            IndexOp::ValueNe(k) => v != k,
+            IndexOp::ValueGt(k) => v > k,
+            IndexOp::ValueGe(k) => v >= k,
+            IndexOp::ValueLt(k) => v < k,
+            IndexOp::ValueLe(k) => v <= k,
+        }
+    }
+}
+
+impl<T: Scalar> IndexUnaryOp<T> for fn(T, usize, usize) -> bool {
+    #[inline]
+    fn keep(&self, v: T, i: usize, j: usize) -> bool {
+        self(v, i, j)
+    }
+}

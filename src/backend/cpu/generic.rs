@@ -1,0 +1,425 @@
+//! The generic CPU path: every operation for any semiring or operator, on CSR
+//! (a B2SR input is unpacked, or walked bit by bit for `mxv`). This is the
+//! fallback tier for user-defined semirings and valued matrices, and the
+//! reference the specialised B2SR kernels must agree with.
+
+use rayon::prelude::*;
+
+use super::dense_view::{dense_view, vector_from_options, DenseView};
+use super::writeback::RowMask;
+use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
+use crate::backend::EwiseKind;
+use crate::container::Vector;
+use crate::scalar::Scalar;
+use crate::storage::b2sr::{with_blocks, B2srBlocks, TileBits};
+use crate::storage::{B2sr, BitVec, Csr, DenseMatrix};
+
+#[inline]
+fn fold<S: Semiring>(s: &S, acc: Option<S::T>, x: S::T) -> Option<S::T> {
+    Some(match acc {
+        Some(a) => s.add(a, x),
+        None => x,
+    })
+}
+
+/// `t = A ⊕.⊗ u` on CSR (row-parallel pull), only rows in `allowed`.
+pub(crate) fn mxv_csr<S: Semiring>(
+    s: S,
+    a: &Csr<S::T>,
+    u: &Vector<S::T>,
+    allowed: Option<&BitVec>,
+) -> Vector<S::T> {
+    let uv = dense_view(u);
+    let term = s.terminal();
+    let out: Vec<Option<S::T>> = (0..a.nrows())
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|i| {
+            if allowed.is_some_and(|m| !m.get(i)) {
+                return None;
+            }
+            let (cols, vals) = a.row(i);
+            let mut acc = None;
+            for (&j, &aij) in cols.iter().zip(vals) {
+                if let Some(uj) = uv.get(j as usize) {
+                    acc = fold(&s, acc, s.mul(aij, uj));
+                    if term.is_some() && acc == term {
+                        break;
+                    }
+                }
+            }
+            acc
+        })
+        .collect();
+    vector_from_options(out)
+}
+
+fn mxv_b2sr_blocks<S: Semiring, L: TileBits>(
+    s: S,
+    b: &B2srBlocks<L>,
+    nrows: usize,
+    value: S::T,
+    uv: &DenseView<'_, S::T>,
+    allowed: Option<&BitVec>,
+) -> Vec<Option<S::T>> {
+    let k = L::K;
+    let tile_rows = nrows.div_ceil(k);
+    let rows: Vec<Vec<Option<S::T>>> = (0..tile_rows)
+        .into_par_iter()
+        .map(|tr| {
+            let nr = (nrows - tr * k).min(k);
+            let mut acc: Vec<Option<S::T>> = vec![None; nr];
+            for t in b.tile_range(tr) {
+                let base = b.tile_col_idx()[t] as usize * k;
+                let tile = &b.tiles()[t];
+                for (r, a) in acc.iter_mut().enumerate() {
+                    if allowed.is_some_and(|m| !m.get(tr * k + r)) {
+                        continue;
+                    }
+                    let mut w = tile.row(r);
+                    while w != 0 {
+                        let j = base + w.trailing_zeros() as usize;
+                        w &= w - 1;
+                        if let Some(uj) = uv.get(j) {
+                            *a = fold(&s, *a, s.mul(value, uj));
+                        }
+                    }
+                }
+            }
+            acc
+        })
+        .collect();
+    rows.into_iter().flatten().collect()
+}
+
+/// `t = A ⊕.⊗ u` on B2SR for any semiring, walking set bits.
+pub(crate) fn mxv_b2sr<S: Semiring>(
+    s: S,
+    a: &B2sr,
+    value: S::T,
+    u: &Vector<S::T>,
+    allowed: Option<&BitVec>,
+) -> Vector<S::T> {
+    let uv = dense_view(u);
+    let out = with_blocks!(a.tiles(), b => mxv_b2sr_blocks(s, b, a.nrows(), value, &uv, allowed));
+    vector_from_options(out)
+}
+
+/// `t = A' ⊕.⊗ u` by pushing the present entries of `u` (sequential scatter);
+/// used when `u` is sparse, so the transpose is never built.
+pub(crate) fn vxm_push<S: Semiring>(
+    s: S,
+    a: &Csr<S::T>,
+    u: &Vector<S::T>,
+    allowed: Option<&BitVec>,
+) -> Vector<S::T> {
+    let mut out: Vec<Option<S::T>> = vec![None; a.ncols()];
+    for (i, ui) in u.entries() {
+        let (cols, vals) = a.row(i);
+        for (&j, &aij) in cols.iter().zip(vals) {
+            let j = j as usize;
+            if allowed.is_none_or(|m| m.get(j)) {
+                out[j] = fold(&s, out[j], s.mul(aij, ui));
+            }
+        }
+    }
+    vector_from_options(out)
+}
+
+/// Gustavson `T = A ⊕.⊗ B` on CSR, row-parallel; only mask-allowed entries are kept.
+pub(crate) fn mxm_csr<S: Semiring>(
+    s: S,
+    a: &Csr<S::T>,
+    b: &Csr<S::T>,
+    mask: Option<&RowMask>,
+) -> Csr<S::T> {
+    let n = b.ncols();
+    let rows: Vec<(Vec<u32>, Vec<S::T>)> = (0..a.nrows())
+        .into_par_iter()
+        .map_init(
+            || (vec![None::<S::T>; n], Vec::<u32>::new()),
+            |(acc, touched), i| {
+                let (ac, av) = a.row(i);
+                for (&k, &aik) in ac.iter().zip(av) {
+                    let (bc, bv) = b.row(k as usize);
+                    for (&j, &bkj) in bc.iter().zip(bv) {
+                        let slot = &mut acc[j as usize];
+                        if slot.is_none() {
+                            touched.push(j);
+                        }
+                        *slot = fold(&s, *slot, s.mul(aik, bkj));
+                    }
+                }
+                touched.sort_unstable();
+                let mut cols = Vec::with_capacity(touched.len());
+                let mut vals = Vec::with_capacity(touched.len());
+                for &j in touched.iter() {
+                    let v = acc[j as usize].take().expect("touched");
+                    if mask.is_none_or(|m| m.allows(i, j)) {
+                        cols.push(j);
+                        vals.push(v);
+                    }
+                }
+                touched.clear();
+                (cols, vals)
+            },
+        )
+        .collect();
+    csr_from_rows(a.nrows(), n, rows)
+}
+
+/// Joins per-row `(cols, vals)` into a CSR matrix.
+pub(crate) fn csr_from_rows<T: Scalar>(
+    nrows: usize,
+    ncols: usize,
+    rows: Vec<(Vec<u32>, Vec<T>)>,
+) -> Csr<T> {
+    let mut row_ptr = Vec::with_capacity(nrows + 1);
+    row_ptr.push(0);
+    let nnz = rows.iter().map(|r| r.0.len()).sum();
+    let mut cols = Vec::with_capacity(nnz);
+    let mut vals = Vec::with_capacity(nnz);
+    for (c, v) in rows {
+        cols.extend_from_slice(&c);
+        vals.extend_from_slice(&v);
+        row_ptr.push(cols.len());
+    }
+    Csr::from_parts_unchecked(nrows, ncols, row_ptr, cols, vals)
+}
+
+/// `⊕` of `(A ⊕.⊗ Bt')<mask>` by dot products of rows of `A` and rows of `Bt`
+/// (non-complemented mask) or by the full product (complemented mask).
+pub(crate) fn mxm_reduce_csr<S: Semiring>(
+    s: S,
+    mask: &RowMask,
+    a: &Csr<S::T>,
+    bt: &Csr<S::T>,
+) -> S::T {
+    if mask.complemented {
+        let t = mxm_csr(s, a, &bt.transpose(), Some(mask));
+        return t.values().iter().fold(s.zero(), |acc, &v| s.add(acc, v));
+    }
+    (0..a.nrows())
+        .into_par_iter()
+        .map(|i| {
+            let (ac, av) = a.row(i);
+            let mut total = s.zero();
+            for &j in mask.pattern.row(i).0 {
+                let (bc, bv) = bt.row(j as usize);
+                let (mut p, mut q) = (0, 0);
+                let mut acc = None;
+                while p < ac.len() && q < bc.len() {
+                    match ac[p].cmp(&bc[q]) {
+                        std::cmp::Ordering::Less => p += 1,
+                        std::cmp::Ordering::Greater => q += 1,
+                        std::cmp::Ordering::Equal => {
+                            acc = fold(&s, acc, s.mul(av[p], bv[q]));
+                            p += 1;
+                            q += 1;
+                        }
+                    }
+                }
+                if let Some(x) = acc {
+                    total = s.add(total, x);
+                }
+            }
+            total
+        })
+        .reduce(|| s.zero(), |x, y| s.add(x, y))
+}
+
+/// `T = A ⊕.⊗ B` with `B` dense row-major; rows of `A` with no entry give the identity.
+pub(crate) fn mxm_dense_csr<S: Semiring>(
+    s: S,
+    a: &Csr<S::T>,
+    b: &DenseMatrix<S::T>,
+) -> DenseMatrix<S::T> {
+    let n = b.ncols();
+    let mut out = DenseMatrix::filled(a.nrows(), n, s.zero());
+    if n == 0 {
+        return out;
+    }
+    out.as_mut_slice()
+        .par_chunks_mut(n)
+        .enumerate()
+        .for_each(|(i, row)| {
+            let (ac, av) = a.row(i);
+            for (&k, &aik) in ac.iter().zip(av) {
+                for (o, &bkj) in row.iter_mut().zip(b.row(k as usize)) {
+                    *o = s.add(*o, s.mul(aik, bkj));
+                }
+            }
+        });
+    out
+}
+
+#[inline]
+fn ewise_pair<T: Scalar, Op: BinaryOp<T>>(
+    kind: EwiseKind<T>,
+    op: Op,
+    x: Option<T>,
+    y: Option<T>,
+) -> Option<T> {
+    match (kind, x, y) {
+        (_, Some(x), Some(y)) => Some(op.apply(x, y)),
+        (EwiseKind::Mult, _, _) => None,
+        (EwiseKind::Add, x, y) => x.or(y),
+        (EwiseKind::Union { beta, .. }, Some(x), None) => Some(op.apply(x, beta)),
+        (EwiseKind::Union { alpha, .. }, None, Some(y)) => Some(op.apply(alpha, y)),
+        (EwiseKind::Union { .. }, None, None) => None,
+    }
+}
+
+/// Element-wise on vectors.
+pub(crate) fn ewise_vector<T: Scalar, Op: BinaryOp<T>>(
+    kind: EwiseKind<T>,
+    op: Op,
+    u: &Vector<T>,
+    v: &Vector<T>,
+) -> Vector<T> {
+    let (uv, vv) = (dense_view(u), dense_view(v));
+    vector_from_options(
+        (0..u.len())
+            .map(|i| ewise_pair(kind, op, uv.get(i), vv.get(i)))
+            .collect(),
+    )
+}
+
+/// Element-wise on CSR matrices (sorted merge per row).
+pub(crate) fn ewise_csr<T: Scalar, Op: BinaryOp<T>>(
+    kind: EwiseKind<T>,
+    op: Op,
+    a: &Csr<T>,
+    b: &Csr<T>,
+) -> Csr<T> {
+    let rows = (0..a.nrows())
+        .into_par_iter()
+        .map(|i| {
+            let ((ac, av), (bc, bv)) = (a.row(i), b.row(i));
+            let (mut p, mut q) = (0, 0);
+            let (mut cols, mut vals) = (Vec::new(), Vec::new());
+            while p < ac.len() || q < bc.len() {
+                let j = match (ac.get(p), bc.get(q)) {
+                    (Some(&x), Some(&y)) => x.min(y),
+                    (Some(&x), None) => x,
+                    (None, Some(&y)) => y,
+                    (None, None) => unreachable!(),
+                };
+                let x = (ac.get(p) == Some(&j)).then(|| av[p]);
+                let y = (bc.get(q) == Some(&j)).then(|| bv[q]);
+                p += x.is_some() as usize;
+                q += y.is_some() as usize;
+                if let Some(z) = ewise_pair(kind, op, x, y) {
+                    cols.push(j);
+                    vals.push(z);
+                }
+            }
+            (cols, vals)
+        })
+        .collect();
+    csr_from_rows(a.nrows(), a.ncols(), rows)
+}
+
+/// `f` over the present entries.
+pub(crate) fn apply_vector<T: Scalar, F: UnaryOp<T>>(f: F, u: &Vector<T>) -> Vector<T> {
+    let e = u
+        .entries()
+        .into_iter()
+        .map(|(i, x)| (i, f.apply(x)))
+        .collect();
+    Vector::from_entries(u.len(), e).expect("indices come from a valid vector")
+}
+
+/// The entries the predicate keeps.
+pub(crate) fn select_vector<T: Scalar, P: IndexUnaryOp<T>>(pred: P, u: &Vector<T>) -> Vector<T> {
+    let e = u
+        .entries()
+        .into_iter()
+        .filter(|&(i, x)| pred.keep(x, i, 0))
+        .collect();
+    Vector::from_entries(u.len(), e).expect("indices come from a valid vector")
+}
+
+/// The entries of a CSR matrix the predicate keeps.
+pub(crate) fn select_csr<T: Scalar, P: IndexUnaryOp<T>>(pred: P, a: &Csr<T>) -> Csr<T> {
+    let rows = (0..a.nrows())
+        .into_par_iter()
+        .map(|i| {
+            let (c, v) = a.row(i);
+            c.iter()
+                .zip(v)
+                .filter(|&(&j, &x)| pred.keep(x, i, j as usize))
+                .map(|(&j, &x)| (j, x))
+                .unzip()
+        })
+        .collect();
+    csr_from_rows(a.nrows(), a.ncols(), rows)
+}
+
+/// `⊕` of each row; empty rows are absent.
+pub(crate) fn reduce_rows_csr<T: Scalar, M: Monoid<T>>(monoid: M, a: &Csr<T>) -> Vector<T> {
+    let out = (0..a.nrows())
+        .into_par_iter()
+        .map(|i| a.row(i).1.iter().copied().reduce(|x, y| monoid.apply(x, y)))
+        .collect();
+    vector_from_options(out)
+}
+
+/// `u(indices)`.
+pub(crate) fn extract_vector<T: Scalar>(u: &Vector<T>, indices: &[usize]) -> Vector<T> {
+    let uv = dense_view(u);
+    vector_from_options(indices.iter().map(|&i| uv.get(i)).collect())
+}
+
+/// `A(rows, cols)`.
+pub(crate) fn extract_csr<T: Scalar>(a: &Csr<T>, rows: &[usize], cols: &[usize]) -> Csr<T> {
+    // Position(s) of each source column in the output, sorted by output index.
+    let mut where_col: Vec<Vec<u32>> = vec![Vec::new(); a.ncols()];
+    for (k, &j) in cols.iter().enumerate() {
+        where_col[j].push(k as u32);
+    }
+    let out_rows = rows
+        .par_iter()
+        .map(|&i| {
+            let (c, v) = a.row(i);
+            let mut e: Vec<(u32, T)> = Vec::new();
+            for (&j, &x) in c.iter().zip(v) {
+                e.extend(where_col[j as usize].iter().map(|&k| (k, x)));
+            }
+            e.sort_unstable_by_key(|p| p.0);
+            e.into_iter().unzip()
+        })
+        .collect();
+    csr_from_rows(rows.len(), cols.len(), out_rows)
+}
+
+/// `diag(d) A` or `A diag(d)` with `op`.
+pub(crate) fn scale_csr<T: Scalar, Op: BinaryOp<T>>(
+    op: Op,
+    d: &Vector<T>,
+    a: &Csr<T>,
+    rows: bool,
+) -> Csr<T> {
+    let dv = dense_view(d);
+    let out = (0..a.nrows())
+        .into_par_iter()
+        .map(|i| {
+            let (c, v) = a.row(i);
+            let mut cols = Vec::with_capacity(c.len());
+            let mut vals = Vec::with_capacity(c.len());
+            for (&j, &x) in c.iter().zip(v) {
+                let s = if rows {
+                    dv.get(i).map(|di| op.apply(di, x))
+                } else {
+                    dv.get(j as usize).map(|dj| op.apply(x, dj))
+                };
+                if let Some(y) = s {
+                    cols.push(j);
+                    vals.push(y);
+                }
+            }
+            (cols, vals)
+        })
+        .collect();
+    csr_from_rows(a.nrows(), a.ncols(), out)
+}

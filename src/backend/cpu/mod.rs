@@ -1,0 +1,694 @@
+//! The CPU backend: host memory, rayon threads. B2SR inputs with built-in
+//! semirings go to the bit kernels in [`b2sr`]; everything else takes the
+//! [`generic`] CSR path. [`dispatch_counts`] tells tests which tier ran.
+
+pub(crate) mod b2sr;
+mod dense_view;
+pub(crate) mod generic;
+mod writeback;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use self::dense_view::dense_view;
+use self::writeback::{allowed_bits, write_matrix, write_vector, RowMask};
+use super::{Backend, EwiseKind, MatrixShape, VectorShape};
+use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
+use crate::container::{
+    Accumulate, Flags, Format, Mask, Matrix, MatrixMask, MatrixRepr, NoAccum, Vector, VectorFormat,
+};
+use crate::error::Result;
+use crate::scalar::Scalar;
+use crate::storage::{BitVec, Csr, DenseMatrix};
+
+/// The CPU backend. Cheap to create; uses rayon's global thread pool.
+///
+/// ```
+/// use bitgraphblas::{Backend, Cpu};
+/// assert_eq!(Cpu::new().name(), "cpu");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cpu;
+
+impl Cpu {
+    /// The CPU backend.
+    pub fn new() -> Self {
+        Cpu
+    }
+}
+
+static SPECIALISED: AtomicUsize = AtomicUsize::new(0);
+static GENERIC: AtomicUsize = AtomicUsize::new(0);
+
+/// How many CPU operations ran on a specialised B2SR kernel and how many on the
+/// generic path, since the process started (for tests and logging).
+pub fn dispatch_counts() -> (usize, usize) {
+    (
+        SPECIALISED.load(Ordering::Relaxed),
+        GENERIC.load(Ordering::Relaxed),
+    )
+}
+
+pub(crate) fn count_specialised() {
+    SPECIALISED.fetch_add(1, Ordering::Relaxed);
+}
+fn count_generic() {
+    GENERIC.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A host vector of any element type, seen as a mask.
+pub trait HostMask: VectorShape + Sync {
+    /// The positions the mask selects: present entries (`structural`) or present
+    /// nonzero entries.
+    fn mask_bits(&self, structural: bool) -> BitVec;
+}
+
+impl<T: Scalar> HostMask for Vector<T> {
+    fn mask_bits(&self, structural: bool) -> BitVec {
+        if structural {
+            self.pattern()
+        } else {
+            self.nonzero_pattern()
+        }
+    }
+}
+
+/// A host matrix of any element type, seen as a mask.
+pub trait HostMatrixMask: MatrixShape + Sync {
+    /// The entries the mask selects, as a pattern.
+    fn mask_pattern(&self, structural: bool) -> Csr<bool>;
+}
+
+impl<T: Scalar> HostMatrixMask for Matrix<T> {
+    fn mask_pattern(&self, structural: bool) -> Csr<bool> {
+        let csr = self.as_csr();
+        if structural {
+            csr.map(|_| true)
+        } else {
+            generic::select_csr(
+                (|v: T, _: usize, _: usize| v.is_nonzero()) as fn(T, usize, usize) -> bool,
+                &csr,
+            )
+            .map(|_| true)
+        }
+    }
+}
+
+impl<T: Scalar> VectorShape for Vector<T> {
+    fn len(&self) -> usize {
+        Vector::len(self)
+    }
+}
+impl<T: Scalar> MatrixShape for Matrix<T> {
+    fn nrows(&self) -> usize {
+        Matrix::nrows(self)
+    }
+    fn ncols(&self) -> usize {
+        Matrix::ncols(self)
+    }
+}
+impl<T: Scalar> MatrixShape for DenseMatrix<T> {
+    fn nrows(&self) -> usize {
+        DenseMatrix::nrows(self)
+    }
+    fn ncols(&self) -> usize {
+        DenseMatrix::ncols(self)
+    }
+}
+
+impl<T: Scalar> Vector<T> {
+    /// This vector as a (valued) CPU mask.
+    pub fn as_mask(&self) -> Mask<'_, Cpu> {
+        Mask::new(self as &dyn HostMask)
+    }
+}
+impl<T: Scalar> Matrix<T> {
+    /// This matrix as a (valued) CPU mask.
+    pub fn as_mask(&self) -> MatrixMask<'_, Cpu> {
+        MatrixMask::new(self as &dyn HostMatrixMask)
+    }
+}
+
+/// `a` as CSR, transposed when asked.
+fn csr_of<T: Scalar>(a: &Matrix<T>, transpose: bool) -> std::borrow::Cow<'_, Csr<T>> {
+    let c = a.as_csr();
+    if transpose {
+        std::borrow::Cow::Owned(c.transpose())
+    } else {
+        c
+    }
+}
+
+fn write_into<T: Scalar, A: Accumulate<T>>(
+    c: &mut Matrix<T>,
+    t: Csr<T>,
+    mask: Option<MatrixMask<'_, Cpu>>,
+    accum: A,
+    flags: Flags,
+) {
+    let m = RowMask::resolve(mask);
+    if m.is_none() && !A::ACTIVE {
+        *c = Matrix::from_csr(t);
+        return;
+    }
+    *c = Matrix::from_csr(write_matrix(
+        &c.as_csr(),
+        t,
+        m.as_ref(),
+        accum,
+        flags.replace,
+    ));
+}
+
+impl Backend for Cpu {
+    type Matrix<T: Scalar> = Matrix<T>;
+    type Vector<T: Scalar> = Vector<T>;
+    type Dense<T: Scalar> = DenseMatrix<T>;
+    type MaskSource = dyn HostMask;
+    type MatrixMaskSource = dyn HostMatrixMask;
+
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn mask<T: Scalar>(v: &Vector<T>) -> Mask<'_, Self> {
+        Mask::new(v as &dyn HostMask)
+    }
+    fn matrix_mask<T: Scalar>(m: &Matrix<T>) -> MatrixMask<'_, Self> {
+        MatrixMask::new(m as &dyn HostMatrixMask)
+    }
+
+    fn upload_matrix<T: Scalar>(&self, m: &Matrix<T>) -> Result<Matrix<T>> {
+        Ok(m.clone())
+    }
+    fn download_matrix<T: Scalar>(&self, m: &Matrix<T>) -> Result<Matrix<T>> {
+        Ok(m.clone())
+    }
+    fn upload_vector<T: Scalar>(&self, v: &Vector<T>) -> Result<Vector<T>> {
+        Ok(v.clone())
+    }
+    fn download_vector<T: Scalar>(&self, v: &Vector<T>) -> Result<Vector<T>> {
+        Ok(v.clone())
+    }
+    fn upload_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<DenseMatrix<T>> {
+        Ok(m.clone())
+    }
+    fn download_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<DenseMatrix<T>> {
+        Ok(m.clone())
+    }
+
+    fn vector_new<T: Scalar>(
+        &self,
+        len: usize,
+        fill: Option<T>,
+        format: VectorFormat,
+    ) -> Result<Vector<T>> {
+        let v = match fill {
+            Some(x) => Vector::filled(len, x),
+            None => Vector::empty(len),
+        };
+        v.to_format(format)
+    }
+    fn dense_new<T: Scalar>(&self, nrows: usize, ncols: usize, value: T) -> Result<DenseMatrix<T>> {
+        Ok(DenseMatrix::filled(nrows, ncols, value))
+    }
+    fn convert<T: Scalar>(&self, m: &Matrix<T>, format: Format) -> Result<Matrix<T>> {
+        m.to_format(format)
+    }
+    fn convert_vector<T: Scalar>(&self, v: &Vector<T>, format: VectorFormat) -> Result<Vector<T>> {
+        v.to_format(format)
+    }
+    fn vector_nvals<T: Scalar>(&self, v: &Vector<T>) -> Result<usize> {
+        Ok(v.nvals())
+    }
+    fn matrix_nvals<T: Scalar>(&self, m: &Matrix<T>) -> Result<usize> {
+        Ok(m.nvals())
+    }
+
+    fn mxv<S: Semiring, A: Accumulate<S::T>>(
+        &self,
+        w: &mut Vector<S::T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: A,
+        semiring: S,
+        a: &Matrix<S::T>,
+        u: &Vector<S::T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let allowed = allowed_bits(mask);
+        let t = match (a.repr(), flags.transpose_a) {
+            (MatrixRepr::B2sr { pattern, value }, false) => {
+                b2sr::mxv(semiring, pattern, *value, u, allowed.as_ref())
+            }
+            (MatrixRepr::B2sr { pattern, value }, true) => {
+                b2sr::mxv(semiring, &pattern.transpose(), *value, u, allowed.as_ref())
+            }
+            (MatrixRepr::Csr(c), false) => {
+                count_generic();
+                generic::mxv_csr(semiring, c, u, allowed.as_ref())
+            }
+            (MatrixRepr::Csr(c), true) => {
+                count_generic();
+                if u.nvals() * 16 < u.len() {
+                    generic::vxm_push(semiring, c, u, allowed.as_ref())
+                } else {
+                    generic::mxv_csr(semiring, &c.transpose(), u, allowed.as_ref())
+                }
+            }
+        };
+        write_vector(w, t, allowed.as_ref(), accum, flags.replace);
+        Ok(())
+    }
+
+    fn mxm<S: Semiring, A: Accumulate<S::T>>(
+        &self,
+        c: &mut Matrix<S::T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        semiring: S,
+        a: &Matrix<S::T>,
+        b: &Matrix<S::T>,
+        flags: Flags,
+    ) -> Result<()> {
+        if mask.is_none() && !A::ACTIVE {
+            if let Some(t) = b2sr::mxm_pattern(semiring, a, b, flags) {
+                *c = t?;
+                return Ok(());
+            }
+        }
+        count_generic();
+        let m = RowMask::resolve(mask);
+        let t = generic::mxm_csr(
+            semiring,
+            &csr_of(a, flags.transpose_a),
+            &csr_of(b, flags.transpose_b),
+            m.as_ref(),
+        );
+        write_into(c, t, mask, accum, flags);
+        Ok(())
+    }
+
+    fn mxm_reduce<S: Semiring>(
+        &self,
+        mask: MatrixMask<'_, Self>,
+        semiring: S,
+        a: &Matrix<S::T>,
+        b: &Matrix<S::T>,
+        flags: Flags,
+    ) -> Result<S::T> {
+        if let Some(r) = b2sr::mxm_reduce(semiring, mask, a, b, flags) {
+            return r;
+        }
+        count_generic();
+        let m = RowMask::resolve(Some(mask)).expect("a mask");
+        // Rows of B' are the columns of B.
+        let bt = csr_of(b, !flags.transpose_b);
+        Ok(generic::mxm_reduce_csr(
+            semiring,
+            &m,
+            &csr_of(a, flags.transpose_a),
+            &bt,
+        ))
+    }
+
+    fn mxm_dense<S: Semiring, A: Accumulate<S::T>>(
+        &self,
+        c: &mut DenseMatrix<S::T>,
+        accum: A,
+        semiring: S,
+        a: &Matrix<S::T>,
+        b: &DenseMatrix<S::T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let t = match (a.repr(), flags.transpose_a) {
+            (MatrixRepr::B2sr { pattern, value }, false) => {
+                b2sr::mxm_dense(semiring, pattern, *value, b)
+            }
+            _ => {
+                count_generic();
+                generic::mxm_dense_csr(semiring, &csr_of(a, flags.transpose_a), b)
+            }
+        };
+        if A::ACTIVE {
+            for (o, &x) in c.as_mut_slice().iter_mut().zip(t.as_slice()) {
+                *o = accum.combine(*o, x);
+            }
+        } else {
+            *c = t;
+        }
+        Ok(())
+    }
+
+    fn ewise_vector<T: Scalar, Op: BinaryOp<T>, A: Accumulate<T>>(
+        &self,
+        w: &mut Vector<T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: A,
+        kind: EwiseKind<T>,
+        op: Op,
+        u: &Vector<T>,
+        v: &Vector<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let allowed = allowed_bits(mask);
+        let t = generic::ewise_vector(kind, op, u, v);
+        write_vector(w, t, allowed.as_ref(), accum, flags.replace);
+        Ok(())
+    }
+
+    fn ewise_matrix<T: Scalar, Op: BinaryOp<T>, A: Accumulate<T>>(
+        &self,
+        c: &mut Matrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        kind: EwiseKind<T>,
+        op: Op,
+        a: &Matrix<T>,
+        b: &Matrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let t = generic::ewise_csr(
+            kind,
+            op,
+            &csr_of(a, flags.transpose_a),
+            &csr_of(b, flags.transpose_b),
+        );
+        write_into(c, t, mask, accum, flags);
+        Ok(())
+    }
+
+    fn apply_vector<T: Scalar, F: UnaryOp<T>, A: Accumulate<T>>(
+        &self,
+        w: &mut Vector<T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: A,
+        f: F,
+        u: &Vector<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let allowed = allowed_bits(mask);
+        write_vector(
+            w,
+            generic::apply_vector(f, u),
+            allowed.as_ref(),
+            accum,
+            flags.replace,
+        );
+        Ok(())
+    }
+
+    fn apply_matrix<T: Scalar, F: UnaryOp<T>, A: Accumulate<T>>(
+        &self,
+        c: &mut Matrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        f: F,
+        a: &Matrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let t = csr_of(a, flags.transpose_a).map(|x| f.apply(x));
+        write_into(c, t, mask, accum, flags);
+        Ok(())
+    }
+
+    fn select_vector<T: Scalar, P: IndexUnaryOp<T>, A: Accumulate<T>>(
+        &self,
+        w: &mut Vector<T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: A,
+        pred: P,
+        u: &Vector<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let allowed = allowed_bits(mask);
+        write_vector(
+            w,
+            generic::select_vector(pred, u),
+            allowed.as_ref(),
+            accum,
+            flags.replace,
+        );
+        Ok(())
+    }
+
+    fn select_matrix<T: Scalar, P: IndexUnaryOp<T>, A: Accumulate<T>>(
+        &self,
+        c: &mut Matrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        pred: P,
+        a: &Matrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let t = generic::select_csr(pred, &csr_of(a, flags.transpose_a));
+        write_into(c, t, mask, accum, flags);
+        Ok(())
+    }
+
+    fn reduce_rows<T: Scalar, M: Monoid<T>, A: Accumulate<T>>(
+        &self,
+        w: &mut Vector<T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: A,
+        monoid: M,
+        a: &Matrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let allowed = allowed_bits(mask);
+        let t = generic::reduce_rows_csr(monoid, &csr_of(a, flags.transpose_a));
+        write_vector(w, t, allowed.as_ref(), accum, flags.replace);
+        Ok(())
+    }
+
+    fn reduce_vector<T: Scalar, M: Monoid<T>>(&self, monoid: M, u: &Vector<T>) -> Result<T> {
+        Ok(u.entries()
+            .into_iter()
+            .fold(monoid.identity(), |acc, (_, x)| monoid.apply(acc, x)))
+    }
+
+    fn reduce_matrix<T: Scalar, M: Monoid<T>>(&self, monoid: M, a: &Matrix<T>) -> Result<T> {
+        if let MatrixRepr::B2sr { pattern, value } = a.repr() {
+            // Every entry equals `value`: fold it nnz times (log-depth for large counts is not
+            // needed: monoids here are cheap).
+            let mut acc = monoid.identity();
+            for _ in 0..pattern.nnz() {
+                acc = monoid.apply(acc, *value);
+                if monoid.terminal() == Some(acc) {
+                    break;
+                }
+            }
+            return Ok(acc);
+        }
+        let c = a.as_csr();
+        Ok(c.values().par_iter_fold(monoid))
+    }
+
+    fn extract_vector<T: Scalar, A: Accumulate<T>>(
+        &self,
+        w: &mut Vector<T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: A,
+        u: &Vector<T>,
+        indices: &[usize],
+        flags: Flags,
+    ) -> Result<()> {
+        let allowed = allowed_bits(mask);
+        write_vector(
+            w,
+            generic::extract_vector(u, indices),
+            allowed.as_ref(),
+            accum,
+            flags.replace,
+        );
+        Ok(())
+    }
+
+    fn extract_matrix<T: Scalar, A: Accumulate<T>>(
+        &self,
+        c: &mut Matrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        a: &Matrix<T>,
+        rows: &[usize],
+        cols: &[usize],
+        flags: Flags,
+    ) -> Result<()> {
+        let t = generic::extract_csr(&csr_of(a, flags.transpose_a), rows, cols);
+        write_into(c, t, mask, accum, flags);
+        Ok(())
+    }
+
+    fn assign_vector<T: Scalar, A: Accumulate<T>>(
+        &self,
+        w: &mut Vector<T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: A,
+        u: &Vector<T>,
+        indices: &[usize],
+        flags: Flags,
+    ) -> Result<()> {
+        let allowed = allowed_bits(mask);
+        let (wv, uv) = (dense_view(w), dense_view(u));
+        let mut z: Vec<Option<T>> = (0..w.len()).map(|i| wv.get(i)).collect();
+        for (k, &i) in indices.iter().enumerate() {
+            z[i] = match (A::ACTIVE, wv.get(i), uv.get(k)) {
+                (true, Some(o), Some(n)) => Some(accum.combine(o, n)),
+                (true, o, None) => o,
+                (_, _, n) => n,
+            };
+        }
+        drop(wv);
+        let z = dense_view::vector_from_options(z);
+        write_vector(w, z, allowed.as_ref(), NoAccum, flags.replace);
+        Ok(())
+    }
+
+    fn assign_vector_scalar<T: Scalar, A: Accumulate<T>>(
+        &self,
+        w: &mut Vector<T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: A,
+        value: T,
+        indices: Option<&[usize]>,
+        flags: Flags,
+    ) -> Result<()> {
+        let u = Vector::filled(indices.map_or(w.len(), |i| i.len()), value);
+        let all: Vec<usize>;
+        let idx = match indices {
+            Some(i) => i,
+            None => {
+                all = (0..w.len()).collect();
+                &all
+            }
+        };
+        self.assign_vector(w, mask, accum, &u, idx, flags)
+    }
+
+    fn assign_matrix<T: Scalar, A: Accumulate<T>>(
+        &self,
+        c: &mut Matrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        a: &Matrix<T>,
+        rows: &[usize],
+        cols: &[usize],
+        flags: Flags,
+    ) -> Result<()> {
+        let (cc, ac) = (c.as_csr(), csr_of(a, flags.transpose_a));
+        let mut row_of = vec![None; cc.nrows()];
+        for (p, &i) in rows.iter().enumerate() {
+            row_of[i] = Some(p);
+        }
+        let mut col_of: Vec<Option<u32>> = vec![None; cc.ncols()];
+        for (k, &j) in cols.iter().enumerate() {
+            col_of[j] = Some(k as u32);
+        }
+        let zrows = (0..cc.nrows())
+            .map(|i| {
+                let (c_cols, c_vals) = cc.row(i);
+                let Some(p) = row_of[i] else {
+                    return (c_cols.to_vec(), c_vals.to_vec());
+                };
+                let mut z: BTreeMap<u32, T> = BTreeMap::new();
+                for (&j, &x) in c_cols.iter().zip(c_vals) {
+                    // Inside the assigned region without an accumulator, old entries go.
+                    if A::ACTIVE || col_of[j as usize].is_none() {
+                        z.insert(j, x);
+                    }
+                }
+                let (a_cols, a_vals) = ac.row(p);
+                for (&k, &x) in a_cols.iter().zip(a_vals) {
+                    let j = cols[k as usize] as u32;
+                    let nv = match z.get(&j) {
+                        Some(&o) if A::ACTIVE => accum.combine(o, x),
+                        _ => x,
+                    };
+                    z.insert(j, nv);
+                }
+                z.into_iter().unzip()
+            })
+            .collect();
+        let z = generic::csr_from_rows(cc.nrows(), cc.ncols(), zrows);
+        drop(cc);
+        write_into(
+            c,
+            z,
+            mask,
+            NoAccum,
+            Flags {
+                replace: flags.replace,
+                ..Flags::default()
+            },
+        );
+        Ok(())
+    }
+
+    fn transpose<T: Scalar, A: Accumulate<T>>(
+        &self,
+        c: &mut Matrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        a: &Matrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        // A transposed input descriptor cancels the transpose.
+        if let (MatrixRepr::B2sr { pattern, value }, None, false, false) =
+            (a.repr(), mask, A::ACTIVE, flags.transpose_a)
+        {
+            *c = Matrix::from_b2sr(pattern.transpose(), *value);
+            return Ok(());
+        }
+        let t = csr_of(a, !flags.transpose_a).into_owned();
+        write_into(c, t, mask, accum, flags);
+        Ok(())
+    }
+
+    fn scale<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut Matrix<T>,
+        op: Op,
+        d: &Vector<T>,
+        a: &Matrix<T>,
+        rows: bool,
+    ) -> Result<()> {
+        *c = Matrix::from_csr(generic::scale_csr(op, d, &a.as_csr(), rows));
+        Ok(())
+    }
+
+    fn scale_dense_rows<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut DenseMatrix<T>,
+        op: Op,
+        d: &Vector<T>,
+        b: &DenseMatrix<T>,
+    ) -> Result<()> {
+        let dv = dense_view(d);
+        let n = b.ncols();
+        let mut out = b.clone();
+        if n > 0 {
+            out.as_mut_slice()
+                .par_chunks_mut(n)
+                .enumerate()
+                .for_each(|(i, row)| {
+                    if let Some(di) = dv.get(i) {
+                        row.iter_mut().for_each(|x| *x = op.apply(di, *x));
+                    }
+                });
+        }
+        *c = out;
+        Ok(())
+    }
+}
+
+use rayon::prelude::*;
+
+trait ParFold<T: Scalar> {
+    fn par_iter_fold<M: Monoid<T>>(&self, monoid: M) -> T;
+}
+impl<T: Scalar> ParFold<T> for [T] {
+    fn par_iter_fold<M: Monoid<T>>(&self, monoid: M) -> T {
+        self.par_iter()
+            .copied()
+            .reduce(|| monoid.identity(), |x, y| monoid.apply(x, y))
+    }
+}

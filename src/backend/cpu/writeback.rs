@@ -1,0 +1,173 @@
+//! The output phase shared by every CPU operation:
+//! `w<mask> = accum(w, t)` with replace, for vectors and CSR matrices.
+
+use crate::container::{Accumulate, Mask, MatrixMask, Vector, VectorRepr};
+use crate::scalar::Scalar;
+use crate::storage::{BitVec, Csr};
+
+use super::Cpu;
+
+/// The positions a vector mask allows (complement applied).
+pub(crate) fn allowed_bits(mask: Option<Mask<'_, Cpu>>) -> Option<BitVec> {
+    mask.map(|m| {
+        let mut b = m.source.mask_bits(m.structural);
+        if m.complemented {
+            b.negate();
+        }
+        b
+    })
+}
+
+/// A resolved matrix mask: the mask's pattern per row (value or structure) and
+/// whether it is complemented.
+pub(crate) struct RowMask {
+    pub pattern: Csr<bool>,
+    pub complemented: bool,
+}
+
+impl RowMask {
+    pub fn resolve(mask: Option<MatrixMask<'_, Cpu>>) -> Option<RowMask> {
+        mask.map(|m| RowMask {
+            pattern: m.source.mask_pattern(m.structural),
+            complemented: m.complemented,
+        })
+    }
+    /// True when the mask allows `(i, j)`.
+    #[inline]
+    pub fn allows(&self, i: usize, j: u32) -> bool {
+        self.pattern.row(i).0.binary_search(&j).is_ok() != self.complemented
+    }
+}
+
+/// `w<mask> = accum(w, t)`, replacing `w`.
+pub(crate) fn write_vector<T: Scalar, A: Accumulate<T>>(
+    w: &mut Vector<T>,
+    t: Vector<T>,
+    allowed: Option<&BitVec>,
+    accum: A,
+    replace: bool,
+) {
+    let n = w.len();
+    if allowed.is_none() && !A::ACTIVE {
+        *w = t;
+        return;
+    }
+    // Fast path: packed bits, no accumulator.
+    if !A::ACTIVE {
+        if let (VectorRepr::Bits(tb), VectorRepr::Bits(wb), Some(m)) = (t.repr(), w.repr(), allowed)
+        {
+            let mut out = tb.clone();
+            out.and_assign(m);
+            if !replace {
+                let mut keep = wb.clone();
+                keep.and_not_assign(m);
+                out.or_assign(&keep);
+            }
+            *w = Vector::from_bits(out);
+            return;
+        }
+    }
+    // General path, on dense values and a presence bitmap.
+    let (tv, tp) = dense_parts(&t);
+    let (wv, wp) = dense_parts(w);
+    let mut values = vec![T::default(); n];
+    let mut present = BitVec::zeros(n);
+    for i in 0..n {
+        let (has_t, has_w) = (tp.get(i), wp.get(i));
+        let z = match (A::ACTIVE, has_t, has_w) {
+            (true, true, true) => Some(accum.combine(wv[i], tv[i])),
+            (true, false, true) => Some(wv[i]),
+            (_, true, _) => Some(tv[i]),
+            _ => None,
+        };
+        let out = if allowed.is_none_or(|m| m.get(i)) {
+            z
+        } else if !replace && has_w {
+            Some(wv[i])
+        } else {
+            None
+        };
+        if let Some(v) = out {
+            values[i] = v;
+            present.set(i, true);
+        }
+    }
+    let all = present.count_ones() == n;
+    *w = Vector::from_repr(
+        n,
+        VectorRepr::Dense {
+            values,
+            present: (!all).then_some(present),
+        },
+    )
+    .expect("lengths match by construction");
+}
+
+fn dense_parts<T: Scalar>(v: &Vector<T>) -> (std::borrow::Cow<'_, [T]>, BitVec) {
+    match v.repr() {
+        VectorRepr::Dense { values, present } => (
+            std::borrow::Cow::Borrowed(values.as_slice()),
+            present.clone().unwrap_or_else(|| BitVec::ones(v.len())),
+        ),
+        _ => (std::borrow::Cow::Owned(v.to_vec(T::default())), v.pattern()),
+    }
+}
+
+/// `C<mask> = accum(C, T)` on CSR, returning the new `C`.
+pub(crate) fn write_matrix<T: Scalar, A: Accumulate<T>>(
+    c: &Csr<T>,
+    t: Csr<T>,
+    mask: Option<&RowMask>,
+    accum: A,
+    replace: bool,
+) -> Csr<T> {
+    if mask.is_none() && !A::ACTIVE {
+        return t;
+    }
+    let (nrows, ncols) = (c.nrows(), c.ncols());
+    let mut row_ptr = Vec::with_capacity(nrows + 1);
+    row_ptr.push(0);
+    let mut cols = Vec::new();
+    let mut vals = Vec::new();
+    for i in 0..nrows {
+        let (cc, cv) = c.row(i);
+        let (tc, tv) = t.row(i);
+        let (mut p, mut q) = (0, 0);
+        while p < cc.len() || q < tc.len() {
+            let j = match (cc.get(p), tc.get(q)) {
+                (Some(&a), Some(&b)) => a.min(b),
+                (Some(&a), None) => a,
+                (None, Some(&b)) => b,
+                (None, None) => unreachable!(),
+            };
+            let old = (cc.get(p) == Some(&j)).then(|| cv[p]);
+            let new = (tc.get(q) == Some(&j)).then(|| tv[q]);
+            if old.is_some() {
+                p += 1;
+            }
+            if new.is_some() {
+                q += 1;
+            }
+            let z = match (A::ACTIVE, old, new) {
+                (true, Some(o), Some(n)) => Some(accum.combine(o, n)),
+                (true, Some(o), None) => Some(o),
+                (_, _, Some(n)) => Some(n),
+                _ => None,
+            };
+            let out = if mask.is_none_or(|m| m.allows(i, j)) {
+                z
+            } else if !replace {
+                old
+            } else {
+                None
+            };
+            if let Some(v) = out {
+                cols.push(j);
+                vals.push(v);
+            }
+        }
+        // Entries of C outside T's pattern were visited above; nothing else survives.
+        row_ptr.push(cols.len());
+    }
+    Csr::from_parts_unchecked(nrows, ncols, row_ptr, cols, vals)
+}

@@ -1,0 +1,302 @@
+//! Vectors with GraphBLAS semantics: each index holds a value or is absent.
+
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use crate::storage::BitVec;
+
+/// How a [`Vector`] stores its entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VectorFormat {
+    /// A value per index plus an optional presence bitmap.
+    Dense,
+    /// Packed bits: present (with value one) where the bit is set.
+    Bits,
+    /// Sorted indices and their values.
+    Sparse,
+}
+
+/// The storage of a [`Vector`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum VectorRepr<T> {
+    /// `values[i]` for every `i`; `present` marks the stored entries (`None`: all stored).
+    /// Values at absent positions are unspecified.
+    Dense {
+        values: Vec<T>,
+        present: Option<BitVec>,
+    },
+    /// Entry `i` is present with value one exactly where bit `i` is set
+    /// (a frontier, a visited set, a boolean mask).
+    Bits(BitVec),
+    /// Strictly increasing indices and their values.
+    Sparse { indices: Vec<u32>, values: Vec<T> },
+}
+
+/// A vector of length `len` whose entries are present or absent.
+///
+/// ```
+/// use bitgraphblas::Vector;
+/// let u = Vector::from_entries(5, vec![(1, 2.0f32), (3, 4.0)]).unwrap();
+/// assert_eq!(u.nvals(), 2);
+/// assert_eq!(u.get(3), Some(4.0));
+/// assert_eq!(u.get(0), None);
+/// let d = Vector::filled(3, 1u32);
+/// assert_eq!(d.to_vec(0), vec![1, 1, 1]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vector<T> {
+    len: usize,
+    repr: VectorRepr<T>,
+}
+
+impl<T: Scalar> Vector<T> {
+    /// `len` absent entries.
+    pub fn empty(len: usize) -> Self {
+        Vector {
+            len,
+            repr: VectorRepr::Sparse {
+                indices: vec![],
+                values: vec![],
+            },
+        }
+    }
+    /// Every entry present with `value`.
+    pub fn filled(len: usize, value: T) -> Self {
+        Vector {
+            len,
+            repr: VectorRepr::Dense {
+                values: vec![value; len],
+                present: None,
+            },
+        }
+    }
+    /// Every entry present, from `values`.
+    pub fn from_dense(values: Vec<T>) -> Self {
+        Vector {
+            len: values.len(),
+            repr: VectorRepr::Dense {
+                values,
+                present: None,
+            },
+        }
+    }
+    /// Entries present where the bit is set, each with value one.
+    pub fn from_bits(bits: BitVec) -> Self {
+        Vector {
+            len: bits.len(),
+            repr: VectorRepr::Bits(bits),
+        }
+    }
+    /// From `(index, value)` pairs in any order; a repeated or out-of-range index is an error.
+    pub fn from_entries(len: usize, mut entries: Vec<(usize, T)>) -> Result<Self> {
+        crate::storage::csr_check_u32("vector", len)?;
+        entries.sort_by_key(|e| e.0);
+        for w in entries.windows(2) {
+            if w[0].0 == w[1].0 {
+                return Err(Error::invalid(
+                    "Vector::from_entries",
+                    format!("index {} given twice", w[0].0),
+                ));
+            }
+        }
+        if let Some(&(i, _)) = entries.last() {
+            if i >= len {
+                return Err(Error::IndexOutOfBounds {
+                    op: "Vector::from_entries",
+                    index: i,
+                    len,
+                });
+            }
+        }
+        let (indices, values) = entries.into_iter().map(|(i, v)| (i as u32, v)).unzip();
+        Ok(Vector {
+            len,
+            repr: VectorRepr::Sparse { indices, values },
+        })
+    }
+    /// From a representation, validated.
+    pub fn from_repr(len: usize, repr: VectorRepr<T>) -> Result<Self> {
+        let v = Vector { len, repr };
+        v.validate()?;
+        Ok(v)
+    }
+    /// Checks the representation's invariants.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |d: String| Err(Error::storage("vector", d));
+        match &self.repr {
+            VectorRepr::Dense { values, present } => {
+                if values.len() != self.len || present.as_ref().is_some_and(|p| p.len() != self.len)
+                {
+                    return bad(format!("dense storage does not have length {}", self.len));
+                }
+            }
+            VectorRepr::Bits(b) => {
+                if b.len() != self.len {
+                    return bad(format!("{} bits for length {}", b.len(), self.len));
+                }
+            }
+            VectorRepr::Sparse { indices, values } => {
+                if indices.len() != values.len() {
+                    return bad("indices and values differ in length".into());
+                }
+                if indices.windows(2).any(|w| w[0] >= w[1])
+                    || indices.last().is_some_and(|&i| i as usize >= self.len)
+                {
+                    return bad("indices not strictly increasing and in range".into());
+                }
+            }
+        }
+        Ok(())
+    }
+    /// Length (number of indices, present or not).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// True when `len() == 0`.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Number of present entries.
+    pub fn nvals(&self) -> usize {
+        match &self.repr {
+            VectorRepr::Dense { present: None, .. } => self.len,
+            VectorRepr::Dense {
+                present: Some(p), ..
+            } => p.count_ones(),
+            VectorRepr::Bits(b) => b.count_ones(),
+            VectorRepr::Sparse { indices, .. } => indices.len(),
+        }
+    }
+    /// The storage.
+    pub fn repr(&self) -> &VectorRepr<T> {
+        &self.repr
+    }
+    /// The storage, consumed.
+    pub fn into_repr(self) -> VectorRepr<T> {
+        self.repr
+    }
+    /// The format.
+    pub fn format(&self) -> VectorFormat {
+        match &self.repr {
+            VectorRepr::Dense { .. } => VectorFormat::Dense,
+            VectorRepr::Bits(_) => VectorFormat::Bits,
+            VectorRepr::Sparse { .. } => VectorFormat::Sparse,
+        }
+    }
+    /// Entry `i`, or `None` where absent or out of range.
+    pub fn get(&self, i: usize) -> Option<T> {
+        if i >= self.len {
+            return None;
+        }
+        match &self.repr {
+            VectorRepr::Dense { values, present } => {
+                present.as_ref().is_none_or(|p| p.get(i)).then(|| values[i])
+            }
+            VectorRepr::Bits(b) => b.get(i).then(T::one),
+            VectorRepr::Sparse { indices, values } => {
+                indices.binary_search(&(i as u32)).ok().map(|k| values[k])
+            }
+        }
+    }
+    /// Present entries as `(index, value)`, ascending.
+    pub fn entries(&self) -> Vec<(usize, T)> {
+        match &self.repr {
+            VectorRepr::Dense {
+                values,
+                present: None,
+            } => values.iter().copied().enumerate().collect(),
+            VectorRepr::Dense {
+                values,
+                present: Some(p),
+            } => p.iter_ones().map(|i| (i, values[i])).collect(),
+            VectorRepr::Bits(b) => b.iter_ones().map(|i| (i, T::one())).collect(),
+            VectorRepr::Sparse { indices, values } => indices
+                .iter()
+                .zip(values)
+                .map(|(&i, &v)| (i as usize, v))
+                .collect(),
+        }
+    }
+    /// Values for every index, `fill` where absent.
+    pub fn to_vec(&self, fill: T) -> Vec<T> {
+        match &self.repr {
+            VectorRepr::Dense {
+                values,
+                present: None,
+            } => values.clone(),
+            _ => {
+                let mut out = vec![fill; self.len];
+                for (i, v) in self.entries() {
+                    out[i] = v;
+                }
+                out
+            }
+        }
+    }
+    /// The set of present indices.
+    pub fn pattern(&self) -> BitVec {
+        match &self.repr {
+            VectorRepr::Dense { present: None, .. } => BitVec::ones(self.len),
+            VectorRepr::Dense {
+                present: Some(p), ..
+            } => p.clone(),
+            VectorRepr::Bits(b) => b.clone(),
+            VectorRepr::Sparse { indices, .. } => {
+                BitVec::from_indices(self.len, indices.iter().map(|&i| i as usize))
+            }
+        }
+    }
+    /// The present indices whose value is nonzero (how a valued mask reads the vector).
+    pub fn nonzero_pattern(&self) -> BitVec {
+        match &self.repr {
+            VectorRepr::Bits(b) => b.clone(),
+            _ => BitVec::from_indices(
+                self.len,
+                self.entries()
+                    .into_iter()
+                    .filter(|e| e.1.is_nonzero())
+                    .map(|e| e.0),
+            ),
+        }
+    }
+    /// The same entries in another format. `Bits` needs every present value to be one.
+    pub fn to_format(&self, format: VectorFormat) -> Result<Self> {
+        let repr = match format {
+            VectorFormat::Dense => match &self.repr {
+                VectorRepr::Dense { .. } => self.repr.clone(),
+                _ => {
+                    let p = self.pattern();
+                    let all = p.count_ones() == self.len;
+                    VectorRepr::Dense {
+                        values: self.to_vec(T::zero()),
+                        present: (!all).then_some(p),
+                    }
+                }
+            },
+            VectorFormat::Bits => {
+                if self.entries().iter().any(|e| e.1 != T::one()) {
+                    return Err(Error::invalid(
+                        "Vector::to_format",
+                        "packed bits hold only entries equal to one",
+                    ));
+                }
+                VectorRepr::Bits(self.pattern())
+            }
+            VectorFormat::Sparse => {
+                let (indices, values) = self
+                    .entries()
+                    .into_iter()
+                    .map(|(i, v)| (i as u32, v))
+                    .unzip();
+                VectorRepr::Sparse { indices, values }
+            }
+        };
+        Ok(Vector {
+            len: self.len,
+            repr,
+        })
+    }
+    /// Replaces the whole contents (length included).
+    pub fn assign_from(&mut self, other: Vector<T>) {
+        *self = other;
+    }
+}

@@ -1,0 +1,103 @@
+//! The one error type of the crate.
+//!
+//! Every failure a caller can cause (a shape mismatch, a malformed file, an
+//! operation a backend cannot run) comes back as an [`Error`]; nothing panics
+//! through the public API. Outputs are left unchanged when an operation fails.
+
+use std::path::PathBuf;
+
+/// What went wrong.
+///
+/// ```
+/// use bitgraphblas::Error;
+/// let e = Error::DimensionMismatch { op: "mxv", detail: "A is 3x4, u has 5".into() };
+/// assert!(e.to_string().contains("mxv"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Operand shapes do not fit together (GraphBLAS `GrB_DIMENSION_MISMATCH`).
+    #[error("{op}: dimension mismatch: {detail}")]
+    DimensionMismatch { op: &'static str, detail: String },
+
+    /// An index is outside the object it addresses.
+    #[error("{op}: index {index} out of bounds for length {len}")]
+    IndexOutOfBounds {
+        op: &'static str,
+        index: usize,
+        len: usize,
+    },
+
+    /// An argument is not valid for the operation (empty tile size, bad option, ...).
+    #[error("{op}: invalid argument: {detail}")]
+    InvalidArgument { op: &'static str, detail: String },
+
+    /// A storage object breaks its own invariants (from `validate()` or a loader).
+    #[error("invalid {what}: {detail}")]
+    InvalidStorage { what: &'static str, detail: String },
+
+    /// A matrix or vector is too large for 32-bit indices.
+    #[error("{what} is too large: {detail}")]
+    TooLarge { what: &'static str, detail: String },
+
+    /// A text file could not be parsed; `line` is 1-based.
+    #[error("{path}: line {line}: {detail}")]
+    Parse {
+        path: String,
+        line: usize,
+        detail: String,
+    },
+
+    /// A binary file is corrupt or of an unknown version.
+    #[error("{path}: corrupt file: {detail}")]
+    CorruptFile { path: String, detail: String },
+
+    /// An operating-system I/O error.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The backend has no kernel for this operation with this semiring or operator
+    /// (a user-defined semiring on the GPU, for example). It never computes something else.
+    #[error("{backend}: no kernel for {op} with {what}")]
+    NoKernel {
+        backend: &'static str,
+        op: &'static str,
+        what: String,
+    },
+
+    /// The GPU cannot be used (no driver, no device, ...).
+    #[error("GPU unavailable: {0}")]
+    GpuUnavailable(String),
+
+    /// A CUDA driver, NVRTC or cuSPARSE call failed.
+    #[error("CUDA {op}: {detail}")]
+    Cuda { op: &'static str, detail: String },
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn dims(op: &'static str, detail: impl Into<String>) -> Self {
+        Error::DimensionMismatch {
+            op,
+            detail: detail.into(),
+        }
+    }
+    pub(crate) fn invalid(op: &'static str, detail: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            op,
+            detail: detail.into(),
+        }
+    }
+    pub(crate) fn storage(what: &'static str, detail: impl Into<String>) -> Self {
+        Error::InvalidStorage {
+            what,
+            detail: detail.into(),
+        }
+    }
+}

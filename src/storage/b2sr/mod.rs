@@ -1,0 +1,248 @@
+//! B2SR: bit-block compressed sparse rows.
+//!
+//! A CSR over the non-empty `k x k` tiles of a pattern matrix: `tile_row_ptr`
+//! (one entry per tile row, plus one), `tile_col_idx` (one per non-empty tile,
+//! strictly increasing within a tile row) and the packed bits of every tile in
+//! the same order (see [`tile`] for the bit order). Dimensions that are not
+//! multiples of `k` are padded; padding bits are always 0. All indices are 32-bit.
+//!
+//! ```
+//! use bitgraphblas::storage::{B2sr, Csr, TileSize};
+//! let a = Csr::from_triplets(5, 5, vec![(0, 0, 1.0f32), (4, 3, 1.0)], |x, _| x).unwrap();
+//! let b = B2sr::from_csr(&a, TileSize::T4).unwrap();
+//! assert_eq!(b.ntiles(), 2);
+//! assert_eq!(b.nnz(), 2);
+//! assert_eq!(b.to_csr(1.0f32).unwrap(), a);
+//! ```
+
+mod convert;
+pub mod profile;
+pub mod tile;
+
+use crate::error::{Error, Result};
+pub use profile::{Profile, TileEstimate};
+pub use tile::{Tile16, Tile32, Tile4, Tile64, Tile8, TileBits};
+
+/// The tile edge `k`, or `Auto` to let the sampling profile choose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileSize {
+    T4,
+    T8,
+    T16,
+    T32,
+    T64,
+    /// Choose by [`Profile`]: the size that stores the fewest bytes.
+    Auto,
+}
+
+impl TileSize {
+    /// Every fixed size, smallest first.
+    pub const FIXED: [TileSize; 5] = [
+        TileSize::T4,
+        TileSize::T8,
+        TileSize::T16,
+        TileSize::T32,
+        TileSize::T64,
+    ];
+
+    /// The edge `k` (`None` for `Auto`).
+    pub fn k(self) -> Option<usize> {
+        match self {
+            TileSize::T4 => Some(4),
+            TileSize::T8 => Some(8),
+            TileSize::T16 => Some(16),
+            TileSize::T32 => Some(32),
+            TileSize::T64 => Some(64),
+            TileSize::Auto => None,
+        }
+    }
+    /// Bytes of one packed tile (`None` for `Auto`).
+    pub fn tile_bytes(self) -> Option<usize> {
+        self.k().map(|k| k * k / 8)
+    }
+    /// From an edge length (4, 8, 16, 32 or 64).
+    pub fn from_k(k: usize) -> Result<Self> {
+        match k {
+            4 => Ok(TileSize::T4),
+            8 => Ok(TileSize::T8),
+            16 => Ok(TileSize::T16),
+            32 => Ok(TileSize::T32),
+            64 => Ok(TileSize::T64),
+            _ => Err(Error::invalid(
+                "TileSize::from_k",
+                format!("tile size {k} is not 4, 8, 16, 32 or 64"),
+            )),
+        }
+    }
+}
+
+impl std::str::FromStr for TileSize {
+    type Err = Error;
+    /// `"4"`, `"8"`, `"16"`, `"32"`, `"64"` or `"auto"`.
+    fn from_str(s: &str) -> Result<Self> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(TileSize::Auto);
+        }
+        let k = s
+            .parse::<usize>()
+            .map_err(|_| Error::invalid("TileSize", format!("'{s}' is not a tile size")))?;
+        TileSize::from_k(k)
+    }
+}
+
+impl std::fmt::Display for TileSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.k() {
+            Some(k) => write!(f, "{k}"),
+            None => write!(f, "auto"),
+        }
+    }
+}
+
+/// The tile arrays at one tile layout `L`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct B2srBlocks<L> {
+    pub(crate) tile_row_ptr: Vec<u32>,
+    pub(crate) tile_col_idx: Vec<u32>,
+    pub(crate) tiles: Vec<L>,
+}
+
+impl<L: TileBits> B2srBlocks<L> {
+    /// `tile_rows + 1` offsets into `tile_col_idx` and `tiles`.
+    pub fn tile_row_ptr(&self) -> &[u32] {
+        &self.tile_row_ptr
+    }
+    /// The tile column of every non-empty tile.
+    pub fn tile_col_idx(&self) -> &[u32] {
+        &self.tile_col_idx
+    }
+    /// The packed tiles.
+    pub fn tiles(&self) -> &[L] {
+        &self.tiles
+    }
+    /// The range of tiles in tile row `tr`.
+    #[inline]
+    pub fn tile_range(&self, tr: usize) -> std::ops::Range<usize> {
+        self.tile_row_ptr[tr] as usize..self.tile_row_ptr[tr + 1] as usize
+    }
+}
+
+/// The tile arrays, for whichever tile size the matrix uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum B2srTiles {
+    T4(B2srBlocks<Tile4>),
+    T8(B2srBlocks<Tile8>),
+    T16(B2srBlocks<Tile16>),
+    T32(B2srBlocks<Tile32>),
+    T64(B2srBlocks<Tile64>),
+}
+
+/// Runs `$body` with `$blk` bound to the `B2srBlocks<L>` inside a `B2srTiles`,
+/// so generic code is written once for every tile size.
+macro_rules! with_blocks {
+    ($tiles:expr, $blk:ident => $body:expr) => {
+        match $tiles {
+            $crate::storage::b2sr::B2srTiles::T4($blk) => $body,
+            $crate::storage::b2sr::B2srTiles::T8($blk) => $body,
+            $crate::storage::b2sr::B2srTiles::T16($blk) => $body,
+            $crate::storage::b2sr::B2srTiles::T32($blk) => $body,
+            $crate::storage::b2sr::B2srTiles::T64($blk) => $body,
+        }
+    };
+}
+pub(crate) use with_blocks;
+
+/// Builds a `B2srTiles` of the variant `$size` names, running `$make::<L>()`.
+macro_rules! for_tile_size {
+    ($size:expr, $make:ident ( $($arg:expr),* )) => {
+        match $size {
+            $crate::storage::b2sr::TileSize::T4 => $crate::storage::b2sr::B2srTiles::T4($make::<$crate::storage::b2sr::Tile4, _>($($arg),*)),
+            $crate::storage::b2sr::TileSize::T8 => $crate::storage::b2sr::B2srTiles::T8($make::<$crate::storage::b2sr::Tile8, _>($($arg),*)),
+            $crate::storage::b2sr::TileSize::T16 => $crate::storage::b2sr::B2srTiles::T16($make::<$crate::storage::b2sr::Tile16, _>($($arg),*)),
+            $crate::storage::b2sr::TileSize::T32 => $crate::storage::b2sr::B2srTiles::T32($make::<$crate::storage::b2sr::Tile32, _>($($arg),*)),
+            $crate::storage::b2sr::TileSize::T64 => $crate::storage::b2sr::B2srTiles::T64($make::<$crate::storage::b2sr::Tile64, _>($($arg),*)),
+            $crate::storage::b2sr::TileSize::Auto => unreachable!("Auto is resolved before packing"),
+        }
+    };
+}
+pub(crate) use for_tile_size;
+
+/// A B2SR pattern matrix (no values: a [`crate::Matrix`] adds the iso value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct B2sr {
+    pub(crate) nrows: usize,
+    pub(crate) ncols: usize,
+    pub(crate) tiles: B2srTiles,
+}
+
+impl B2sr {
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+    /// The tile size (never `Auto`).
+    pub fn tile_size(&self) -> TileSize {
+        match &self.tiles {
+            B2srTiles::T4(_) => TileSize::T4,
+            B2srTiles::T8(_) => TileSize::T8,
+            B2srTiles::T16(_) => TileSize::T16,
+            B2srTiles::T32(_) => TileSize::T32,
+            B2srTiles::T64(_) => TileSize::T64,
+        }
+    }
+    /// The tile edge `k`.
+    pub fn k(&self) -> usize {
+        self.tile_size().k().expect("fixed")
+    }
+    /// The tile arrays.
+    pub fn tiles(&self) -> &B2srTiles {
+        &self.tiles
+    }
+    /// Number of tile rows (`ceil(nrows / k)`).
+    pub fn tile_rows(&self) -> usize {
+        self.nrows.div_ceil(self.k())
+    }
+    /// Number of tile columns (`ceil(ncols / k)`).
+    pub fn tile_cols(&self) -> usize {
+        self.ncols.div_ceil(self.k())
+    }
+    /// Number of non-empty tiles.
+    pub fn ntiles(&self) -> usize {
+        with_blocks!(&self.tiles, b => b.tiles.len())
+    }
+    /// Number of set bits (stored entries).
+    pub fn nnz(&self) -> usize {
+        with_blocks!(&self.tiles, b => b.tiles.iter().map(|t| t.count_ones() as usize).sum())
+    }
+    /// Exact bytes of the three arrays: `4 (tile_rows + 1) + 4 ntiles + ntiles k²/8`.
+    pub fn bytes(&self) -> usize {
+        let t = self.ntiles();
+        4 * (self.tile_rows() + 1) + 4 * t + t * self.tile_size().tile_bytes().expect("fixed")
+    }
+    /// Average fraction of bits set in a non-empty tile (0 when there are no tiles).
+    pub fn fill(&self) -> f64 {
+        let t = self.ntiles();
+        if t == 0 {
+            return 0.0;
+        }
+        let k = self.k() as f64;
+        self.nnz() as f64 / (t as f64 * k * k)
+    }
+    /// The pattern as a tile-free list of `(row, col)` pairs in row-major order.
+    pub fn entries(&self) -> Vec<(usize, usize)> {
+        let csr = self.to_csr(true).expect("a valid B2SR always converts");
+        (0..csr.nrows())
+            .flat_map(|i| {
+                csr.row(i)
+                    .0
+                    .iter()
+                    .map(move |&j| (i, j as usize))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+}

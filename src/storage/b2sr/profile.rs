@@ -1,0 +1,148 @@
+//! The sampling profile (Bit-GraphBLAS, Algorithm 1): estimate, before
+//! converting, how many tiles and bytes each tile size would need and how full
+//! its tiles would be, from a random sample of rows.
+//!
+//! The paper counts distinct `j / k` per sampled row. We sample rows, and for
+//! each tile size count the distinct tile columns of the whole tile row the
+//! sampled row falls in, so the estimate counts real tiles (a tile shared by
+//! several rows of one tile row is counted once). When the sample covers every
+//! tile row the estimate is exact.
+
+use super::TileSize;
+use crate::scalar::Scalar;
+use crate::storage::csr::Csr;
+
+/// The estimate for one tile size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TileEstimate {
+    /// The tile size.
+    pub tile: TileSize,
+    /// Estimated non-empty tiles.
+    pub tiles: f64,
+    /// Estimated average fraction of bits set in a non-empty tile.
+    pub fill: f64,
+    /// Estimated bytes of the B2SR arrays (32-bit indices).
+    pub bytes: f64,
+}
+
+/// Estimates for every tile size, and the CSR bytes they compete with.
+///
+/// ```
+/// use bitgraphblas::storage::{b2sr::Profile, Csr};
+/// // A 64x64 dense block: big tiles win.
+/// let t = (0..64).flat_map(|i| (0..64).map(move |j| (i, j, true)));
+/// let a = Csr::from_triplets(64, 64, t, |x, _| x).unwrap();
+/// let p = Profile::sample(&a);
+/// assert_eq!(p.best_tile().k(), Some(64));
+/// assert!(p.recommend().is_some());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// One estimate per fixed tile size, smallest first.
+    pub estimates: Vec<TileEstimate>,
+    /// Bytes of pattern-only CSR with 32-bit indices.
+    pub csr_bytes: usize,
+    /// How many tile rows were sampled per size (the largest count).
+    pub sampled_rows: usize,
+}
+
+/// Default number of rows sampled.
+pub const DEFAULT_SAMPLE_ROWS: usize = 2048;
+
+impl Profile {
+    /// Samples [`DEFAULT_SAMPLE_ROWS`] rows with a fixed seed (deterministic).
+    pub fn sample<T: Scalar>(csr: &Csr<T>) -> Profile {
+        Profile::sample_with(csr, DEFAULT_SAMPLE_ROWS, 0x5eed)
+    }
+
+    /// Samples `rows` rows chosen by a seeded generator. With `rows >= nrows`
+    /// every row is used and the estimate is exact.
+    pub fn sample_with<T: Scalar>(csr: &Csr<T>, rows: usize, seed: u64) -> Profile {
+        let n = csr.nrows();
+        let sample: Vec<usize> = if rows >= n {
+            (0..n).collect()
+        } else {
+            let mut state = seed | 1;
+            (0..rows)
+                .map(|_| {
+                    // splitmix64: tiny, deterministic, good enough for sampling.
+                    state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                    let mut z = state;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                    ((z ^ (z >> 31)) % n as u64) as usize
+                })
+                .collect()
+        };
+        let mut estimates = Vec::new();
+        let mut sampled_rows = 0;
+        for tile in TileSize::FIXED {
+            let k = tile.k().expect("fixed");
+            let tile_rows = n.div_ceil(k);
+            let mut trs: Vec<usize> = sample.iter().map(|&i| i / k).collect();
+            trs.sort_unstable();
+            trs.dedup();
+            sampled_rows = sampled_rows.max(trs.len());
+            let (mut tiles, mut nnz) = (0usize, 0usize);
+            let mut cols: Vec<u32> = Vec::new();
+            for &tr in &trs {
+                cols.clear();
+                for r in tr * k..((tr + 1) * k).min(n) {
+                    let c = csr.row(r).0;
+                    nnz += c.len();
+                    cols.extend(c.iter().map(|&j| j / k as u32));
+                }
+                cols.sort_unstable();
+                cols.dedup();
+                tiles += cols.len();
+            }
+            let scale = if trs.is_empty() {
+                0.0
+            } else {
+                tile_rows as f64 / trs.len() as f64
+            };
+            let est_tiles = tiles as f64 * scale;
+            let fill = if tiles == 0 {
+                0.0
+            } else {
+                nnz as f64 / (tiles * k * k) as f64
+            };
+            let bytes = 4.0 * (tile_rows + 1) as f64 + est_tiles * (4 + k * k / 8) as f64;
+            estimates.push(TileEstimate {
+                tile,
+                tiles: est_tiles,
+                fill,
+                bytes,
+            });
+        }
+        Profile {
+            estimates,
+            csr_bytes: csr.pattern_bytes(),
+            sampled_rows,
+        }
+    }
+
+    /// The tile size with the fewest estimated bytes (ties: the smaller tile).
+    pub fn best_tile(&self) -> TileSize {
+        self.best().tile
+    }
+
+    fn best(&self) -> &TileEstimate {
+        self.estimates
+            .iter()
+            .min_by(|a, b| a.bytes.total_cmp(&b.bytes))
+            .expect("one estimate per fixed tile size")
+    }
+
+    /// The tile size to convert to, or `None` ("keep CSR") when no tile size is
+    /// estimated to store fewer bytes than pattern-only CSR.
+    pub fn recommend(&self) -> Option<TileSize> {
+        let best = self.best();
+        (best.bytes < self.csr_bytes as f64).then_some(best.tile)
+    }
+
+    /// The estimate for one tile size.
+    pub fn estimate(&self, tile: TileSize) -> Option<&TileEstimate> {
+        self.estimates.iter().find(|e| e.tile == tile)
+    }
+}
