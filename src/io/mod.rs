@@ -87,15 +87,54 @@ pub(crate) fn io_err(path: &Path, source: std::io::Error) -> Error {
 /// ```
 #[doc(hidden)]
 pub fn data_path(rel: impl AsRef<Path>) -> PathBuf {
-    let rel = rel.as_ref();
-    let mut candidates = Vec::with_capacity(3);
-    if let Some(dir) = std::env::var_os("BITGRAPHBLAS_DATA") {
-        candidates.push(PathBuf::from(dir).join(rel));
-    }
-    candidates.push(Path::new("data").join(rel));
-    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(rel);
-    candidates
+    locate(
+        std::env::var_os("BITGRAPHBLAS_DATA").map(PathBuf::from),
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        rel.as_ref(),
+    )
+}
+
+/// The lookup behind [`data_path`], with its inputs explicit.
+fn locate(env_dir: Option<PathBuf>, crate_root: &Path, rel: &Path) -> PathBuf {
+    let fallback = crate_root.join("data").join(rel);
+    env_dir
+        .map(|d| d.join(rel))
         .into_iter()
+        .chain([Path::new("data").join(rel)])
         .find(|p| p.exists())
         .unwrap_or(fallback)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_lookup_order() {
+        let base = std::env::temp_dir().join(format!("bgb_locate_{}", std::process::id()));
+        let (env_dir, root) = (base.join("env"), base.join("root"));
+        std::fs::create_dir_all(&env_dir).unwrap();
+        std::fs::create_dir_all(root.join("data")).unwrap();
+        let rel = Path::new("only_here_for_this_test.mtx");
+        std::fs::write(env_dir.join(rel), "x").unwrap();
+        std::fs::write(root.join("data").join(rel), "x").unwrap();
+        // The environment variable wins; without it (or without the file there),
+        // ./data does not hold this file, so the crate root's data/ is next.
+        assert_eq!(locate(Some(env_dir.clone()), &root, rel), env_dir.join(rel));
+        assert_eq!(locate(None, &root, rel), root.join("data").join(rel));
+        std::fs::remove_file(env_dir.join(rel)).unwrap();
+        assert_eq!(
+            locate(Some(env_dir), &root, rel),
+            root.join("data").join(rel)
+        );
+        // ./data (cwd of `cargo test` is the crate root) comes before the fallback.
+        let bundled = Path::new("karate.mtx");
+        if Path::new("data").join(bundled).exists() {
+            assert_eq!(
+                locate(None, &base, bundled),
+                Path::new("data").join(bundled)
+            );
+        }
+        std::fs::remove_dir_all(&base).ok();
+    }
 }
