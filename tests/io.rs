@@ -892,3 +892,27 @@ fn validation_rejects_wild_row_pointers() {
     let r = Csr::<f32>::try_new(3, 3, vec![0, 5, 2, 2], vec![0, 1], vec![1.0, 1.0]);
     assert!(matches!(r, Err(Error::InvalidStorage { .. })));
 }
+
+/// The larger shared graphs (not bundled) against MANIFEST.md. Needs
+/// `../shared/data`; run with `cargo test --release --test io -- --ignored`.
+#[test]
+#[ignore]
+fn shared_large_graphs_match_manifest() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/large");
+    for (name, n, nnz_full) in [
+        ("cnr-2000.mtx.gz", 325557, 3216152),
+        ("ego-Twitter.mtx.gz", 81306, 2684606),
+        ("cit-HepPh.mtx.gz", 34546, 421578),
+        ("USA-road-d.NY.mtx.gz", 264346, 730100),
+    ] {
+        let t = Instant::now();
+        let a: Matrix<bool> = io::read_matrix_market(dir.join(name)).unwrap();
+        println!("{name}: {:.3} s", t.elapsed().as_secs_f64());
+        assert_eq!(
+            (a.nrows(), a.ncols(), a.nvals()),
+            (n, n, nnz_full),
+            "{name}"
+        );
+        a.validate().unwrap();
+    }
+}
