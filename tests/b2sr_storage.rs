@@ -243,7 +243,7 @@ fn validate_accepts_packed_and_rejects_each_broken_invariant() {
 /// `Profile::recommend`: keep CSR for a scattered random graph, B2SR for a band.
 #[test]
 fn profile_recommendation() {
-    let n = 4096;
+    let n: usize = 4096;
     let mut rng = StdRng::seed_from_u64(11);
     let scattered: Vec<(usize, usize, bool)> = (0..n)
         .flat_map(|i| (0..4).map(move |_| i))

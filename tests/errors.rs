@@ -209,7 +209,7 @@ fn invalid_construction() {
 /// store well returned an error (B2SR cannot hold the values); it keeps CSR.
 #[test]
 fn auto_format_keeps_valued_matrices_in_csr() {
-    let n = 512;
+    let n: usize = 512;
     let band: Vec<(usize, usize, f64)> = (0..n)
         .flat_map(|i| (i.saturating_sub(2)..(i + 3).min(n)).map(move |j| (i, j, (i + j) as f64)))
         .collect();

@@ -14,8 +14,8 @@ use common::props_elem::*;
 use common::{qc, verdict};
 use quickcheck::TestResult;
 
-const VEC_TESTS: u64 = 200;
-const MAT_TESTS: u64 = 60;
+const VEC_TESTS: u64 = 300;
+const MAT_TESTS: u64 = 100;
 
 /// One quickcheck test per line: `name: Case<T> => property(&Cpu, &case, extra...)`.
 macro_rules! props {

@@ -14,8 +14,8 @@ use common::props::{
 use common::{qc, verdict};
 use quickcheck::TestResult;
 
-const MXV_TESTS: u64 = 150;
-const MXM_TESTS: u64 = 60;
+const MXV_TESTS: u64 = 300;
+const MXM_TESTS: u64 = 120;
 
 macro_rules! semiring_props {
     ($($name:ident: $s:ty, $t:ty;)*) => {$(

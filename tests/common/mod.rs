@@ -3,7 +3,7 @@
 //! a `MulAcc` newtype, plus a dense GraphBLAS spec of mask/accumulate/replace),
 //! and comparisons. The property bodies in [`props`] are generic over
 //! `B: bitgraphblas::Backend`, so a device backend can run the same properties.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 pub mod gen;
 pub mod oracle;
