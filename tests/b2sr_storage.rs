@@ -36,7 +36,12 @@ fn csr(p: &SpMat<bool>) -> Csr<bool> {
 fn arrays(b: &B2sr) -> (usize, usize, usize, usize) {
     fn of<L: TileBits>(x: &B2srBlocks<L>) -> (usize, usize, usize, usize) {
         assert_eq!(std::mem::size_of::<L>(), L::BYTES, "packed tile size");
-        (x.tile_row_ptr().len(), x.tile_col_idx().len(), x.tiles().len(), L::BYTES)
+        (
+            x.tile_row_ptr().len(),
+            x.tile_col_idx().len(),
+            x.tiles().len(),
+            L::BYTES,
+        )
     }
     match b.tiles() {
         B2srTiles::T4(x) => of(x),
@@ -58,11 +63,18 @@ fn roundtrip(p: Pattern) -> TestResult {
         if b.to_csr(true).unwrap() != a {
             return TestResult::error(format!("{t}: round trip changed the pattern"));
         }
-        let mut tiles: Vec<(usize, usize)> = p.0.entries.iter().map(|e| (e.0 / k, e.1 / k)).collect();
+        let mut tiles: Vec<(usize, usize)> =
+            p.0.entries.iter().map(|e| (e.0 / k, e.1 / k)).collect();
         tiles.sort_unstable();
         tiles.dedup();
         if b.ntiles() != tiles.len() || b.nnz() != a.nnz() {
-            return TestResult::error(format!("{t}: {} tiles / {} nnz, expected {} / {}", b.ntiles(), b.nnz(), tiles.len(), a.nnz()));
+            return TestResult::error(format!(
+                "{t}: {} tiles / {} nnz, expected {} / {}",
+                b.ntiles(),
+                b.nnz(),
+                tiles.len(),
+                a.nnz()
+            ));
         }
         if b.entries() != p.0.entries.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>() {
             return TestResult::error(format!("{t}: entries() differ"));
@@ -84,8 +96,16 @@ fn roundtrip(p: Pattern) -> TestResult {
         // The exact profile (every row sampled) equals the packed matrix.
         let prof = Profile::sample_with(&a, p.0.nrows.max(1), 7);
         let e = prof.estimate(t).unwrap();
-        if e.tiles != b.ntiles() as f64 || e.bytes != b.bytes() as f64 || (e.fill - b.fill()).abs() > 1e-12 {
-            return TestResult::error(format!("{t}: exact profile {e:?}, matrix tiles {} bytes {} fill {}", b.ntiles(), b.bytes(), b.fill()));
+        if e.tiles != b.ntiles() as f64
+            || e.bytes != b.bytes() as f64
+            || (e.fill - b.fill()).abs() > 1e-12
+        {
+            return TestResult::error(format!(
+                "{t}: exact profile {e:?}, matrix tiles {} bytes {} fill {}",
+                b.ntiles(),
+                b.bytes(),
+                b.fill()
+            ));
         }
     }
     TestResult::passed()
@@ -197,7 +217,11 @@ fn rejects(nrows: usize, ncols: usize, tiles: B2srTiles, what: &str) {
 }
 
 fn t4(ptr: Vec<u32>, cols: Vec<u32>, tiles: Vec<u16>) -> B2srTiles {
-    B2srTiles::T4(B2srBlocks::from_raw(ptr, cols, tiles.into_iter().map(Tile4).collect()))
+    B2srTiles::T4(B2srBlocks::from_raw(
+        ptr,
+        cols,
+        tiles.into_iter().map(Tile4).collect(),
+    ))
 }
 
 #[test]
@@ -207,21 +231,76 @@ fn validate_accepts_packed_and_rejects_each_broken_invariant() {
     // Tiles (0,0), (0,1), (1,1).
     let good = t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 1 << 2, 1 << 4]);
     B2sr::from_parts(6, 7, good).expect("a valid matrix");
-    rejects(6, 7, t4(vec![0, 2], vec![0, 1], vec![1, 1]), "tile_row_ptr too short");
-    rejects(6, 7, t4(vec![1, 2, 3], vec![0, 1, 1], vec![1, 1, 1]), "tile_row_ptr[0] != 0");
-    rejects(6, 7, t4(vec![0, 2, 2], vec![0, 1, 1], vec![1, 1, 1]), "last offset != ntiles");
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2], vec![0, 1], vec![1, 1]),
+        "tile_row_ptr too short",
+    );
+    rejects(
+        6,
+        7,
+        t4(vec![1, 2, 3], vec![0, 1, 1], vec![1, 1, 1]),
+        "tile_row_ptr[0] != 0",
+    );
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2, 2], vec![0, 1, 1], vec![1, 1, 1]),
+        "last offset != ntiles",
+    );
     // Regression: a decreasing offset whose end is right made validate() panic
     // (it sliced tile row 0 with an offset past the end).
-    rejects(6, 7, t4(vec![0, 4, 3], vec![0, 1, 1], vec![1, 1, 1]), "decreasing tile_row_ptr");
-    rejects(6, 7, t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 1]), "tiles and columns differ");
-    rejects(6, 7, t4(vec![0, 2, 3], vec![1, 0, 1], vec![1, 1, 1]), "unsorted tile columns");
-    rejects(6, 7, t4(vec![0, 2, 3], vec![1, 1, 1], vec![1, 1, 1]), "repeated tile column");
-    rejects(6, 7, t4(vec![0, 2, 3], vec![0, 1, 2], vec![1, 1, 1]), "tile column out of range");
-    rejects(6, 7, t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 0, 1]), "empty stored tile");
+    rejects(
+        6,
+        7,
+        t4(vec![0, 4, 3], vec![0, 1, 1], vec![1, 1, 1]),
+        "decreasing tile_row_ptr",
+    );
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 1]),
+        "tiles and columns differ",
+    );
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2, 3], vec![1, 0, 1], vec![1, 1, 1]),
+        "unsorted tile columns",
+    );
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2, 3], vec![1, 1, 1], vec![1, 1, 1]),
+        "repeated tile column",
+    );
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2, 3], vec![0, 1, 2], vec![1, 1, 1]),
+        "tile column out of range",
+    );
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 0, 1]),
+        "empty stored tile",
+    );
     // Row 2 of the last tile row is padding (6 = 4 + 2).
-    rejects(6, 7, t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 1, 1 << 8]), "padding row bit");
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 1, 1 << 8]),
+        "padding row bit",
+    );
     // Column 3 of the last tile column is padding (7 = 4 + 3).
-    rejects(6, 7, t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 1 << 3, 1]), "padding column bit");
+    rejects(
+        6,
+        7,
+        t4(vec![0, 2, 3], vec![0, 1, 1], vec![1, 1 << 3, 1]),
+        "padding column bit",
+    );
     // The same at k = 64 with a ragged 70 x 70 matrix.
     let t64 = |ptr: Vec<u32>, cols: Vec<u32>, rows: Vec<(usize, usize)>| {
         let tiles = rows
@@ -235,9 +314,24 @@ fn validate_accepts_packed_and_rejects_each_broken_invariant() {
         B2srTiles::T64(B2srBlocks::from_raw(ptr, cols, tiles))
     };
     B2sr::from_parts(70, 70, t64(vec![0, 1, 2], vec![0, 1], vec![(0, 0), (5, 5)])).unwrap();
-    rejects(70, 70, t64(vec![0, 1, 2], vec![0, 1], vec![(0, 0), (6, 5)]), "k=64 padding row");
-    rejects(70, 70, t64(vec![0, 1, 2], vec![0, 1], vec![(0, 0), (5, 6)]), "k=64 padding column");
-    rejects(70, 70, t64(vec![0, 2, 1], vec![0, 1], vec![(0, 0), (5, 5)]), "k=64 decreasing");
+    rejects(
+        70,
+        70,
+        t64(vec![0, 1, 2], vec![0, 1], vec![(0, 0), (6, 5)]),
+        "k=64 padding row",
+    );
+    rejects(
+        70,
+        70,
+        t64(vec![0, 1, 2], vec![0, 1], vec![(0, 0), (5, 6)]),
+        "k=64 padding column",
+    );
+    rejects(
+        70,
+        70,
+        t64(vec![0, 2, 1], vec![0, 1], vec![(0, 0), (5, 5)]),
+        "k=64 decreasing",
+    );
 }
 
 /// `Profile::recommend`: keep CSR for a scattered random graph, B2SR for a band.
@@ -250,7 +344,11 @@ fn profile_recommendation() {
         .map(|i| (i, rng.gen_range(0..n), true))
         .collect();
     let a = Csr::from_triplets(n, n, scattered, |x, _| x).unwrap();
-    assert_eq!(Profile::sample(&a).recommend(), None, "random scattered graph keeps CSR");
+    assert_eq!(
+        Profile::sample(&a).recommend(),
+        None,
+        "random scattered graph keeps CSR"
+    );
     let band: Vec<(usize, usize, bool)> = (0..n)
         .flat_map(|i| (i.saturating_sub(3)..(i + 4).min(n)).map(move |j| (i, j, true)))
         .collect();

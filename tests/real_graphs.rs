@@ -22,7 +22,9 @@ use common::{DescCfg, MaskKind, SpMat, SpVec, TestScalar, TestSemiring, FORMATS}
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 fn shared(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(rel);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(rel);
     if p.exists() {
         Some(p)
     } else {
@@ -34,9 +36,19 @@ fn shared(rel: &str) -> Option<PathBuf> {
 fn pattern(m: &Matrix<bool>) -> SpMat<bool> {
     let c = m.as_csr();
     let entries = (0..c.nrows())
-        .flat_map(|i| c.row(i).0.iter().map(move |&j| (i, j as usize, true)).collect::<Vec<_>>())
+        .flat_map(|i| {
+            c.row(i)
+                .0
+                .iter()
+                .map(move |&j| (i, j as usize, true))
+                .collect::<Vec<_>>()
+        })
         .collect();
-    SpMat { nrows: c.nrows(), ncols: c.ncols(), entries }
+    SpMat {
+        nrows: c.nrows(),
+        ncols: c.ncols(),
+        entries,
+    }
 }
 
 fn draw<T: TestScalar>(rng: &mut StdRng) -> T {
@@ -44,9 +56,21 @@ fn draw<T: TestScalar>(rng: &mut StdRng) -> T {
 }
 
 fn spvec<T: TestScalar>(rng: &mut StdRng, n: usize, p: f64) -> SpVec<T> {
-    let format = [VectorFormat::Dense, VectorFormat::Bits, VectorFormat::Sparse][rng.gen_range(0..3)];
+    let format = [
+        VectorFormat::Dense,
+        VectorFormat::Bits,
+        VectorFormat::Sparse,
+    ][rng.gen_range(0..3)];
     let vals = (0..n)
-        .map(|_| rng.gen_bool(p).then(|| if format == VectorFormat::Bits { T::one() } else { draw(rng) }))
+        .map(|_| {
+            rng.gen_bool(p).then(|| {
+                if format == VectorFormat::Bits {
+                    T::one()
+                } else {
+                    draw(rng)
+                }
+            })
+        })
         .collect();
     SpVec { vals, format }
 }
@@ -57,7 +81,11 @@ fn mxv_on<S: TestSemiring>(name: &str, g: &SpMat<bool>, seed: u64) {
     let a = SpMat {
         nrows: g.nrows,
         ncols: g.ncols,
-        entries: g.entries.iter().map(|&(i, j, _)| (i, j, draw::<S::T>(&mut rng))).collect(),
+        entries: g
+            .entries
+            .iter()
+            .map(|&(i, j, _)| (i, j, draw::<S::T>(&mut rng)))
+            .collect(),
     };
     for (vxm, mask, accum, replace, p) in [
         (false, MaskKind::None, false, false, 0.5),
@@ -65,8 +93,18 @@ fn mxv_on<S: TestSemiring>(name: &str, g: &SpMat<bool>, seed: u64) {
         (false, MaskKind::Valued, true, false, 1.0),
         (true, MaskKind::None, true, false, 0.2),
     ] {
-        let cfg = DescCfg { mask, replace, accum, ta: false, tb: false };
-        let (ulen, wlen) = if vxm { (g.nrows, g.ncols) } else { (g.ncols, g.nrows) };
+        let cfg = DescCfg {
+            mask,
+            replace,
+            accum,
+            ta: false,
+            tb: false,
+        };
+        let (ulen, wlen) = if vxm {
+            (g.nrows, g.ncols)
+        } else {
+            (g.ncols, g.nrows)
+        };
         let case = MxvCase {
             a: a.clone(),
             iso: draw(&mut rng),
@@ -155,7 +193,12 @@ fn check_graph(name: &str, path: &Path) {
             let got = ops::mxm_reduce(&cpu, PlusPair::<u64>::new(), &lf, &lf, &d).unwrap();
             assert_eq!(got, expected, "{name} {f:?}: triangles");
         }
-        println!("{name}: {} x {}, {} entries, {expected} triangles", g.nrows, g.ncols, g.entries.len());
+        println!(
+            "{name}: {} x {}, {} entries, {expected} triangles",
+            g.nrows,
+            g.ncols,
+            g.entries.len()
+        );
     }
 }
 

@@ -140,11 +140,17 @@ fn dedup<T: Scalar>(v: Vec<T>) -> Vec<T> {
 }
 
 fn nonneg<T: Scalar>() -> Vec<T> {
-    small::<T>().into_iter().filter(|&x| x >= T::zero()).collect()
+    small::<T>()
+        .into_iter()
+        .filter(|&x| x >= T::zero())
+        .collect()
 }
 
 fn positive<T: Scalar>() -> Vec<T> {
-    small::<T>().into_iter().filter(|&x| x > T::zero()).collect()
+    small::<T>()
+        .into_iter()
+        .filter(|&x| x > T::zero())
+        .collect()
 }
 
 fn ok(r: Result<(), String>) {
@@ -172,7 +178,15 @@ where
     assert!(s.zero() == T::zero());
     if T::IS_FLOAT {
         // Identity holds for every value, infinities included.
-        ok(check(s, &full::<T>(), Laws { add_identity: true, add_comm: true, ..Laws::default() }));
+        ok(check(
+            s,
+            &full::<T>(),
+            Laws {
+                add_identity: true,
+                add_comm: true,
+                ..Laws::default()
+            },
+        ));
         ok(check(s, &small::<T>(), ALL));
     } else {
         // Wrapping integers form a ring: every law, extremes included.
@@ -193,11 +207,28 @@ where
     PlusPair<T>: Semiring<T = T>,
 {
     let s = PlusPair::<T>::new();
-    let dom = if T::IS_FLOAT { small::<T>() } else { full::<T>() };
+    let dom = if T::IS_FLOAT {
+        small::<T>()
+    } else {
+        full::<T>()
+    };
     // Not distributive and zero does not annihilate (see the module docs).
-    let laws = Laws { distrib: false, annihilate_left: false, annihilate_right: false, ..ALL };
+    let laws = Laws {
+        distrib: false,
+        annihilate_left: false,
+        annihilate_right: false,
+        ..ALL
+    };
     ok(check(s, &dom, laws));
-    assert!(check(s, &dom, Laws { distrib: true, ..Laws::default() }).is_err());
+    assert!(check(
+        s,
+        &dom,
+        Laws {
+            distrib: true,
+            ..Laws::default()
+        }
+    )
+    .is_err());
     for &x in &dom {
         assert!(s.mul(x, s.zero()) == T::one() && s.mul(s.zero(), x) == T::one());
     }
@@ -217,19 +248,42 @@ where
     assert_eq!(s.terminal(), Some(T::lowest()));
     // Min is a lattice operation: identity, commutativity, associativity
     // everywhere (extremes included).
-    let min_laws = Laws { add_identity: true, add_comm: true, add_assoc: true, ..Laws::default() };
+    let min_laws = Laws {
+        add_identity: true,
+        add_comm: true,
+        add_assoc: true,
+        ..Laws::default()
+    };
     ok(check(s, &full::<T>(), min_laws));
     if T::IS_FLOAT {
         // +inf annihilates finite values; all laws hold on small values.
         ok(check(s, &small::<T>(), ALL));
-        assert!(s.mul(s.zero(), T::lowest()) != s.mul(s.zero(), T::lowest()), "inf + -inf is NaN");
+        assert!(
+            s.mul(s.zero(), T::lowest()) != s.mul(s.zero(), T::lowest()),
+            "inf + -inf is NaN"
+        );
     } else {
         // Integer plus wraps: MAX + 1 != MAX, so zero annihilates only 0.
-        ok(check(s, &small::<T>(), Laws { annihilate_left: false, annihilate_right: false, ..ALL }));
+        ok(check(
+            s,
+            &small::<T>(),
+            Laws {
+                annihilate_left: false,
+                annihilate_right: false,
+                ..ALL
+            },
+        ));
         ok(check(s, &[T::zero()], ALL));
         assert!(s.mul(s.zero(), T::one()) != s.zero());
         // ⊗ (wrapping plus) is associative everywhere.
-        ok(check(s, &full::<T>(), Laws { mul_assoc: true, ..Laws::default() }));
+        ok(check(
+            s,
+            &full::<T>(),
+            Laws {
+                mul_assoc: true,
+                ..Laws::default()
+            },
+        ));
     }
 }
 
@@ -244,18 +298,51 @@ where
 {
     let s = MaxTimes::<T>::new();
     assert!(s.zero() == T::lowest());
-    let max_laws = Laws { add_identity: true, add_comm: true, add_assoc: true, ..Laws::default() };
+    let max_laws = Laws {
+        add_identity: true,
+        add_comm: true,
+        add_assoc: true,
+        ..Laws::default()
+    };
     ok(check(s, &full::<T>(), max_laws));
     if T::IS_FLOAT {
         // Distributive for a >= 0 only; -inf annihilates positive values only.
-        ok(check(s, &nonneg::<T>(), Laws { annihilate_left: false, annihilate_right: false, ..ALL }));
+        ok(check(
+            s,
+            &nonneg::<T>(),
+            Laws {
+                annihilate_left: false,
+                annihilate_right: false,
+                ..ALL
+            },
+        ));
         ok(check(s, &positive::<T>(), ALL));
-        assert!(s.mul(s.zero(), T::zero()) != s.mul(s.zero(), T::zero()), "-inf * 0 is NaN");
-        assert!(check(s, &small::<T>(), Laws { distrib: true, ..Laws::default() }).is_err());
+        assert!(
+            s.mul(s.zero(), T::zero()) != s.mul(s.zero(), T::zero()),
+            "-inf * 0 is NaN"
+        );
+        assert!(check(
+            s,
+            &small::<T>(),
+            Laws {
+                distrib: true,
+                ..Laws::default()
+            }
+        )
+        .is_err());
     } else {
         // Unsigned: zero is 0, which annihilates everything; distributive
         // without overflow.
-        ok(check(s, &full::<T>(), Laws { annihilate_left: true, annihilate_right: true, mul_assoc: true, ..Laws::default() }));
+        ok(check(
+            s,
+            &full::<T>(),
+            Laws {
+                annihilate_left: true,
+                annihilate_right: true,
+                mul_assoc: true,
+                ..Laws::default()
+            },
+        ));
         ok(check(s, &small::<T>(), ALL));
     }
 }
@@ -272,7 +359,14 @@ where
     let s = MinSecond::<T>::new();
     assert!(s.zero() == T::highest());
     // second(zero, x) = x: only right annihilation.
-    ok(check(s, &full::<T>(), Laws { annihilate_left: false, ..ALL }));
+    ok(check(
+        s,
+        &full::<T>(),
+        Laws {
+            annihilate_left: false,
+            ..ALL
+        },
+    ));
     assert!(s.mul(s.zero(), T::one()) == T::one());
 }
 
@@ -302,7 +396,13 @@ where
 {
     let s = AnyPair::<T>::new();
     // ANY: no identity, commutative only up to its choice; PAIR: always one.
-    let laws = Laws { add_selects: true, add_assoc: true, mul_assoc: true, distrib: true, ..Laws::default() };
+    let laws = Laws {
+        add_selects: true,
+        add_assoc: true,
+        mul_assoc: true,
+        distrib: true,
+        ..Laws::default()
+    };
     ok(check(s, &full::<T>(), laws));
     for &x in &full::<T>() {
         assert!(s.mul(x, s.zero()) == T::one());
@@ -335,7 +435,11 @@ fn monoid_identities() {
     // Every monoid's identity is an identity over the full domain.
     fn identity_law<T: Scalar, M: Monoid<T>>(m: M) {
         for x in full::<T>() {
-            assert!(eq(m.apply(m.identity(), x), x), "identity of {} at {x:?}", M::NAME);
+            assert!(
+                eq(m.apply(m.identity(), x), x),
+                "identity of {} at {x:?}",
+                M::NAME
+            );
             if let Some(t) = m.terminal() {
                 assert!(eq(m.apply(t, x), t), "terminal of {} at {x:?}", M::NAME);
             }

@@ -155,7 +155,10 @@ impl<T: Scalar> Matrix<T> {
             Format::Csr => return Ok(Matrix::from_csr(self.as_csr().into_owned())),
             Format::B2sr(t) => t,
             // B2SR holds one value: a matrix whose values differ stays CSR.
-            Format::Auto => match (self.iso_value(), Profile::sample(&self.as_csr()).recommend()) {
+            Format::Auto => match (
+                self.iso_value(),
+                Profile::sample(&self.as_csr()).recommend(),
+            ) {
                 (Some(_), Some(t)) => t,
                 _ => return Ok(Matrix::from_csr(self.as_csr().into_owned())),
             },

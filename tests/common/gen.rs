@@ -57,7 +57,7 @@ impl<T: TestScalar> SpMat<T> {
         let mut cells = vec![false; nrows * ncols];
         let style = below(g, 12);
         match style {
-            0 => {}                                // empty
+            0 => {} // empty
             1 if nrows * ncols > 0 => {
                 // single entry
                 cells[below(g, nrows * ncols)] = true;
@@ -132,7 +132,10 @@ impl<T: TestScalar> SpMat<T> {
             Format::Csr => (self.matrix(), self.clone()),
             f => {
                 let s = self.iso(iso);
-                let m = s.matrix().to_format(f).expect("iso matrices convert to B2SR");
+                let m = s
+                    .matrix()
+                    .to_format(f)
+                    .expect("iso matrices convert to B2SR");
                 (m, s)
             }
         }
@@ -195,7 +198,11 @@ impl<T: TestScalar> SpVec<T> {
     /// (dense full, dense with holes, bits, sparse).
     pub fn gen(g: &mut Gen, len: usize) -> Self {
         let format = *g
-            .choose(&[VectorFormat::Dense, VectorFormat::Bits, VectorFormat::Sparse])
+            .choose(&[
+                VectorFormat::Dense,
+                VectorFormat::Bits,
+                VectorFormat::Sparse,
+            ])
             .unwrap();
         let p = match below(g, 5) {
             0 => 1.0,
@@ -237,7 +244,9 @@ impl<T: TestScalar> SpVec<T> {
 
     /// Smaller versions: fewer entries (format kept), or Sparse format.
     pub fn shrink_entries(&self) -> Vec<SpVec<T>> {
-        let present: Vec<usize> = (0..self.len()).filter(|&i| self.vals[i].is_some()).collect();
+        let present: Vec<usize> = (0..self.len())
+            .filter(|&i| self.vals[i].is_some())
+            .collect();
         let mut out = Vec::new();
         if !present.is_empty() {
             let mut none = self.clone();

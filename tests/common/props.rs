@@ -11,10 +11,7 @@ use super::oracle::{compare, mask_allows, oracle_mxm, oracle_mxv, spec_write};
 use super::{TestScalar, TestSemiring};
 
 /// A backend whose masks know their shape (what `ops` needs to check them).
-pub trait TestBackend:
-    Backend<MaskSource: VectorShape, MatrixMaskSource: MatrixShape>
-{
-}
+pub trait TestBackend: Backend<MaskSource: VectorShape, MatrixMaskSource: MatrixShape> {}
 impl<B: Backend<MaskSource: VectorShape, MatrixMaskSource: MatrixShape>> TestBackend for B {}
 
 /// Converts a library error into the property's error string.
@@ -101,7 +98,10 @@ impl<T: TestScalar> Arbitrary for MxvCase<T> {
             v.push(MxvCase { w, ..self.clone() });
         }
         for cfg in self.cfg.shrink() {
-            v.push(MxvCase { cfg, ..self.clone() });
+            v.push(MxvCase {
+                cfg,
+                ..self.clone()
+            });
         }
         Box::new(v.into_iter())
     }
@@ -117,7 +117,11 @@ pub fn prop_mxv<B: TestBackend, S: TestSemiring>(b: &B, c: &MxvCase<S::T>) -> Re
     let m = ctx("upload mask", b.upload_vector(&c.mask.vector()))?;
     for fmt in FORMATS {
         let (a, used) = c.a.in_format(fmt, c.iso);
-        let used = if c.transposed() { used.transpose() } else { used };
+        let used = if c.transposed() {
+            used.transpose()
+        } else {
+            used
+        };
         let t = oracle_mxv::<S>(&used, &c.u.vals);
         let expected = spec_write(&c.w.vals, &t, allowed.as_deref(), accum, c.cfg.replace);
         let a = ctx("upload A", b.upload_matrix(&a))?;
@@ -164,8 +168,16 @@ impl<T: TestScalar> Arbitrary for MxmCase<T> {
     fn arbitrary(g: &mut Gen) -> Self {
         let (m, k, n) = (dim(g), dim(g), dim(g));
         let cfg = DescCfg::arbitrary(g);
-        let a = if cfg.ta { SpMat::gen(g, k, m) } else { SpMat::gen(g, m, k) };
-        let bm = if cfg.tb { SpMat::gen(g, n, k) } else { SpMat::gen(g, k, n) };
+        let a = if cfg.ta {
+            SpMat::gen(g, k, m)
+        } else {
+            SpMat::gen(g, m, k)
+        };
+        let bm = if cfg.tb {
+            SpMat::gen(g, n, k)
+        } else {
+            SpMat::gen(g, k, n)
+        };
         MxmCase {
             a,
             b: bm,
@@ -192,7 +204,10 @@ impl<T: TestScalar> Arbitrary for MxmCase<T> {
             v.push(MxmCase { c, ..self.clone() });
         }
         for cfg in self.cfg.shrink() {
-            v.push(MxmCase { cfg, ..self.clone() });
+            v.push(MxmCase {
+                cfg,
+                ..self.clone()
+            });
         }
         Box::new(v.into_iter())
     }
@@ -202,7 +217,17 @@ impl<T: TestScalar> MxmCase<T> {
     /// The inputs in format pair `i`, and the triplets they hold after the
     /// transposes of the descriptor.
     #[allow(clippy::type_complexity)]
-    pub fn inputs(&self, i: usize) -> (Format, Format, bitgraphblas::Matrix<T>, bitgraphblas::Matrix<T>, SpMat<T>, SpMat<T>) {
+    pub fn inputs(
+        &self,
+        i: usize,
+    ) -> (
+        Format,
+        Format,
+        bitgraphblas::Matrix<T>,
+        bitgraphblas::Matrix<T>,
+        SpMat<T>,
+        SpMat<T>,
+    ) {
         let fa = FORMATS[i];
         let fb = FORMATS[(i + self.shift) % FORMATS.len()];
         let (a, ua) = self.a.in_format(fa, self.iso_a);
@@ -225,7 +250,13 @@ pub fn prop_mxm<B: TestBackend, S: TestSemiring>(b: &B, c: &MxmCase<S::T>) -> Re
     for i in 0..FORMATS.len() {
         let (fa, fb, a, bm, ua, ub) = c.inputs(i);
         let t = oracle_mxm::<S>(&ua, &ub);
-        let expected = spec_write(&c_used.cells(), &t, allowed.as_deref(), accum, c.cfg.replace);
+        let expected = spec_write(
+            &c_used.cells(),
+            &t,
+            allowed.as_deref(),
+            accum,
+            c.cfg.replace,
+        );
         let a = ctx("upload A", b.upload_matrix(&a))?;
         let bm = ctx("upload B", b.upload_matrix(&bm))?;
         let mut out = ctx("upload C", b.upload_matrix(&c0))?;
@@ -237,7 +268,12 @@ pub fn prop_mxm<B: TestBackend, S: TestSemiring>(b: &B, c: &MxmCase<S::T>) -> Re
         let out = ctx("download C", b.download_matrix(&out))?;
         ctx("validate C", out.validate())?;
         compare(
-            &format!("mxm {} A {fa:?} B {fb:?} C {:?} {:?}", S::NAME, c.c_format, c.cfg),
+            &format!(
+                "mxm {} A {fa:?} B {fb:?} C {:?} {:?}",
+                S::NAME,
+                c.c_format,
+                c.cfg
+            ),
             c.c.ncols,
             &expected,
             &super::cells_of_matrix(&out),
@@ -278,7 +314,9 @@ pub fn prop_mxm_reduce<B: TestBackend, S: TestSemiring>(
         let a = ctx("upload A", b.upload_matrix(&a))?;
         let bm = ctx("upload B", b.upload_matrix(&bm))?;
         let mask = mmask::<B, S::T>(kind, &mk);
-        let r = with_desc!(&cfg, mask, s.add_op(), |d| ops::mxm_reduce(b, s, &a, &bm, &d));
+        let r = with_desc!(&cfg, mask, s.add_op(), |d| ops::mxm_reduce(
+            b, s, &a, &bm, &d
+        ));
         let got = ctx("mxm_reduce", r)?;
         if !S::T::close(expected, got) {
             return Err(format!(
@@ -309,7 +347,11 @@ impl<T: TestScalar> Arbitrary for DenseCase<T> {
         let mut cfg = DescCfg::arbitrary(g);
         cfg.mask = MaskKind::None;
         cfg.tb = false;
-        let a = if cfg.ta { SpMat::gen(g, k, m) } else { SpMat::gen(g, m, k) };
+        let a = if cfg.ta {
+            SpMat::gen(g, k, m)
+        } else {
+            SpMat::gen(g, m, k)
+        };
         DenseCase {
             a,
             iso: T::draw(g),
@@ -369,9 +411,12 @@ pub fn prop_mxm_dense<B: TestBackend, S: TestSemiring>(
             "upload C",
             b.upload_dense(&DenseMatrix::from_vec(m, c.n, c.c.clone()).expect("sizes")),
         )?;
-        let r = with_desc!(&c.cfg, None::<bitgraphblas::container::NoMask>, s.add_op(), |d| {
-            ops::mxm_dense(b, &mut out, s, &a, &bd, &d)
-        });
+        let r = with_desc!(
+            &c.cfg,
+            None::<bitgraphblas::container::NoMask>,
+            s.add_op(),
+            |d| { ops::mxm_dense(b, &mut out, s, &a, &bd, &d) }
+        );
         ctx("mxm_dense", r)?;
         let out = ctx("download C", b.download_dense(&out))?;
         let got: Vec<Option<S::T>> = out.as_slice().iter().map(|&x| Some(x)).collect();

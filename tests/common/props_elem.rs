@@ -150,7 +150,10 @@ impl<T: TestScalar> Arbitrary for VecCase<T> {
             out.push(VecCase { v, ..self.clone() });
         }
         for cfg in self.cfg.shrink() {
-            out.push(VecCase { cfg, ..self.clone() });
+            out.push(VecCase {
+                cfg,
+                ..self.clone()
+            });
         }
         Box::new(out.into_iter())
     }
@@ -167,11 +170,21 @@ macro_rules! vector_out {
         ctx($what, r)?;
         let got = ctx("download w", $b.download_vector(&$w))?;
         ctx("validate w", got.validate())?;
-        compare(&format!("{} {:?}", $what, $cfg), 1, &$expected, &cells_of_vector(&got))?;
+        compare(
+            &format!("{} {:?}", $what, $cfg),
+            1,
+            &$expected,
+            &cells_of_vector(&got),
+        )?;
     }};
 }
 
-fn write_spec<T: TestScalar>(cfg: &DescCfg, old: &[Option<T>], t: &[Option<T>], mask: &[Option<T>]) -> Vec<Option<T>> {
+fn write_spec<T: TestScalar>(
+    cfg: &DescCfg,
+    old: &[Option<T>],
+    t: &[Option<T>],
+    mask: &[Option<T>],
+) -> Vec<Option<T>> {
     let allowed = mask_allows(cfg.mask, mask);
     let acc = minus::<T>;
     let accum: Option<&dyn Fn(T, T) -> T> = cfg.accum.then_some(&acc);
@@ -210,23 +223,38 @@ pub fn prop_apply_vector<B: TestBackend, T: TestScalar, F: UnaryOp<T> + std::fmt
     let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
     let t: Vec<Option<T>> = c.u.vals.iter().map(|x| x.map(|x| f.apply(x))).collect();
     let expected = write_spec(&c.cfg, &c.w.vals, &t, &c.mask.vals);
-    vector_out!(b, &format!("apply {f:?}"), c.cfg, c.w, c.mask, expected, |w, d| {
-        ops::apply(b, &mut w, f, &u, &d)
-    });
+    vector_out!(
+        b,
+        &format!("apply {f:?}"),
+        c.cfg,
+        c.w,
+        c.mask,
+        expected,
+        |w, d| { ops::apply(b, &mut w, f, &u, &d) }
+    );
     Ok(())
 }
 
 /// `w<mask> = accum(w, select(u))` for the predicate `pick` names.
-pub fn prop_select_vector<B: TestBackend, T: TestScalar>(b: &B, c: &VecCase<T>) -> Result<(), String> {
+pub fn prop_select_vector<B: TestBackend, T: TestScalar>(
+    b: &B,
+    c: &VecCase<T>,
+) -> Result<(), String> {
     let p = index_op(c.pick, c.k, c.s);
     let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
     let t: Vec<Option<T>> = (0..c.u.len())
         .map(|i| c.u.vals[i].filter(|&x| keep_spec(p, x, i, 0)))
         .collect();
     let expected = write_spec(&c.cfg, &c.w.vals, &t, &c.mask.vals);
-    vector_out!(b, &format!("select {p:?}"), c.cfg, c.w, c.mask, expected, |w, d| {
-        ops::select(b, &mut w, p, &u, &d)
-    });
+    vector_out!(
+        b,
+        &format!("select {p:?}"),
+        c.cfg,
+        c.w,
+        c.mask,
+        expected,
+        |w, d| { ops::select(b, &mut w, p, &u, &d) }
+    );
     Ok(())
 }
 
@@ -237,23 +265,27 @@ pub fn prop_reduce_vector<B: TestBackend, T: TestScalar, M: Monoid<T> + std::fmt
     m: M,
 ) -> Result<(), String> {
     let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
-    let expected = c
-        .u
-        .vals
-        .iter()
-        .flatten()
-        .copied()
-        .reduce(|x, y| m.apply(x, y))
-        .unwrap_or_else(|| m.identity());
+    let expected =
+        c.u.vals
+            .iter()
+            .flatten()
+            .copied()
+            .reduce(|x, y| m.apply(x, y))
+            .unwrap_or_else(|| m.identity());
     let got = ctx("reduce", ops::reduce(b, m, &u))?;
     if !T::close(expected, got) {
-        return Err(format!("reduce {m:?}: expected {expected:?}, computed {got:?}"));
+        return Err(format!(
+            "reduce {m:?}: expected {expected:?}, computed {got:?}"
+        ));
     }
     Ok(())
 }
 
 /// `w<mask> = accum(w, u(xi))` (indices may repeat).
-pub fn prop_extract_vector<B: TestBackend, T: TestScalar>(b: &B, c: &VecCase<T>) -> Result<(), String> {
+pub fn prop_extract_vector<B: TestBackend, T: TestScalar>(
+    b: &B,
+    c: &VecCase<T>,
+) -> Result<(), String> {
     let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
     let t: Vec<Option<T>> = c.xi.iter().map(|&i| c.u.vals[i]).collect();
     let expected = write_spec(&c.cfg, &c.xw.vals, &t, &c.xmask.vals);
@@ -279,7 +311,10 @@ fn assign_spec<T: TestScalar>(c: &VecCase<T>, u: &[Option<T>], ai: &[usize]) -> 
 }
 
 /// `w(ai)<mask> = accum(w(ai), u)`.
-pub fn prop_assign_vector<B: TestBackend, T: TestScalar>(b: &B, c: &VecCase<T>) -> Result<(), String> {
+pub fn prop_assign_vector<B: TestBackend, T: TestScalar>(
+    b: &B,
+    c: &VecCase<T>,
+) -> Result<(), String> {
     let u = ctx("upload u", b.upload_vector(&c.au.vector()))?;
     let expected = assign_spec(c, &c.au.vals, &c.ai);
     vector_out!(b, "assign", c.cfg, c.w, c.mask, expected, |w, d| {
@@ -289,7 +324,10 @@ pub fn prop_assign_vector<B: TestBackend, T: TestScalar>(b: &B, c: &VecCase<T>) 
 }
 
 /// `w(ai)<mask> = accum(w(ai), s)`, or every index when `pick` is even.
-pub fn prop_assign_scalar<B: TestBackend, T: TestScalar>(b: &B, c: &VecCase<T>) -> Result<(), String> {
+pub fn prop_assign_scalar<B: TestBackend, T: TestScalar>(
+    b: &B,
+    c: &VecCase<T>,
+) -> Result<(), String> {
     let all: Vec<usize> = (0..c.w.len()).collect();
     let (idx, opt) = if c.pick % 2 == 0 {
         (&all, None)
@@ -344,8 +382,16 @@ impl<T: TestScalar> Arbitrary for MatCase<T> {
     fn arbitrary(g: &mut Gen) -> Self {
         let (r, c) = (dim(g), dim(g));
         let cfg = DescCfg::arbitrary(g);
-        let a = if cfg.ta { SpMat::gen(g, c, r) } else { SpMat::gen(g, r, c) };
-        let bm = if cfg.tb { SpMat::gen(g, c, r) } else { SpMat::gen(g, r, c) };
+        let a = if cfg.ta {
+            SpMat::gen(g, c, r)
+        } else {
+            SpMat::gen(g, r, c)
+        };
+        let bm = if cfg.tb {
+            SpMat::gen(g, c, r)
+        } else {
+            SpMat::gen(g, r, c)
+        };
         let (rows, cols) = (any_indices(g, r), any_indices(g, c));
         let (arows, acols) = (distinct(g, r), distinct(g, c));
         let aa = if cfg.ta {
@@ -396,7 +442,10 @@ impl<T: TestScalar> Arbitrary for MatCase<T> {
             out.push(MatCase { c, ..self.clone() });
         }
         for cfg in self.cfg.shrink() {
-            out.push(MatCase { cfg, ..self.clone() });
+            out.push(MatCase {
+                cfg,
+                ..self.clone()
+            });
         }
         Box::new(out.into_iter())
     }
@@ -431,7 +480,10 @@ fn matrix_out<B: TestBackend, T: TestScalar>(
     mask_format: Format,
     t: &[Option<T>],
     spec_accum: bool,
-    call: impl FnOnce(&mut B::Matrix<T>, Option<bitgraphblas::MatrixMask<'_, B>>) -> bitgraphblas::Result<()>,
+    call: impl FnOnce(
+        &mut B::Matrix<T>,
+        Option<bitgraphblas::MatrixMask<'_, B>>,
+    ) -> bitgraphblas::Result<()>,
 ) -> Result<(), String> {
     let (cm, c_used) = c0.in_format(c_format, iso_c);
     let (mk, m_used) = mask.in_format(mask_format, iso_c);
@@ -461,20 +513,36 @@ pub fn prop_ewise_matrix<B: TestBackend, T: TestScalar, Op: BinaryOp<T> + std::f
     for i in 0..FORMATS.len() {
         let (fa, am, ua) = c.a_in(i);
         let (fb, bm, ub) = c.b_in(i);
-        let (am, bm) = (ctx("upload A", b.upload_matrix(&am))?, ctx("upload B", b.upload_matrix(&bm))?);
+        let (am, bm) = (
+            ctx("upload A", b.upload_matrix(&am))?,
+            ctx("upload B", b.upload_matrix(&bm))?,
+        );
         let (ca, cb) = (ua.cells(), ub.cells());
         for kind in EWISE {
             let t: Vec<Option<T>> = (0..ca.len())
                 .map(|p| ewise_spec(kind, op, ca[p], cb[p], c.alpha, c.beta))
                 .collect();
             let what = format!("ewise matrix {kind:?} {op:?} A {fa:?} B {fb:?}");
-            matrix_out(b, &what, &c.cfg, &c.c, c.c_format, c.iso_c, &c.mask, c.mask_format, &t, true, |out, mk| {
-                with_desc!(&c.cfg, mk, Minus, |d| match kind {
-                    Ewise::Add => ops::ewise_add_matrix(b, out, op, &am, &bm, &d),
-                    Ewise::Mult => ops::ewise_mult_matrix(b, out, op, &am, &bm, &d),
-                    Ewise::Union => ops::ewise_union_matrix(b, out, op, &am, c.alpha, c.beta, &bm, &d),
-                })
-            })?;
+            matrix_out(
+                b,
+                &what,
+                &c.cfg,
+                &c.c,
+                c.c_format,
+                c.iso_c,
+                &c.mask,
+                c.mask_format,
+                &t,
+                true,
+                |out, mk| {
+                    with_desc!(&c.cfg, mk, Minus, |d| match kind {
+                        Ewise::Add => ops::ewise_add_matrix(b, out, op, &am, &bm, &d),
+                        Ewise::Mult => ops::ewise_mult_matrix(b, out, op, &am, &bm, &d),
+                        Ewise::Union =>
+                            ops::ewise_union_matrix(b, out, op, &am, c.alpha, c.beta, &bm, &d),
+                    })
+                },
+            )?;
         }
     }
     Ok(())
@@ -491,15 +559,28 @@ pub fn prop_apply_matrix<B: TestBackend, T: TestScalar, F: UnaryOp<T> + std::fmt
         let am = ctx("upload A", b.upload_matrix(&am))?;
         let t: Vec<Option<T>> = ua.cells().iter().map(|x| x.map(|x| f.apply(x))).collect();
         let what = format!("apply matrix {f:?} A {fa:?}");
-        matrix_out(b, &what, &c.cfg, &c.c, c.c_format, c.iso_c, &c.mask, c.mask_format, &t, true, |out, mk| {
-            with_desc!(&c.cfg, mk, Minus, |d| ops::apply_matrix(b, out, f, &am, &d))
-        })?;
+        matrix_out(
+            b,
+            &what,
+            &c.cfg,
+            &c.c,
+            c.c_format,
+            c.iso_c,
+            &c.mask,
+            c.mask_format,
+            &t,
+            true,
+            |out, mk| with_desc!(&c.cfg, mk, Minus, |d| ops::apply_matrix(b, out, f, &am, &d)),
+        )?;
     }
     Ok(())
 }
 
 /// `C<mask> = accum(C, select(A))`.
-pub fn prop_select_matrix<B: TestBackend, T: TestScalar>(b: &B, c: &MatCase<T>) -> Result<(), String> {
+pub fn prop_select_matrix<B: TestBackend, T: TestScalar>(
+    b: &B,
+    c: &MatCase<T>,
+) -> Result<(), String> {
     let p = index_op(c.pick, c.k, c.s);
     for i in 0..FORMATS.len() {
         let (fa, am, ua) = c.a_in(i);
@@ -512,9 +593,23 @@ pub fn prop_select_matrix<B: TestBackend, T: TestScalar>(b: &B, c: &MatCase<T>) 
             .map(|(q, x)| x.filter(|&x| keep_spec(p, x, q / nc, q % nc)))
             .collect();
         let what = format!("select matrix {p:?} A {fa:?}");
-        matrix_out(b, &what, &c.cfg, &c.c, c.c_format, c.iso_c, &c.mask, c.mask_format, &t, true, |out, mk| {
-            with_desc!(&c.cfg, mk, Minus, |d| ops::select_matrix(b, out, p, &am, &d))
-        })?;
+        matrix_out(
+            b,
+            &what,
+            &c.cfg,
+            &c.c,
+            c.c_format,
+            c.iso_c,
+            &c.mask,
+            c.mask_format,
+            &t,
+            true,
+            |out, mk| {
+                with_desc!(&c.cfg, mk, Minus, |d| ops::select_matrix(
+                    b, out, p, &am, &d
+                ))
+            },
+        )?;
     }
     Ok(())
 }
@@ -531,23 +626,45 @@ pub fn prop_reduce<B: TestBackend, T: TestScalar, M: Monoid<T> + std::fmt::Debug
         let cells = ua.cells();
         let nc = ua.ncols;
         let t: Vec<Option<T>> = (0..ua.nrows)
-            .map(|r| cells[r * nc..(r + 1) * nc].iter().flatten().copied().reduce(|x, y| m.apply(x, y)))
+            .map(|r| {
+                cells[r * nc..(r + 1) * nc]
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .reduce(|x, y| m.apply(x, y))
+            })
             .collect();
         let expected = write_spec(&c.cfg, &c.w.vals, &t, &c.wmask.vals);
-        vector_out!(b, &format!("reduce_rows {m:?} A {fa:?}"), c.cfg, c.w, c.wmask, expected, |w, d| {
-            ops::reduce_rows(b, &mut w, m, &am, &d)
-        });
-        let all = cells.iter().flatten().copied().reduce(|x, y| m.apply(x, y)).unwrap_or_else(|| m.identity());
+        vector_out!(
+            b,
+            &format!("reduce_rows {m:?} A {fa:?}"),
+            c.cfg,
+            c.w,
+            c.wmask,
+            expected,
+            |w, d| { ops::reduce_rows(b, &mut w, m, &am, &d) }
+        );
+        let all = cells
+            .iter()
+            .flatten()
+            .copied()
+            .reduce(|x, y| m.apply(x, y))
+            .unwrap_or_else(|| m.identity());
         let got = ctx("reduce_matrix", ops::reduce_matrix(b, m, &am))?;
         if !T::close(all, got) {
-            return Err(format!("reduce_matrix {m:?} A {fa:?}: expected {all:?}, computed {got:?}"));
+            return Err(format!(
+                "reduce_matrix {m:?} A {fa:?}: expected {all:?}, computed {got:?}"
+            ));
         }
     }
     Ok(())
 }
 
 /// `C<mask> = accum(C, A(rows, cols))` (indices may repeat).
-pub fn prop_extract_matrix<B: TestBackend, T: TestScalar>(b: &B, c: &MatCase<T>) -> Result<(), String> {
+pub fn prop_extract_matrix<B: TestBackend, T: TestScalar>(
+    b: &B,
+    c: &MatCase<T>,
+) -> Result<(), String> {
     for i in 0..FORMATS.len() {
         let (fa, am, ua) = c.a_in(i);
         let am = ctx("upload A", b.upload_matrix(&am))?;
@@ -559,16 +676,33 @@ pub fn prop_extract_matrix<B: TestBackend, T: TestScalar>(b: &B, c: &MatCase<T>)
             .map(|(r, q)| cells[r * ua.ncols + q])
             .collect();
         let what = format!("extract matrix A {fa:?}");
-        matrix_out(b, &what, &c.cfg, &c.xc, c.c_format, c.iso_c, &c.xmask, c.mask_format, &t, true, |out, mk| {
-            with_desc!(&c.cfg, mk, Minus, |d| ops::extract_matrix(b, out, &am, &c.rows, &c.cols, &d))
-        })?;
+        matrix_out(
+            b,
+            &what,
+            &c.cfg,
+            &c.xc,
+            c.c_format,
+            c.iso_c,
+            &c.xmask,
+            c.mask_format,
+            &t,
+            true,
+            |out, mk| {
+                with_desc!(&c.cfg, mk, Minus, |d| ops::extract_matrix(
+                    b, out, &am, &c.rows, &c.cols, &d
+                ))
+            },
+        )?;
     }
     Ok(())
 }
 
 /// `C(arows, acols)<mask> = accum(C(arows, acols), A)` (GrB_assign: the mask
 /// and replace act on all of `C`).
-pub fn prop_assign_matrix<B: TestBackend, T: TestScalar>(b: &B, c: &MatCase<T>) -> Result<(), String> {
+pub fn prop_assign_matrix<B: TestBackend, T: TestScalar>(
+    b: &B,
+    c: &MatCase<T>,
+) -> Result<(), String> {
     for &f in &FORMATS {
         let (am, used) = c.aa.in_format(f, c.iso_a);
         let used = if c.cfg.ta { used.transpose() } else { used };
@@ -587,9 +721,23 @@ pub fn prop_assign_matrix<B: TestBackend, T: TestScalar>(b: &B, c: &MatCase<T>) 
             }
         }
         let what = format!("assign matrix A {f:?}");
-        matrix_out(b, &what, &c.cfg, &c.c, c.c_format, c.iso_c, &c.mask, c.mask_format, &z, false, |out, mk| {
-            with_desc!(&c.cfg, mk, Minus, |d| ops::assign_matrix(b, out, &am, &c.arows, &c.acols, &d))
-        })?;
+        matrix_out(
+            b,
+            &what,
+            &c.cfg,
+            &c.c,
+            c.c_format,
+            c.iso_c,
+            &c.mask,
+            c.mask_format,
+            &z,
+            false,
+            |out, mk| {
+                with_desc!(&c.cfg, mk, Minus, |d| ops::assign_matrix(
+                    b, out, &am, &c.arows, &c.acols, &d
+                ))
+            },
+        )?;
     }
     Ok(())
 }
@@ -603,9 +751,19 @@ pub fn prop_transpose<B: TestBackend, T: TestScalar>(b: &B, c: &MatCase<T>) -> R
         let am = ctx("upload A", b.upload_matrix(&am))?;
         let t = ua.transpose().cells();
         let what = format!("transpose A {fa:?}");
-        matrix_out(b, &what, &c.cfg, &c0, c.c_format, c.iso_c, &mask, c.mask_format, &t, true, |out, mk| {
-            with_desc!(&c.cfg, mk, Minus, |d| ops::transpose(b, out, &am, &d))
-        })?;
+        matrix_out(
+            b,
+            &what,
+            &c.cfg,
+            &c0,
+            c.c_format,
+            c.iso_c,
+            &mask,
+            c.mask_format,
+            &t,
+            true,
+            |out, mk| with_desc!(&c.cfg, mk, Minus, |d| ops::transpose(b, out, &am, &d)),
+        )?;
     }
     Ok(())
 }
@@ -631,7 +789,10 @@ pub fn prop_scale<B: TestBackend, T: TestScalar, Op: BinaryOp<T> + std::fmt::Deb
                     c.dcol.vals[j].map(|d| op.apply(x, d))
                 };
             }
-            let mut out = ctx("upload C", b.upload_matrix(&Matrix::empty(used.nrows, used.ncols)))?;
+            let mut out = ctx(
+                "upload C",
+                b.upload_matrix(&Matrix::empty(used.nrows, used.ncols)),
+            )?;
             let r = if rows {
                 ops::scale_rows(b, &mut out, op, &drow, &am)
             } else {
@@ -661,8 +822,14 @@ pub fn prop_scale_dense_rows<B: TestBackend, T: TestScalar, Op: BinaryOp<T> + st
     let bd = DenseMatrix::from_vec(k, n, c.b.clone()).expect("sizes");
     let d = ctx("upload d", b.upload_vector(&c.d.vector()))?;
     let bd = ctx("upload B", b.upload_dense(&bd))?;
-    let mut out = ctx("upload C", b.upload_dense(&DenseMatrix::filled(k, n, T::zero())))?;
-    ctx("scale_dense_rows", ops::scale_dense_rows(b, &mut out, op, &d, &bd))?;
+    let mut out = ctx(
+        "upload C",
+        b.upload_dense(&DenseMatrix::filled(k, n, T::zero())),
+    )?;
+    ctx(
+        "scale_dense_rows",
+        ops::scale_dense_rows(b, &mut out, op, &d, &bd),
+    )?;
     let got = ctx("download C", b.download_dense(&out))?;
     let expected: Vec<Option<T>> = (0..k * n)
         .map(|p| {
