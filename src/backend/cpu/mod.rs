@@ -256,10 +256,11 @@ impl Backend for Cpu {
             (MatrixRepr::B2sr { pattern, value }, true) => {
                 b2sr::vxm(semiring, pattern, *value, u, allowed.as_ref())
             }
-            (MatrixRepr::Csr(c), false) => {
-                count_generic();
-                generic::mxv_csr(semiring, c, u, allowed.as_ref())
-            }
+            (MatrixRepr::Csr(c), false) => b2sr::mxv_csr_bits::<S>(c, u, allowed.as_ref())
+                .unwrap_or_else(|| {
+                    count_generic();
+                    generic::mxv_csr(semiring, c, u, allowed.as_ref())
+                }),
             (MatrixRepr::Csr(c), true) => {
                 count_generic();
                 if u.nvals() * 16 < u.len() {

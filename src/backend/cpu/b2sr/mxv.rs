@@ -13,14 +13,14 @@
 
 use rayon::prelude::*;
 
-use super::plan::{balanced_ranges, split_mut};
+use super::plan::{balanced_by, balanced_ranges, split_mut};
 use super::tiles::TileOps;
 use super::{add_class, repeat_add, slice, AddClass};
 use crate::algebra::Semiring;
 use crate::container::{Vector, VectorRepr};
 use crate::scalar::Scalar;
 use crate::storage::b2sr::{with_blocks, B2srBlocks};
-use crate::storage::{B2sr, BitVec};
+use crate::storage::{B2sr, BitVec, Csr};
 
 /// The `k` mask bits of tile row `tr` (all ones without a mask).
 #[inline]
@@ -106,6 +106,91 @@ fn bits_push<L: TileOps>(
     BitVec::from_words(ncols, words).expect("one word per 64 columns")
 }
 
+/// The boolean product on CSR with packed bits in and out: bit `i` of the
+/// first result is set iff some column `j` of row `i` has bit `j` of `x`
+/// (a hit); of the second, iff some hit has `one(a_ij)`. Each row stops at its
+/// first hit with `one(a_ij)`.
+fn csr_bits_pull<T: Scalar>(
+    a: &Csr<T>,
+    x: &[u64],
+    allowed: Option<&[u64]>,
+    one: impl Fn(T) -> bool + Sync,
+) -> (BitVec, BitVec) {
+    let n = a.nrows();
+    let ptr = a.row_ptr();
+    let ranges = balanced_by(n, 64, |i| ptr[i] + i);
+    let lens: Vec<usize> = ranges
+        .iter()
+        .map(|r| r.end.div_ceil(64) - r.start / 64)
+        .collect();
+    let (mut hit, mut truth) = (BitVec::zeros(n), BitVec::zeros(n));
+    let hp = split_mut(hit.words_mut(), &lens);
+    let tp = split_mut(truth.words_mut(), &lens);
+    let (cols, vals) = (a.col_idx(), a.values());
+    ranges
+        .into_par_iter()
+        .zip(hp)
+        .zip(tp)
+        .for_each(|((range, hw), tw)| {
+            let w0 = range.start / 64;
+            for wi in range.start / 64..range.end.div_ceil(64) {
+                let (i0, i1) = (wi * 64, (wi * 64 + 64).min(n));
+                let mut m = allowed.map_or(u64::MAX, |m| m[wi]);
+                if i1 - i0 < 64 {
+                    m &= (1u64 << (i1 - i0)) - 1;
+                }
+                let (mut h, mut t) = (0u64, 0u64);
+                while m != 0 {
+                    let r = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let i = i0 + r;
+                    for p in ptr[i]..ptr[i + 1] {
+                        let j = cols[p] as usize;
+                        if x[j / 64] >> (j % 64) & 1 == 1 {
+                            h |= 1 << r;
+                            if one(vals[p]) {
+                                t |= 1 << r;
+                                break;
+                            }
+                        }
+                    }
+                }
+                hw[wi - w0] = h;
+                tw[wi - w0] = t;
+            }
+        });
+    (hit, truth)
+}
+
+/// `t = A ⊕.⊗ u` for a CSR `A` and packed-bit `u` where the product is
+/// boolean: `ANY.PAIR` (every product is one) or `LOR.LAND` (`t_i` is the OR
+/// of `a_ij` over the hits). Packed bits out when every present result is
+/// one (always for `ANY.PAIR`).
+pub(crate) fn csr_mxv_bits<S: Semiring>(
+    a: &Csr<S::T>,
+    u: &Vector<S::T>,
+    allowed: Option<&BitVec>,
+) -> Option<Vector<S::T>> {
+    let VectorRepr::Bits(bits) = u.repr() else {
+        return None;
+    };
+    let mask = allowed.map(BitVec::words);
+    let (hit, truth) = match S::KERNEL?.kind() {
+        crate::algebra::SemiringKind::AnyPair => csr_bits_pull(a, bits.words(), mask, |_| true),
+        crate::algebra::SemiringKind::LorLand => {
+            csr_bits_pull(a, bits.words(), mask, |v| v == S::T::one())
+        }
+        _ => return None,
+    };
+    if hit == truth {
+        return Some(Vector::from_bits(hit));
+    }
+    let values = (0..hit.len())
+        .map(|i| if truth.get(i) { S::T::one() } else { S::T::zero() })
+        .collect();
+    Some(dense_result(values, hit))
+}
+
 /// Per-row `popcount(A_i AND x)`, finished into a value by `finish` where nonzero.
 fn count_pull<L: TileOps, T: Scalar>(
     b: &B2srBlocks<L>,
@@ -156,8 +241,8 @@ fn count_pull<L: TileOps, T: Scalar>(
 }
 
 /// `t_i = ⊕_j a ⊗ u_j` over the set bits `j` of row `i` with `u_j` present.
-/// Row-major inside a tile row: each row's accumulator stays in a register
-/// across the tile row's tiles (the tiles and `u`-slices are in L1 by then).
+/// Tile by tile, every selected bit updates its row's accumulator without a
+/// data-dependent branch (the first term of a row replaces, later ones add).
 fn value_pull<S: Semiring, L: TileOps>(
     s: S,
     b: &B2srBlocks<L>,
@@ -182,42 +267,31 @@ fn value_pull<S: Semiring, L: TileOps>(
         .zip(vp)
         .for_each(|((range, words), vals)| {
             let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
-            // (first column, present bits of u) per tile of the current tile row.
-            let mut cols: Vec<(usize, u64)> = Vec::new();
+            let mut acc = [s.zero(); 64];
             for tr in range {
                 let m = row_mask::<L>(allowed, tr);
                 if m == 0 {
                     continue;
                 }
-                let tr_range = b.tile_range(tr);
-                let tiles = &b.tiles[tr_range.clone()];
-                cols.clear();
-                cols.extend(b.tile_col_idx[tr_range].iter().map(|&tc| {
-                    let tc = tc as usize;
-                    (tc * L::K, upresent.map_or(full, |p| slice::<L>(p, tc)))
-                }));
-                let base = tr * L::K;
                 let mut have = 0u64;
-                let mut rows = m;
-                while rows != 0 {
-                    let r = rows.trailing_zeros() as usize;
-                    rows &= rows - 1;
-                    let mut acc: Option<S::T> = None;
-                    for (tile, &(c0, xs)) in tiles.iter().zip(&cols) {
-                        let mut w = tile.row(r) & xs;
-                        while w != 0 {
-                            let y = s.mul(value, u[c0 + w.trailing_zeros() as usize]);
-                            w &= w - 1;
-                            acc = Some(match acc {
-                                Some(a) => s.add(a, y),
-                                None => y,
-                            });
-                        }
-                    }
-                    if let Some(a) = acc {
-                        vals[base + r - r0] = a;
+                let tr_range = b.tile_range(tr);
+                for (&tc, tile) in b.tile_col_idx[tr_range.clone()].iter().zip(&b.tiles[tr_range]) {
+                    let tc = tc as usize;
+                    let xs = upresent.map_or(full, |p| slice::<L>(p, tc));
+                    let uj = &u[tc * L::K..];
+                    tile.for_each_bit(xs, m, |r, c| {
+                        let y = s.mul(value, uj[c]);
+                        let sum = s.add(acc[r], y);
+                        acc[r] = if have >> r & 1 == 1 { sum } else { y };
                         have |= 1 << r;
-                    }
+                    });
+                }
+                let base = tr * L::K;
+                let mut h = have;
+                while h != 0 {
+                    let r = h.trailing_zeros() as usize;
+                    h &= h - 1;
+                    vals[base + r - r0] = acc[r];
                 }
                 words[base / 64 - w0] |= have << (base % 64);
             }

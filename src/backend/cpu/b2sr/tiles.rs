@@ -24,6 +24,21 @@ pub(crate) trait TileOps: TileBits {
         }
         acc
     }
+    /// Calls `f(r, c)` for every set bit with row `r` in `rows` and column `c`
+    /// in `x`, row by row, columns ascending. Small tiles walk the whole tile
+    /// as one word, so a sparse tile costs one loop, not one per row.
+    #[inline]
+    fn for_each_bit(&self, x: u64, mut rows: u64, mut f: impl FnMut(usize, usize)) {
+        while rows != 0 {
+            let r = rows.trailing_zeros() as usize;
+            rows &= rows - 1;
+            let mut w = self.row(r) & x;
+            while w != 0 {
+                f(r, w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+    }
     /// `Σ_{c ∈ sel} popcount(ar AND row(c))`: one row of `A` against the rows
     /// of this (transposed `B`) tile the mask selects.
     #[inline]
@@ -51,6 +66,18 @@ pub(crate) trait TileOps: TileBits {
 }
 
 impl TileOps for Tile4 {
+    #[inline]
+    fn for_each_bit(&self, x: u64, rows: u64, mut f: impl FnMut(usize, usize)) {
+        let rm = (BYTE_MASK[rows as usize & 0xF] & 0x0F0F_0F0F) as u32;
+        // Bytes to nibbles: byte c of rm is 0x0F where row c is selected.
+        let nib = (rm & 0xF) | (rm >> 4 & 0xF0) | (rm >> 8 & 0xF00) | (rm >> 12 & 0xF000);
+        let mut w = self.0 as u64 & (x * 0x1111) & nib as u64;
+        while w != 0 {
+            let p = w.trailing_zeros() as usize;
+            w &= w - 1;
+            f(p / 4, p % 4);
+        }
+    }
     #[inline]
     fn any_rows(&self, x: u64) -> u64 {
         let mut y = self.0 as u64 & (x * 0x1111);
@@ -85,6 +112,15 @@ const BYTE_MASK: [u64; 256] = {
 };
 
 impl TileOps for Tile8 {
+    #[inline]
+    fn for_each_bit(&self, x: u64, rows: u64, mut f: impl FnMut(usize, usize)) {
+        let mut w = self.0 & x.wrapping_mul(LSB8) & BYTE_MASK[rows as usize & 0xFF];
+        while w != 0 {
+            let p = w.trailing_zeros() as usize;
+            w &= w - 1;
+            f(p / 8, p % 8);
+        }
+    }
     #[inline]
     fn dot_rows(&self, ar: u64, sel: u64) -> u32 {
         (self.0 & ar.wrapping_mul(LSB8) & BYTE_MASK[sel as usize & 0xFF]).count_ones()
@@ -174,6 +210,15 @@ mod tests {
                 .map(|c| (ar & t.row(c)).count_ones())
                 .sum();
             assert_eq!(t.dot_rows(ar, x), dot);
+            let rows = next() & full;
+            let mut seen = Vec::new();
+            t.for_each_bit(x, rows, |r, c| seen.push((r, c)));
+            let want: Vec<(usize, usize)> = (0..L::K)
+                .filter(|&r| rows >> r & 1 == 1)
+                .flat_map(|r| (0..L::K).map(move |c| (r, c)))
+                .filter(|&(r, c)| t.row(r) >> c & x >> c & 1 == 1)
+                .collect();
+            assert_eq!(seen, want);
         }
     }
 
