@@ -46,7 +46,10 @@ fn opts() -> Opts {
     let mut suitesparse = HashMap::new();
     if let Some(f) = value("--suitesparse") {
         // Lines `graph,op,ms` as the script prints them.
-        for line in std::fs::read_to_string(&f).expect("suitesparse times").lines() {
+        for line in std::fs::read_to_string(&f)
+            .expect("suitesparse times")
+            .lines()
+        {
             let p: Vec<&str> = line.split(',').collect();
             if let [g, op, ms] = p[..] {
                 if let Ok(ms) = ms.trim().parse() {
@@ -61,7 +64,11 @@ fn opts() -> Opts {
     );
     Opts {
         formats: value("--formats"),
-        reps: if args.iter().any(|a| a == "--quick") { 5 } else { 21 },
+        reps: if args.iter().any(|a| a == "--quick") {
+            5
+        } else {
+            21
+        },
         only: value("--only"),
         write_mtx: value("--write-mtx"),
         suitesparse,
@@ -139,7 +146,11 @@ fn main() {
         "threads: {}, reps: {} ({})\n",
         rayon::current_num_threads(),
         o.reps,
-        if USE_MIN.load(std::sync::atomic::Ordering::Relaxed) { "minimum" } else { "median" }
+        if USE_MIN.load(std::sync::atomic::Ordering::Relaxed) {
+            "minimum"
+        } else {
+            "median"
+        }
     );
     println!("| graph | n | nnz | format | fill | pack ms | lor_land ms | plus_times ms | min_plus ms | sprs f32 ms | speedup lor_land vs sprs | vs SuiteSparse lor_land | plus_times vs sprs | vs SuiteSparse plus_times |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -170,18 +181,30 @@ fn main() {
         let profile = Profile::sample(&a.as_csr());
         let auto = profile.recommend().map_or(Format::Csr, Format::B2sr);
         let formats: Vec<(String, Format)> = std::iter::once(("csr (generic)".into(), Format::Csr))
-            .chain(TileSize::FIXED.iter().map(|&t| (format!("b2sr-{t}"), Format::B2sr(t))))
-            .chain(std::iter::once((format!("auto ({})", fmt_name(auto)), auto)))
+            .chain(
+                TileSize::FIXED
+                    .iter()
+                    .map(|&t| (format!("b2sr-{t}"), Format::B2sr(t))),
+            )
+            .chain(std::iter::once((
+                format!("auto ({})", fmt_name(auto)),
+                auto,
+            )))
             .collect();
         for (label, f) in formats {
-            if o.formats.as_ref().is_some_and(|s| !label.contains(s.as_str())) {
+            if o.formats
+                .as_ref()
+                .is_some_and(|s| !label.contains(s.as_str()))
+            {
                 continue;
             }
             let pack_ms = median_ms(o.reps.min(5), || {
                 black_box(a.to_format(f).unwrap());
             });
             let af = a.to_format(f).unwrap();
-            let ab = Matrix::from_csr(a.as_csr().map(|_| true)).to_format(f).unwrap();
+            let ab = Matrix::from_csr(a.as_csr().map(|_| true))
+                .to_format(f)
+                .unwrap();
             let fill = match ab.repr() {
                 bitgraphblas::container::MatrixRepr::B2sr { pattern, .. } => {
                     format!("{:.3}", pattern.fill())
@@ -238,12 +261,20 @@ fn mxm_section(o: &Opts) {
         let lower = {
             let mut l = Matrix::<u64>::empty(n, n);
             let au = Matrix::from_csr(a.as_csr().map(|_| 1u64));
-            ops::select_matrix(&cpu, &mut l, bitgraphblas::IndexOp::Tril(-1), &au, &Desc::new())
-                .unwrap();
+            ops::select_matrix(
+                &cpu,
+                &mut l,
+                bitgraphblas::IndexOp::Tril(-1),
+                &au,
+                &Desc::new(),
+            )
+            .unwrap();
             l
         };
         let h = DenseMatrix::filled(n, 64, 0.5f32);
-        for f in std::iter::once(Format::Csr).chain(TileSize::FIXED.iter().map(|&t| Format::B2sr(t))) {
+        for f in
+            std::iter::once(Format::Csr).chain(TileSize::FIXED.iter().map(|&t| Format::B2sr(t)))
+        {
             let l = lower.to_format(f).unwrap();
             let mut tri = 0u64;
             let d = Desc::new().mask(l.as_mask().structure()).transpose_b();
@@ -253,7 +284,8 @@ fn mxm_section(o: &Opts) {
             let af = a.to_format(f).unwrap();
             let mut c = DenseMatrix::filled(n, 64, 0f32);
             let gnn = median_ms(o.reps.min(7), || {
-                ops::mxm_dense(&cpu, &mut c, PlusTimes::<f32>::new(), &af, &h, &Desc::new()).unwrap();
+                ops::mxm_dense(&cpu, &mut c, PlusTimes::<f32>::new(), &af, &h, &Desc::new())
+                    .unwrap();
                 black_box(&c);
             });
             println!("| {name} | {} | {tri} | {tc:.3} | {gnn:.3} |", fmt_name(f));

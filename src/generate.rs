@@ -55,12 +55,7 @@ fn symmetric<T: Scalar>(n: usize, edges: Vec<(u32, u32)>) -> Matrix<T> {
     let mut keys: Vec<u64> = edges
         .into_par_iter()
         .filter(|&(i, j)| i != j)
-        .flat_map_iter(|(i, j)| {
-            [
-                (i as u64) << 32 | j as u64,
-                (j as u64) << 32 | i as u64,
-            ]
-        })
+        .flat_map_iter(|(i, j)| [(i as u64) << 32 | j as u64, (j as u64) << 32 | i as u64])
         .collect();
     keys.par_sort_unstable();
     keys.dedup();
@@ -97,7 +92,8 @@ pub fn rmat<T: Scalar>(scale: u32, edge_factor: usize, seed: u64) -> Matrix<T> {
     let edges: Vec<(u32, u32)> = (0..m.div_ceil(CHUNK))
         .into_par_iter()
         .flat_map_iter(|chunk| {
-            let mut rng = SplitMix64::new(seed ^ (chunk as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+            let mut rng =
+                SplitMix64::new(seed ^ (chunk as u64).wrapping_mul(0xA076_1D64_78BD_642F));
             let count = CHUNK.min(m - chunk * CHUNK);
             (0..count)
                 .map(move |_| {

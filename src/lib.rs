@@ -29,8 +29,8 @@
 pub mod algebra;
 pub mod backend;
 pub mod container;
-pub mod generate;
 mod error;
+pub mod generate;
 pub mod io;
 pub mod ops;
 mod scalar;

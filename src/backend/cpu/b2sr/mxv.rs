@@ -22,6 +22,9 @@ use crate::scalar::Scalar;
 use crate::storage::b2sr::{with_blocks, B2srBlocks};
 use crate::storage::{B2sr, BitVec, Csr};
 
+/// Average tiles per tile row from which [`bits_pull`] stops a tile row early.
+const EARLY_EXIT_TILES_PER_ROW: usize = 8;
+
 /// The `k` mask bits of tile row `tr` (all ones without a mask).
 #[inline]
 fn row_mask<L: TileOps>(allowed: Option<&[u64]>, tr: usize) -> u64 {
@@ -49,6 +52,9 @@ fn bits_pull<L: TileOps>(
     let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
     let lens: Vec<usize> = ranges.iter().map(|r| extent::<L>(r, nrows).2).collect();
     let mut out = BitVec::zeros(nrows);
+    // Checking for "every row hit" costs a hard-to-predict branch per tile; it
+    // pays only where tile rows hold many tiles (measured: meshes yes, grids no).
+    let early_exit = b.tiles.len() >= EARLY_EXIT_TILES_PER_ROW * (b.tile_row_ptr.len() - 1);
     let pieces = split_mut(out.words_mut(), &lens);
     ranges
         .into_par_iter()
@@ -62,8 +68,19 @@ fn bits_pull<L: TileOps>(
                 }
                 let mut acc = 0u64;
                 let range = b.tile_range(tr);
-                for (&tc, tile) in b.tile_col_idx[range.clone()].iter().zip(&b.tiles[range]) {
-                    acc |= tile.any_rows(slice::<L>(x, tc as usize));
+                let pairs = b.tile_col_idx[range.clone()].iter().zip(&b.tiles[range]);
+                if early_exit {
+                    // Stop once every allowed row of the tile row has a hit.
+                    for (&tc, tile) in pairs {
+                        acc |= tile.any_rows(slice::<L>(x, tc as usize));
+                        if acc & m == m {
+                            break;
+                        }
+                    }
+                } else {
+                    for (&tc, tile) in pairs {
+                        acc |= tile.any_rows(slice::<L>(x, tc as usize));
+                    }
                 }
                 let bit = tr * L::K;
                 words[bit / 64 - w0] |= (acc & m) << (bit % 64);
@@ -186,7 +203,13 @@ pub(crate) fn csr_mxv_bits<S: Semiring>(
         return Some(Vector::from_bits(hit));
     }
     let values = (0..hit.len())
-        .map(|i| if truth.get(i) { S::T::one() } else { S::T::zero() })
+        .map(|i| {
+            if truth.get(i) {
+                S::T::one()
+            } else {
+                S::T::zero()
+            }
+        })
         .collect();
     Some(dense_result(values, hit))
 }
@@ -275,7 +298,10 @@ fn value_pull<S: Semiring, L: TileOps>(
                 }
                 let mut have = 0u64;
                 let tr_range = b.tile_range(tr);
-                for (&tc, tile) in b.tile_col_idx[tr_range.clone()].iter().zip(&b.tiles[tr_range]) {
+                for (&tc, tile) in b.tile_col_idx[tr_range.clone()]
+                    .iter()
+                    .zip(&b.tiles[tr_range])
+                {
                     let tc = tc as usize;
                     let xs = upresent.map_or(full, |p| slice::<L>(p, tc));
                     let uj = &u[tc * L::K..];

@@ -13,7 +13,9 @@ const RANGES_PER_THREAD: usize = 8;
 /// Tile-row ranges with about equal `tiles + tile rows`, each starting at a
 /// multiple of `align` tile rows. `tile_row_ptr` has `tile_rows + 1` entries.
 pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<usize>> {
-    balanced_by(tile_row_ptr.len() - 1, align, |tr| tile_row_ptr[tr] as usize + tr)
+    balanced_by(tile_row_ptr.len() - 1, align, |tr| {
+        tile_row_ptr[tr] as usize + tr
+    })
 }
 
 /// Ranges of `0..units` with about equal work, where `cost(u)` is the work

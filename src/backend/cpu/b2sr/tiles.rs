@@ -80,10 +80,12 @@ impl TileOps for Tile4 {
     }
     #[inline]
     fn any_rows(&self, x: u64) -> u64 {
-        let mut y = self.0 as u64 & (x * 0x1111);
-        y |= y >> 2;
-        y |= y >> 1;
-        (y & 1) | (y >> 3 & 2) | (y >> 6 & 4) | (y >> 9 & 8)
+        const LOW3: u64 = 0x7777;
+        let y = self.0 as u64 & (x * 0x1111);
+        // High bit of each nibble: set iff the nibble is nonzero; then gather
+        // bits 3, 7, 11, 15 into bits 12..16 with one multiply.
+        let h = (((y & LOW3) + LOW3) | y) & 0x8888;
+        ((h >> 3) * 0x1248 >> 12) & 0xF
     }
     #[inline]
     fn count_rows(&self, x: u64, cnt: &mut [u32]) {
@@ -129,11 +131,11 @@ impl TileOps for Tile8 {
     fn any_rows(&self, x: u64) -> u64 {
         // Broadcast x to every byte, AND, then fold each byte to its low bit
         // and gather the eight low bits into one byte.
-        let mut y = self.0 & x.wrapping_mul(LSB8);
-        y |= y >> 4;
-        y |= y >> 2;
-        y |= y >> 1;
-        (y & LSB8).wrapping_mul(0x0102_0408_1020_4080) >> 56
+        const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        let y = self.0 & x.wrapping_mul(LSB8);
+        // High bit of each byte: set iff the byte is nonzero (no carries cross bytes).
+        let h = (((y & LOW7) + LOW7) | y) & !LOW7;
+        (h >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
     }
     #[inline]
     fn count_rows(&self, x: u64, cnt: &mut [u32]) {
@@ -181,7 +183,9 @@ mod tests {
     fn check<L: TileOps>(seed: u64) {
         let mut s = seed;
         let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             s >> 11
         };
         for _ in 0..200 {
