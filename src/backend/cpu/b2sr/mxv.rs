@@ -1,0 +1,396 @@
+//! Matrix-vector products on B2SR (Bit-GraphBLAS Table II), masks applied inside:
+//!
+//! - `bin_bin_bin`: packed-bit `u`, idempotent `⊕` (LOR, ANY, MIN, MAX): one
+//!   AND per tile row per tile, OR-reduced into the output word ([`bits_pull`]);
+//!   transposed, the same product pushes the set bits of `u` ([`bits_push`]).
+//! - `bin_bin_full`: packed-bit `u`, `⊕ = PLUS`: popcount of each tile row AND
+//!   the `k`-bit slice of `u` ([`count_pull`]).
+//! - `bin_full_full`: valued `u`: walk the set bits of each tile row restricted
+//!   to the present entries of `u` ([`value_pull`]).
+//!
+//! Every kernel skips tile rows the mask rules out and writes disjoint output
+//! words per thread (ranges from [`super::plan`]).
+
+use rayon::prelude::*;
+
+use super::plan::{balanced_by, balanced_ranges, split_mut};
+use super::tiles::TileOps;
+use super::{add_class, repeat_add, slice, AddClass};
+use crate::algebra::Semiring;
+use crate::container::{Vector, VectorRepr};
+use crate::scalar::Scalar;
+use crate::storage::b2sr::{with_blocks, B2srBlocks};
+use crate::storage::{B2sr, BitVec, Csr};
+
+/// Average tiles per tile row from which [`bits_pull`] stops a tile row early.
+const EARLY_EXIT_TILES_PER_ROW: usize = 8;
+
+/// The `k` mask bits of tile row `tr` (all ones without a mask).
+#[inline]
+fn row_mask<L: TileOps>(allowed: Option<&[u64]>, tr: usize) -> u64 {
+    match allowed {
+        Some(w) => slice::<L>(w, tr),
+        None => slice::<L>(&[u64::MAX], 0),
+    }
+}
+
+/// The word range `[w0, w1)` and row range `[r0, r1)` a tile-row range owns.
+#[inline]
+fn extent<L: TileOps>(range: &std::ops::Range<usize>, nrows: usize) -> (usize, usize, usize) {
+    let r0 = range.start * L::K;
+    let r1 = (range.end * L::K).min(nrows);
+    (r0, r1, r1.div_ceil(64) - r0 / 64)
+}
+
+/// Bit `i` of the result set iff row `i` of `A` meets `x` (and the mask allows `i`).
+fn bits_pull<L: TileOps>(
+    b: &B2srBlocks<L>,
+    nrows: usize,
+    x: &[u64],
+    allowed: Option<&[u64]>,
+) -> BitVec {
+    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let lens: Vec<usize> = ranges.iter().map(|r| extent::<L>(r, nrows).2).collect();
+    let mut out = BitVec::zeros(nrows);
+    // Checking for "every row hit" costs a hard-to-predict branch per tile; it
+    // pays only where tile rows hold many tiles (measured: meshes yes, grids no).
+    let early_exit = b.tiles.len() >= EARLY_EXIT_TILES_PER_ROW * (b.tile_row_ptr.len() - 1);
+    let pieces = split_mut(out.words_mut(), &lens);
+    ranges
+        .into_par_iter()
+        .zip(pieces)
+        .for_each(|(range, words)| {
+            let w0 = range.start * L::K / 64;
+            for tr in range {
+                let m = row_mask::<L>(allowed, tr);
+                if m == 0 {
+                    continue;
+                }
+                let mut acc = 0u64;
+                let range = b.tile_range(tr);
+                let pairs = b.tile_col_idx[range.clone()].iter().zip(&b.tiles[range]);
+                if early_exit {
+                    // Stop once every allowed row of the tile row has a hit.
+                    for (&tc, tile) in pairs {
+                        acc |= tile.any_rows(slice::<L>(x, tc as usize));
+                        if acc & m == m {
+                            break;
+                        }
+                    }
+                } else {
+                    for (&tc, tile) in pairs {
+                        acc |= tile.any_rows(slice::<L>(x, tc as usize));
+                    }
+                }
+                let bit = tr * L::K;
+                words[bit / 64 - w0] |= (acc & m) << (bit % 64);
+            }
+        });
+    out
+}
+
+/// The transposed boolean product `A' u` for packed-bit `u`: every set bit
+/// `i` of `u` ORs row `i` of `A` into the result (tile by tile, atomically).
+fn bits_push<L: TileOps>(
+    b: &B2srBlocks<L>,
+    ncols: usize,
+    x: &[u64],
+    allowed: Option<&[u64]>,
+) -> BitVec {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let out: Vec<AtomicU64> = (0..ncols.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    let ranges = balanced_ranges(&b.tile_row_ptr, 1);
+    ranges.into_par_iter().for_each(|range| {
+        for tr in range {
+            let xs = slice::<L>(x, tr);
+            if xs == 0 {
+                continue;
+            }
+            for t in b.tile_range(tr) {
+                let bit = b.tile_col_idx[t] as usize * L::K;
+                let (w, sh) = (bit / 64, bit % 64);
+                let mut bits = b.tiles[t].or_rows(xs) << sh;
+                if let Some(m) = allowed {
+                    bits &= m[w];
+                }
+                if bits != 0 && out[w].load(Relaxed) & bits != bits {
+                    out[w].fetch_or(bits, Relaxed);
+                }
+            }
+        }
+    });
+    let words = out.into_iter().map(AtomicU64::into_inner).collect();
+    BitVec::from_words(ncols, words).expect("one word per 64 columns")
+}
+
+/// The boolean product on CSR with packed bits in and out: bit `i` of the
+/// first result is set iff some column `j` of row `i` has bit `j` of `x`
+/// (a hit); of the second, iff some hit has `one(a_ij)`. Each row stops at its
+/// first hit with `one(a_ij)`.
+fn csr_bits_pull<T: Scalar>(
+    a: &Csr<T>,
+    x: &[u64],
+    allowed: Option<&[u64]>,
+    one: impl Fn(T) -> bool + Sync,
+) -> (BitVec, BitVec) {
+    let n = a.nrows();
+    let ptr = a.row_ptr();
+    let ranges = balanced_by(n, 64, |i| ptr[i] + i);
+    let lens: Vec<usize> = ranges
+        .iter()
+        .map(|r| r.end.div_ceil(64) - r.start / 64)
+        .collect();
+    let (mut hit, mut truth) = (BitVec::zeros(n), BitVec::zeros(n));
+    let hp = split_mut(hit.words_mut(), &lens);
+    let tp = split_mut(truth.words_mut(), &lens);
+    let (cols, vals) = (a.col_idx(), a.values());
+    ranges
+        .into_par_iter()
+        .zip(hp)
+        .zip(tp)
+        .for_each(|((range, hw), tw)| {
+            let w0 = range.start / 64;
+            for wi in range.start / 64..range.end.div_ceil(64) {
+                let (i0, i1) = (wi * 64, (wi * 64 + 64).min(n));
+                let mut m = allowed.map_or(u64::MAX, |m| m[wi]);
+                if i1 - i0 < 64 {
+                    m &= (1u64 << (i1 - i0)) - 1;
+                }
+                let (mut h, mut t) = (0u64, 0u64);
+                while m != 0 {
+                    let r = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let i = i0 + r;
+                    for p in ptr[i]..ptr[i + 1] {
+                        let j = cols[p] as usize;
+                        if x[j / 64] >> (j % 64) & 1 == 1 {
+                            h |= 1 << r;
+                            if one(vals[p]) {
+                                t |= 1 << r;
+                                break;
+                            }
+                        }
+                    }
+                }
+                hw[wi - w0] = h;
+                tw[wi - w0] = t;
+            }
+        });
+    (hit, truth)
+}
+
+/// `t = A ⊕.⊗ u` for a CSR `A` and packed-bit `u` where the product is
+/// boolean: `ANY.PAIR` (every product is one) or `LOR.LAND` (`t_i` is the OR
+/// of `a_ij` over the hits). Packed bits out when every present result is
+/// one (always for `ANY.PAIR`).
+pub(crate) fn csr_mxv_bits<S: Semiring>(
+    a: &Csr<S::T>,
+    u: &Vector<S::T>,
+    allowed: Option<&BitVec>,
+) -> Option<Vector<S::T>> {
+    let VectorRepr::Bits(bits) = u.repr() else {
+        return None;
+    };
+    let mask = allowed.map(BitVec::words);
+    let (hit, truth) = match S::KERNEL?.kind() {
+        crate::algebra::SemiringKind::AnyPair => csr_bits_pull(a, bits.words(), mask, |_| true),
+        crate::algebra::SemiringKind::LorLand => {
+            csr_bits_pull(a, bits.words(), mask, |v| v == S::T::one())
+        }
+        _ => return None,
+    };
+    if hit == truth {
+        return Some(Vector::from_bits(hit));
+    }
+    let values = (0..hit.len())
+        .map(|i| {
+            if truth.get(i) {
+                S::T::one()
+            } else {
+                S::T::zero()
+            }
+        })
+        .collect();
+    Some(dense_result(values, hit))
+}
+
+/// Per-row `popcount(A_i AND x)`, finished into a value by `finish` where nonzero.
+fn count_pull<L: TileOps, T: Scalar>(
+    b: &B2srBlocks<L>,
+    nrows: usize,
+    x: &[u64],
+    allowed: Option<&[u64]>,
+    finish: impl Fn(u32) -> T + Sync,
+) -> (Vec<T>, BitVec) {
+    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
+    let mut present = BitVec::zeros(nrows);
+    let mut values = vec![T::default(); nrows];
+    let wl: Vec<usize> = ext.iter().map(|e| e.2).collect();
+    let vl: Vec<usize> = ext.iter().map(|e| e.1 - e.0).collect();
+    let wp = split_mut(present.words_mut(), &wl);
+    let vp = split_mut(&mut values, &vl);
+    ranges
+        .into_par_iter()
+        .zip(wp)
+        .zip(vp)
+        .for_each(|((range, words), vals)| {
+            let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
+            let mut cnt = [0u32; 64];
+            for tr in range {
+                let m = row_mask::<L>(allowed, tr);
+                if m == 0 {
+                    continue;
+                }
+                cnt[..L::K].fill(0);
+                for t in b.tile_range(tr) {
+                    let xs = slice::<L>(x, b.tile_col_idx[t] as usize);
+                    if xs != 0 {
+                        b.tiles[t].count_rows(xs, &mut cnt);
+                    }
+                }
+                let base = tr * L::K;
+                let mut got = 0u64;
+                for (r, &c) in cnt.iter().enumerate().take(L::K) {
+                    if c != 0 && m >> r & 1 == 1 {
+                        got |= 1 << r;
+                        vals[base + r - r0] = finish(c);
+                    }
+                }
+                words[base / 64 - w0] |= got << (base % 64);
+            }
+        });
+    (values, present)
+}
+
+/// `t_i = ⊕_j a ⊗ u_j` over the set bits `j` of row `i` with `u_j` present.
+/// Tile by tile, every selected bit updates its row's accumulator without a
+/// data-dependent branch (the first term of a row replaces, later ones add).
+fn value_pull<S: Semiring, L: TileOps>(
+    s: S,
+    b: &B2srBlocks<L>,
+    nrows: usize,
+    value: S::T,
+    u: &[S::T],
+    upresent: Option<&[u64]>,
+    allowed: Option<&[u64]>,
+) -> (Vec<S::T>, BitVec) {
+    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
+    let mut present = BitVec::zeros(nrows);
+    let mut values = vec![S::T::default(); nrows];
+    let wl: Vec<usize> = ext.iter().map(|e| e.2).collect();
+    let vl: Vec<usize> = ext.iter().map(|e| e.1 - e.0).collect();
+    let wp = split_mut(present.words_mut(), &wl);
+    let vp = split_mut(&mut values, &vl);
+    let full = slice::<L>(&[u64::MAX], 0);
+    ranges
+        .into_par_iter()
+        .zip(wp)
+        .zip(vp)
+        .for_each(|((range, words), vals)| {
+            let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
+            let mut acc = [s.zero(); 64];
+            for tr in range {
+                let m = row_mask::<L>(allowed, tr);
+                if m == 0 {
+                    continue;
+                }
+                let mut have = 0u64;
+                let tr_range = b.tile_range(tr);
+                for (&tc, tile) in b.tile_col_idx[tr_range.clone()]
+                    .iter()
+                    .zip(&b.tiles[tr_range])
+                {
+                    let tc = tc as usize;
+                    let xs = upresent.map_or(full, |p| slice::<L>(p, tc));
+                    let uj = &u[tc * L::K..];
+                    tile.for_each_bit(xs, m, |r, c| {
+                        let y = s.mul(value, uj[c]);
+                        let sum = s.add(acc[r], y);
+                        acc[r] = if have >> r & 1 == 1 { sum } else { y };
+                        have |= 1 << r;
+                    });
+                }
+                let base = tr * L::K;
+                let mut h = have;
+                while h != 0 {
+                    let r = h.trailing_zeros() as usize;
+                    h &= h - 1;
+                    vals[base + r - r0] = acc[r];
+                }
+                words[base / 64 - w0] |= have << (base % 64);
+            }
+        });
+    (values, present)
+}
+
+/// A vector with `values` where `present` (all present: no bitmap).
+fn dense_result<T: Scalar>(values: Vec<T>, present: BitVec) -> Vector<T> {
+    let all = present.count_ones() == present.len();
+    Vector::from_repr(
+        values.len(),
+        VectorRepr::Dense {
+            values,
+            present: (!all).then_some(present),
+        },
+    )
+    .expect("lengths agree by construction")
+}
+
+/// Every present entry equal to `x`: packed bits when `x` is one.
+fn iso_result<T: Scalar>(present: BitVec, x: T) -> Vector<T> {
+    if x == T::one() {
+        return Vector::from_bits(present);
+    }
+    let values = (0..present.len())
+        .map(|i| if present.get(i) { x } else { T::default() })
+        .collect();
+    dense_result(values, present)
+}
+
+/// `t = A ⊕.⊗ u` (or `A' ⊕.⊗ u` with `transposed`, only for packed-bit `u` and
+/// an idempotent `⊕`) for a built-in semiring; `None` where no kernel applies.
+pub(crate) fn mxv<S: Semiring>(
+    s: S,
+    a: &B2sr,
+    value: S::T,
+    u: &Vector<S::T>,
+    allowed: Option<&BitVec>,
+    transposed: bool,
+) -> Option<Vector<S::T>> {
+    let class = add_class::<S>()?;
+    let mask = allowed.map(BitVec::words);
+    let nrows = if transposed { a.ncols() } else { a.nrows() };
+    match (u.repr(), class) {
+        (VectorRepr::Bits(bits), AddClass::Idempotent) => {
+            let x = bits.words();
+            let present = if transposed {
+                with_blocks!(a.tiles(), b => bits_push(b, nrows, x, mask))
+            } else {
+                with_blocks!(a.tiles(), b => bits_pull(b, nrows, x, mask))
+            };
+            Some(iso_result(present, s.mul(value, S::T::one())))
+        }
+        _ if transposed => None,
+        (VectorRepr::Bits(bits), AddClass::Plus) => {
+            let x = s.mul(value, S::T::one());
+            let finish = |c: u32| repeat_add(&s, x, c as usize);
+            let (v, p) =
+                with_blocks!(a.tiles(), b => count_pull(b, nrows, bits.words(), mask, finish));
+            Some(dense_result(v, p))
+        }
+        (VectorRepr::Dense { values, present }, _) => {
+            let up = present.as_ref().map(BitVec::words);
+            let (v, p) =
+                with_blocks!(a.tiles(), b => value_pull(s, b, nrows, value, values, up, mask));
+            Some(dense_result(v, p))
+        }
+        (VectorRepr::Sparse { .. }, _) => {
+            let d = u
+                .to_format(crate::container::VectorFormat::Dense)
+                .expect("dense always converts");
+            mxv(s, a, value, &d, allowed, false)
+        }
+    }
+}
