@@ -180,7 +180,7 @@ fn main() {
         let xv = Vector::from_dense(x.clone());
         let profile = Profile::sample(&a.as_csr());
         let auto = profile.recommend().map_or(Format::Csr, Format::B2sr);
-        let formats: Vec<(String, Format)> = std::iter::once(("csr (generic)".into(), Format::Csr))
+        let formats: Vec<(String, Format)> = std::iter::once(("csr".into(), Format::Csr))
             .chain(
                 TileSize::FIXED
                     .iter()

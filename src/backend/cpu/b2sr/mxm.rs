@@ -33,6 +33,8 @@ fn masked_count<L: TileOps>(m: &B2srBlocks<L>, a: &B2srBlocks<L>, bt: &B2srBlock
                 for mt in m.tile_range(ti) {
                     let tj = m.tile_col_idx[mt] as usize;
                     let mask = &m.tiles[mt];
+                    // The mask tile's non-empty rows: only these need a dot product.
+                    let mrows = mask.any_rows(u64::MAX >> (64 - L::K));
                     let bc = bt.tile_range(tj);
                     let (mut p, mut q) = (ac.start, bc.start);
                     while p < ac.end && q < bc.end {
@@ -43,10 +45,13 @@ fn masked_count<L: TileOps>(m: &B2srBlocks<L>, a: &B2srBlocks<L>, bt: &B2srBlock
                             q += 1;
                         } else {
                             let (ta, tb) = (&at[p], &bt.tiles[q]);
-                            for r in 0..L::K {
-                                let (sel, ar) = (mask.row(r), ta.row(r));
-                                if sel != 0 && ar != 0 {
-                                    total += tb.dot_rows(ar, sel) as u64;
+                            let mut rows = mrows;
+                            while rows != 0 {
+                                let r = rows.trailing_zeros() as usize;
+                                rows &= rows - 1;
+                                let ar = ta.row(r);
+                                if ar != 0 {
+                                    total += tb.dot_rows(ar, mask.row(r)) as u64;
                                 }
                             }
                             p += 1;

@@ -85,7 +85,7 @@ impl TileOps for Tile4 {
         // High bit of each nibble: set iff the nibble is nonzero; then gather
         // bits 3, 7, 11, 15 into bits 12..16 with one multiply.
         let h = (((y & LOW3) + LOW3) | y) & 0x8888;
-        ((h >> 3) * 0x1248 >> 12) & 0xF
+        (((h >> 3) * 0x1248) >> 12) & 0xF
     }
     #[inline]
     fn count_rows(&self, x: u64, cnt: &mut [u32]) {
@@ -199,8 +199,8 @@ mod tests {
             t.count_rows(x, &mut cnt);
             let mut any = 0;
             let mut or = 0;
-            for r in 0..L::K {
-                assert_eq!(cnt[r], (t.row(r) & x).count_ones());
+            for (r, &c) in cnt.iter().enumerate() {
+                assert_eq!(c, (t.row(r) & x).count_ones());
                 any |= ((t.row(r) & x != 0) as u64) << r;
                 if x >> r & 1 == 1 {
                     or |= t.row(r);
