@@ -281,6 +281,8 @@ fn dense_product<S: Semiring, L: TileOps>(
         .zip(pieces)
         .for_each(|(range, rows)| {
             let r0 = range.start * L::K;
+            // The first term of a row initialises it (never `zero ⊕ x`: ANY has no identity).
+            let mut seen = vec![false; rows.len() / n];
             for tr in range {
                 for t in a.tile_range(tr) {
                     let tile = &a.tiles[t];
@@ -296,6 +298,13 @@ fn dense_product<S: Semiring, L: TileOps>(
                             let k = k0 + w.trailing_zeros() as usize;
                             w &= w - 1;
                             let brow = &bdata[k * n..(k + 1) * n];
+                            if !seen[i] {
+                                seen[i] = true;
+                                for (o, &x) in orow.iter_mut().zip(brow) {
+                                    *o = s.mul(value, x);
+                                }
+                                continue;
+                            }
                             for (o, &x) in orow.iter_mut().zip(brow) {
                                 *o = s.add(*o, s.mul(value, x));
                             }
