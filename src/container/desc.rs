@@ -17,7 +17,7 @@ use crate::scalar::Scalar;
 /// let d = Desc::new().mask(visited.as_mask().complement()).replace();
 /// assert!(d.flags().replace);
 /// ```
-pub struct Mask<'a, B: Backend + ?Sized> {
+pub struct Mask<'a, B: Backend> {
     /// The mask vector.
     pub source: &'a B::MaskSource,
     /// Use presence, not value.
@@ -26,14 +26,14 @@ pub struct Mask<'a, B: Backend + ?Sized> {
     pub complemented: bool,
 }
 
-impl<B: Backend + ?Sized> Clone for Mask<'_, B> {
+impl<B: Backend> Clone for Mask<'_, B> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<B: Backend + ?Sized> Copy for Mask<'_, B> {}
+impl<B: Backend> Copy for Mask<'_, B> {}
 
-impl<'a, B: Backend + ?Sized> Mask<'a, B> {
+impl<'a, B: Backend> Mask<'a, B> {
     /// A valued mask over `source`.
     pub fn new(source: &'a B::MaskSource) -> Self {
         Mask {
@@ -55,7 +55,7 @@ impl<'a, B: Backend + ?Sized> Mask<'a, B> {
 }
 
 /// A matrix mask on backend `B` (for `mxm`, element-wise and other matrix results).
-pub struct MatrixMask<'a, B: Backend + ?Sized> {
+pub struct MatrixMask<'a, B: Backend> {
     /// The mask matrix.
     pub source: &'a B::MatrixMaskSource,
     /// Use presence, not value.
@@ -64,14 +64,14 @@ pub struct MatrixMask<'a, B: Backend + ?Sized> {
     pub complemented: bool,
 }
 
-impl<B: Backend + ?Sized> Clone for MatrixMask<'_, B> {
+impl<B: Backend> Clone for MatrixMask<'_, B> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<B: Backend + ?Sized> Copy for MatrixMask<'_, B> {}
+impl<B: Backend> Copy for MatrixMask<'_, B> {}
 
-impl<'a, B: Backend + ?Sized> MatrixMask<'a, B> {
+impl<'a, B: Backend> MatrixMask<'a, B> {
     /// A valued mask over `source`.
     pub fn new(source: &'a B::MatrixMaskSource) -> Self {
         MatrixMask {
@@ -97,32 +97,32 @@ impl<'a, B: Backend + ?Sized> MatrixMask<'a, B> {
 pub struct NoMask;
 
 /// What a descriptor may hold as a vector mask: [`NoMask`] or a [`Mask`].
-pub trait MaskArg<B: Backend + ?Sized> {
+pub trait MaskArg<B: Backend> {
     /// The mask, if any.
     fn vector_mask(&self) -> Option<Mask<'_, B>>;
 }
-impl<B: Backend + ?Sized> MaskArg<B> for NoMask {
+impl<B: Backend> MaskArg<B> for NoMask {
     fn vector_mask(&self) -> Option<Mask<'_, B>> {
         None
     }
 }
-impl<B: Backend + ?Sized> MaskArg<B> for Mask<'_, B> {
+impl<B: Backend> MaskArg<B> for Mask<'_, B> {
     fn vector_mask(&self) -> Option<Mask<'_, B>> {
         Some(*self)
     }
 }
 
 /// What a descriptor may hold as a matrix mask: [`NoMask`] or a [`MatrixMask`].
-pub trait MatrixMaskArg<B: Backend + ?Sized> {
+pub trait MatrixMaskArg<B: Backend> {
     /// The mask, if any.
     fn matrix_mask(&self) -> Option<MatrixMask<'_, B>>;
 }
-impl<B: Backend + ?Sized> MatrixMaskArg<B> for NoMask {
+impl<B: Backend> MatrixMaskArg<B> for NoMask {
     fn matrix_mask(&self) -> Option<MatrixMask<'_, B>> {
         None
     }
 }
-impl<B: Backend + ?Sized> MatrixMaskArg<B> for MatrixMask<'_, B> {
+impl<B: Backend> MatrixMaskArg<B> for MatrixMask<'_, B> {
     fn matrix_mask(&self) -> Option<MatrixMask<'_, B>> {
         Some(*self)
     }

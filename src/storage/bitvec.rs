@@ -148,9 +148,10 @@ impl BitVec {
     }
     /// Zero the bits past `len` in the last word.
     pub fn clear_padding(&mut self) {
-        if self.len % 64 != 0 {
+        let tail = self.len % 64;
+        if tail != 0 {
             if let Some(last) = self.words.last_mut() {
-                *last &= (1u64 << (self.len % 64)) - 1;
+                *last &= (1u64 << tail) - 1;
             }
         }
     }

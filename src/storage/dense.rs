@@ -29,7 +29,7 @@ impl<T: Scalar> DenseMatrix<T> {
     }
     /// From row-major data; `data.len()` must be `nrows * ncols`.
     pub fn from_vec(nrows: usize, ncols: usize, data: Vec<T>) -> Result<Self> {
-        if data.len() != nrows.checked_mul(ncols).unwrap_or(usize::MAX) {
+        if data.len() != nrows.saturating_mul(ncols) {
             return Err(Error::dims(
                 "DenseMatrix::from_vec",
                 format!("{} values for a {nrows}x{ncols} matrix", data.len()),

@@ -130,13 +130,16 @@ pub fn mask_allows<M: Scalar>(kind: MaskKind, cells: &[Option<M>]) -> Option<Vec
     )
 }
 
+/// An optional accumulator `accum(old, new)` for [`spec_write`].
+pub type AccumFn<'a, T> = Option<&'a dyn Fn(T, T) -> T>;
+
 /// GraphBLAS `w<mask> = accum(w, t)` with replace, on dense options
 /// (SuiteSparse `GB_spec_accum.m` then `GB_spec_mask.m`).
 pub fn spec_write<T: Copy>(
     old: &[Option<T>],
     t: &[Option<T>],
     allowed: Option<&[bool]>,
-    accum: Option<&dyn Fn(T, T) -> T>,
+    accum: AccumFn<'_, T>,
     replace: bool,
 ) -> Vec<Option<T>> {
     assert_eq!(old.len(), t.len());

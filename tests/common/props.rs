@@ -7,7 +7,7 @@ use bitgraphblas::{ops, Backend, DenseMatrix, Format, Mask, MatrixMask, Scalar};
 use quickcheck::{Arbitrary, Gen};
 
 use super::gen::{below, dim, with_desc, DescCfg, MaskKind, SpMat, SpVec, FORMATS};
-use super::oracle::{compare, mask_allows, oracle_mxm, oracle_mxv, spec_write};
+use super::oracle::{compare, mask_allows, oracle_mxm, oracle_mxv, spec_write, AccumFn};
 use super::{TestScalar, TestSemiring};
 
 /// A backend whose masks know their shape (what `ops` needs to check them).
@@ -111,10 +111,22 @@ impl<T: TestScalar> Arbitrary for MxvCase<T> {
 pub fn prop_mxv<B: TestBackend, S: TestSemiring>(b: &B, c: &MxvCase<S::T>) -> Result<(), String> {
     let s = S::default();
     let add = |x, y| s.add(x, y);
-    let accum: Option<&dyn Fn(S::T, S::T) -> S::T> = c.cfg.accum.then_some(&add);
+    let accum: AccumFn<'_, S::T> = c.cfg.accum.then_some(&add);
     let allowed = mask_allows(c.cfg.mask, &c.mask.vals);
     let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
     let m = ctx("upload mask", b.upload_vector(&c.mask.vector()))?;
+    // The same mask as a bool vector (a mask may have any element type).
+    let mask_bool = SpVec {
+        vals: c
+            .mask
+            .vals
+            .iter()
+            .map(|v| v.map(|x| x.is_nonzero()))
+            .collect(),
+        format: c.mask.format,
+    };
+    let mb = ctx("upload mask", b.upload_vector(&mask_bool.vector()))?;
+    let op = if c.vxm { "vxm" } else { "mxv" };
     for fmt in FORMATS {
         let (a, used) = c.a.in_format(fmt, c.iso);
         let used = if c.transposed() {
@@ -125,23 +137,29 @@ pub fn prop_mxv<B: TestBackend, S: TestSemiring>(b: &B, c: &MxvCase<S::T>) -> Re
         let t = oracle_mxv::<S>(&used, &c.u.vals);
         let expected = spec_write(&c.w.vals, &t, allowed.as_deref(), accum, c.cfg.replace);
         let a = ctx("upload A", b.upload_matrix(&a))?;
-        let mut w = ctx("upload w", b.upload_vector(&c.w.vector()))?;
-        let mask = vmask::<B, S::T>(c.cfg.mask, &m);
-        let op = if c.vxm { "vxm" } else { "mxv" };
-        let r = with_desc!(&c.cfg, mask, s.add_op(), |d| if c.vxm {
-            ops::vxm(b, &mut w, s, &u, &a, &d)
-        } else {
-            ops::mxv(b, &mut w, s, &a, &u, &d)
-        });
-        ctx(op, r)?;
-        let w = ctx("download w", b.download_vector(&w))?;
-        ctx("validate w", w.validate())?;
-        compare(
-            &format!("{op} {} A {fmt:?} {:?}", S::NAME, c.cfg),
-            1,
-            &expected,
-            &super::cells_of_vector(&w),
-        )?;
+        macro_rules! run {
+            ($mask:expr, $what:expr) => {{
+                let mut w = ctx("upload w", b.upload_vector(&c.w.vector()))?;
+                let r = with_desc!(&c.cfg, $mask, s.add_op(), |d| if c.vxm {
+                    ops::vxm(b, &mut w, s, &u, &a, &d)
+                } else {
+                    ops::mxv(b, &mut w, s, &a, &u, &d)
+                });
+                ctx(op, r)?;
+                let w = ctx("download w", b.download_vector(&w))?;
+                ctx("validate w", w.validate())?;
+                compare(
+                    &format!("{op} {} A {fmt:?} {:?}{}", S::NAME, c.cfg, $what),
+                    1,
+                    &expected,
+                    &super::cells_of_vector(&w),
+                )?;
+            }};
+        }
+        run!(vmask::<B, S::T>(c.cfg.mask, &m), "");
+        if fmt == Format::Csr || fmt == Format::B2sr(bitgraphblas::TileSize::T8) {
+            run!(vmask::<B, bool>(c.cfg.mask, &mb), " (bool mask)");
+        }
     }
     Ok(())
 }
@@ -242,7 +260,7 @@ impl<T: TestScalar> MxmCase<T> {
 pub fn prop_mxm<B: TestBackend, S: TestSemiring>(b: &B, c: &MxmCase<S::T>) -> Result<(), String> {
     let s = S::default();
     let add = |x, y| s.add(x, y);
-    let accum: Option<&dyn Fn(S::T, S::T) -> S::T> = c.cfg.accum.then_some(&add);
+    let accum: AccumFn<'_, S::T> = c.cfg.accum.then_some(&add);
     let (c0, c_used) = c.c.in_format(c.c_format, c.iso_c);
     let (mk, m_used) = c.mask.in_format(c.mask_format, c.iso_c);
     let allowed = mask_allows(c.cfg.mask, &m_used.cells());
@@ -415,7 +433,7 @@ pub fn prop_mxm_dense<B: TestBackend, S: TestSemiring>(
             &c.cfg,
             None::<bitgraphblas::container::NoMask>,
             s.add_op(),
-            |d| { ops::mxm_dense(b, &mut out, s, &a, &bd, &d) }
+            |d| ops::mxm_dense(b, &mut out, s, &a, &bd, &d)
         );
         ctx("mxm_dense", r)?;
         let out = ctx("download C", b.download_dense(&out))?;

@@ -8,7 +8,7 @@ use bitgraphblas::{ops, DenseMatrix, Format, Matrix, Vector};
 use quickcheck::{Arbitrary, Gen};
 
 use super::gen::{below, dim, with_desc, DescCfg, SpMat, SpVec, FORMATS};
-use super::oracle::{compare, mask_allows, spec_write};
+use super::oracle::{compare, mask_allows, spec_write, AccumFn};
 use super::props::{ctx, mmask, vmask, TestBackend};
 use super::{cells_of_matrix, cells_of_vector, TestScalar};
 
@@ -187,7 +187,7 @@ fn write_spec<T: TestScalar>(
 ) -> Vec<Option<T>> {
     let allowed = mask_allows(cfg.mask, mask);
     let acc = minus::<T>;
-    let accum: Option<&dyn Fn(T, T) -> T> = cfg.accum.then_some(&acc);
+    let accum: AccumFn<'_, T> = cfg.accum.then_some(&acc);
     spec_write(old, t, allowed.as_deref(), accum, cfg.replace)
 }
 
@@ -230,7 +230,7 @@ pub fn prop_apply_vector<B: TestBackend, T: TestScalar, F: UnaryOp<T> + std::fmt
         c.w,
         c.mask,
         expected,
-        |w, d| { ops::apply(b, &mut w, f, &u, &d) }
+        |w, d| ops::apply(b, &mut w, f, &u, &d)
     );
     Ok(())
 }
@@ -253,7 +253,7 @@ pub fn prop_select_vector<B: TestBackend, T: TestScalar>(
         c.w,
         c.mask,
         expected,
-        |w, d| { ops::select(b, &mut w, p, &u, &d) }
+        |w, d| ops::select(b, &mut w, p, &u, &d)
     );
     Ok(())
 }
@@ -329,7 +329,7 @@ pub fn prop_assign_scalar<B: TestBackend, T: TestScalar>(
     c: &VecCase<T>,
 ) -> Result<(), String> {
     let all: Vec<usize> = (0..c.w.len()).collect();
-    let (idx, opt) = if c.pick % 2 == 0 {
+    let (idx, opt) = if c.pick & 1 == 0 {
         (&all, None)
     } else {
         (&c.ai, Some(c.ai.as_slice()))
@@ -489,7 +489,7 @@ fn matrix_out<B: TestBackend, T: TestScalar>(
     let (mk, m_used) = mask.in_format(mask_format, iso_c);
     let allowed = mask_allows(cfg.mask, &m_used.cells());
     let acc = minus::<T>;
-    let accum: Option<&dyn Fn(T, T) -> T> = (spec_accum && cfg.accum).then_some(&acc);
+    let accum: AccumFn<'_, T> = (spec_accum && cfg.accum).then_some(&acc);
     let expected = spec_write(&c_used.cells(), t, allowed.as_deref(), accum, cfg.replace);
     let mk = ctx("upload mask", b.upload_matrix(&mk))?;
     let mut out = ctx("upload C", b.upload_matrix(&cm))?;
@@ -642,7 +642,7 @@ pub fn prop_reduce<B: TestBackend, T: TestScalar, M: Monoid<T> + std::fmt::Debug
             c.w,
             c.wmask,
             expected,
-            |w, d| { ops::reduce_rows(b, &mut w, m, &am, &d) }
+            |w, d| ops::reduce_rows(b, &mut w, m, &am, &d)
         );
         let all = cells
             .iter()

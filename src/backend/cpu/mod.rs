@@ -49,6 +49,7 @@ pub fn dispatch_counts() -> (usize, usize) {
     )
 }
 
+#[allow(dead_code)] // called by the specialised B2SR kernels
 pub(crate) fn count_specialised() {
     SPECIALISED.fetch_add(1, Ordering::Relaxed);
 }

@@ -194,8 +194,14 @@ fn validate_blocks<L: TileBits>(b: &B2srBlocks<L>, nrows: usize, ncols: usize) -
     if b.tile_row_ptr.windows(2).any(|w| w[0] > w[1]) {
         return bad("tile_row_ptr decreases".into());
     }
-    let row_pad = if nrows % k == 0 { k } else { nrows % k };
-    let col_pad = if ncols % k == 0 { k } else { ncols % k };
+    let row_pad = match nrows % k {
+        0 => k,
+        r => r,
+    };
+    let col_pad = match ncols % k {
+        0 => k,
+        r => r,
+    };
     let col_mask = if col_pad == 64 {
         u64::MAX
     } else {
