@@ -274,6 +274,10 @@ impl Dev {
     /// Copies host data into a new buffer.
     pub fn upload<T: Copy>(&self, data: &[T]) -> Result<DBuf<T>> {
         let b = self.alloc::<T>(data.len())?;
+        if std::mem::size_of_val(data) % 4 != 0 {
+            // the padding past the data must read as zero bits (tile counts)
+            self.memset(&b, 0)?;
+        }
         if !data.is_empty() {
             // SAFETY: plain data, viewed as bytes.
             let bytes = unsafe {
