@@ -52,12 +52,13 @@ extern "C" __global__ void scan_add(u32* data, u64 n, const u32* block_sums) {
 
 // ---- load-balance segments ----------------------------------------------------
 
-// counts[tr] = number of segments of tile row tr (at least 1); counts[tile_rows] = 0.
-extern "C" __global__ void seg_count(const u32* rowptr, u32 tile_rows, u32 seg_len, u32* counts) {
+// counts[tr] = number of segments of `seg_len` tiles of a long tile row
+// (more than `short_max` tiles), 0 for short rows; counts[tile_rows] = 0.
+extern "C" __global__ void seg_count(const u32* rowptr, u32 tile_rows, u32 short_max, u32 seg_len, u32* counts) {
   for (u64 tr = gtid(); tr <= tile_rows; tr += gthreads()) {
     if (tr == tile_rows) { counts[tr] = 0; continue; }
     const u32 len = rowptr[tr + 1] - rowptr[tr];
-    counts[tr] = len <= seg_len ? 1u : (len + seg_len - 1) / seg_len;
+    counts[tr] = len <= short_max ? 0u : (len + seg_len - 1) / seg_len;
   }
 }
 

@@ -9,11 +9,13 @@
 // packed bit vector (bin_bin_*), otherwise full values (bin_full_full); with
 // `out_vals == NULL` the output is packed bits only (bin_bin_bin).
 //
-// Load balance: tile rows are cut into segments of at most `seg_len` tiles
-// (src/backend/cuda/mem.rs builds them on the device); a warp takes one
-// segment, its lanes split as (tile group g, bit row r). Rows with several
-// segments leave per-segment partials that `b2sr_mxv_fix_k*` folds in
-// segment order, so results do not depend on scheduling.
+// Load balance: short tile rows (at most `short_max` tiles) go to one group of
+// K lanes each (`b2sr_mxv_short`: a warp covers 32/K tile rows, so many rows'
+// loads are in flight at once). Longer rows are cut into segments of
+// `seg_len` tiles (src/backend/cuda/mem.rs builds the list on the device); a
+// warp takes one segment, its lanes split as (tile group g, bit row r). Rows
+// with several segments leave per-segment partials that `b2sr_mxv_fix_k*`
+// folds in segment order, so results do not depend on scheduling.
 #include "common.cuh"
 
 typedef SR_T T;
@@ -138,6 +140,50 @@ __device__ __forceinline__ void mxv_body(const u32* __restrict__ rowptr, const u
   }
 }
 
+// Short tile rows (at most `short_max` tiles): a group of K lanes per tile row,
+// so a warp covers G = 32/K consecutive tile rows = 32 consecutive rows and
+// writes one whole presence word. Long rows are left to `mxv_body` (their
+// presence bits are ORed in after this kernel).
+template <int K>
+__device__ __forceinline__ void mxv_short_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+                                               const u8* __restrict__ tiles, u32 tile_rows, u32 short_max,
+                                               u64 nrows, u64 vbits, const T* __restrict__ u_vals,
+                                               const u32* __restrict__ u_pres, const u32* __restrict__ allowed,
+                                               T* __restrict__ out_vals, u32* __restrict__ out_pres) {
+  const int G = 32 / K;
+  const int lane = threadIdx.x & 31, g = lane / K, r = lane % K;
+  const T v = Sc<T>::from_bits(vbits);
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  for (u64 base_tr = warp * G; base_tr < tile_rows; base_tr += nwarps * G) {
+    const u64 tr = base_tr + g;
+    const u64 i = tr * K + r;
+    u32 t0 = 0, t1 = 0;
+    if (tr < tile_rows) { t0 = rowptr[tr]; t1 = rowptr[tr + 1]; }
+    const bool is_long = t1 - t0 > short_max;
+    const bool row_ok = tr < tile_rows && i < nrows && !is_long && (allowed == 0 || bit_get(allowed, i));
+    T acc = SR::zero();
+    bool has = false;
+    if (row_ok) {
+      for (u32 t = t0; t < t1; ++t) {
+        const u64 base = (u64)colidx[t] * K;
+        u32 w = tile_row<K>(tiles, t, r);
+        if (u_pres) w &= bits_chunk<K>(u_pres, base);
+        if (w == 0) continue;
+        if (u_vals == 0 || SR::y_free) {
+          fold(acc, has, repeat_op<T>(SR_ADD, SR::mul(v, Sc<T>::one()), __popc(w)));
+        } else {
+#pragma unroll
+          for (int c = 0; c < K; ++c)
+            if ((w >> c) & 1u) fold(acc, has, SR::mul(v, u_vals[base + c]));
+        }
+      }
+    }
+    if (out_vals && i < nrows && !is_long) out_vals[i] = has ? acc : SR::zero();
+    const u32 word = __ballot_sync(FULL_MASK, has);
+    if (lane == 0 && base_tr * K < nrows) out_pres[(base_tr * K) >> 5] = word;
+  }
+}
+
 // Folds the partials of split tile rows, in segment order.
 template <int K>
 __device__ __forceinline__ void mxv_fix_body(const u32* __restrict__ split_rows, u32 nsplit,
@@ -166,17 +212,26 @@ __device__ __forceinline__ void vxm_body(const u32* __restrict__ rowptr, const u
                                          const u32* __restrict__ seg_off, u32 nseg, u32 seg_len, u64 nrows,
                                          u64 vbits, const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
                                          const u32* __restrict__ allowed, T* __restrict__ out_vals,
-                                         u32* __restrict__ out_pres) {
+                                         u32* __restrict__ out_pres, int mode, u32 tile_rows,
+                                         u32 short_max) {
   const int G = 32 / K;
   const int lane = threadIdx.x & 31, g = lane / K, r = lane % K;
   const T v = Sc<T>::from_bits(vbits);
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
-  for (u64 s = warp; s < nseg; s += nwarps) {
-    const u32 tr = seg_row[s];
-    const u32 first = seg_off[tr];
-    const u32 rb = rowptr[tr], re = rowptr[tr + 1];
-    const u32 t0 = rb + (u32)(s - first) * seg_len;
-    const u32 t1 = min(t0 + seg_len, re);
+  // mode 0: every short tile row; mode 1: the segments of the long ones.
+  const u64 count = mode == 0 ? (u64)tile_rows : (u64)nseg;
+  for (u64 s = warp; s < count; s += nwarps) {
+    u32 tr, t0, t1;
+    if (mode == 0) {
+      tr = (u32)s;
+      t0 = rowptr[tr];
+      t1 = rowptr[tr + 1];
+      if (t1 - t0 > short_max) continue;
+    } else {
+      tr = seg_row[s];
+      t0 = rowptr[tr] + (u32)(s - seg_off[tr]) * seg_len;
+      t1 = min(t0 + seg_len, rowptr[tr + 1]);
+    }
     const u64 i = (u64)tr * K + r;
     const bool in = i < nrows && (u_pres == 0 || bit_get(u_pres, i));
     if (!__any_sync(FULL_MASK, in)) continue;
@@ -294,9 +349,15 @@ __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, c
   extern "C" __global__ void CAT(CAT(b2sr_vxm_k, K), CAT(_, SR_NAME))(                                     \
       const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
       u32 nseg, u32 seg_len, u64 nrows, u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed, \
-      T* out_vals, u32* out_pres) {                                                                        \
+      T* out_vals, u32* out_pres, int mode, u32 tile_rows, u32 short_max) {                                \
     vxm_body<K>(rowptr, colidx, tiles, seg_row, seg_off, nseg, seg_len, nrows, vbits, u_vals, u_pres,      \
-                allowed, out_vals, out_pres);                                                              \
+                allowed, out_vals, out_pres, mode, tile_rows, short_max);                                  \
+  }                                                                                                        \
+  extern "C" __global__ void CAT(CAT(b2sr_mxv_short_k, K), CAT(_, SR_NAME))(                               \
+      const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u32 short_max, u64 nrows,       \
+      u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed, T* out_vals, u32* out_pres) {     \
+    mxv_short_body<K>(rowptr, colidx, tiles, tile_rows, short_max, nrows, vbits, u_vals, u_pres, allowed,    \
+                      out_vals, out_pres);                                                                 \
   }                                                                                                        \
   extern "C" __global__ void CAT(CAT(b2sr_mxm_dense_k, K), CAT(_, SR_NAME))(                               \
       const u32* rowptr, const u32* colidx, const u8* tiles, u64 nrows, u32 tile_rows, u64 vbits,           \

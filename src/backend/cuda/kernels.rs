@@ -63,7 +63,13 @@ pub(crate) const VEC_ENTRIES: [&str; 17] = [
     "dense_accum",
 ];
 /// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_mxv_k8_plus_times_f32`).
-pub(crate) const SR_TILED: [&str; 4] = ["b2sr_mxv", "b2sr_mxv_fix", "b2sr_vxm", "b2sr_mxm_dense"];
+pub(crate) const SR_TILED: [&str; 5] = [
+    "b2sr_mxv_short",
+    "b2sr_mxv",
+    "b2sr_mxv_fix",
+    "b2sr_vxm",
+    "b2sr_mxm_dense",
+];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
 pub(crate) const SR_PLAIN: [&str; 1] = ["csr_mxv"];
 

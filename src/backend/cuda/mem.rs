@@ -9,10 +9,14 @@ use crate::scalar::Scalar;
 use crate::storage::b2sr::{with_blocks, B2srBlocks, B2srTiles, TileBits};
 use crate::storage::{B2sr, BitVec, Csr, DenseMatrix, TileSize};
 
-/// Tiles per load-balance segment, per tile size: 32 rounds of a warp.
+/// Tiles per load-balance segment of a long tile row: 32 rounds of a warp.
 pub(crate) fn seg_len(k: usize) -> u32 {
     32 * (32 / k as u32)
 }
+
+/// Tile rows with at most this many tiles are short: one group of k lanes
+/// takes each; longer ones are cut into segments for whole warps.
+pub(crate) const SHORT_MAX: u32 = 16;
 
 /// u32 words of a device bit vector of `n` bits (the host's u64 words as pairs).
 pub(crate) fn bit_words(n: usize) -> usize {
@@ -59,6 +63,7 @@ impl DevB2sr {
             &[
                 rowptr.arg(),
                 Arg::U32(tile_rows as u32),
+                Arg::U32(SHORT_MAX),
                 Arg::U32(seg_len(k)),
                 seg_off.arg(),
             ],

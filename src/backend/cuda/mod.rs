@@ -479,38 +479,70 @@ impl CudaBackend {
             out_pres.arg(),
         ];
         if transpose {
-            self.dev
-                .run(id, "b2sr_vxm", Some(k), pat.nseg * 32, &common)?;
+            // short tile rows, then the segments of long ones (atomics: any order)
+            for (mode, count) in [(0, pat.tile_rows), (1, pat.nseg)] {
+                if count == 0 {
+                    continue;
+                }
+                let mut args = common.to_vec();
+                args.push(Arg::I32(mode));
+                args.push(Arg::U32(pat.tile_rows as u32));
+                args.push(Arg::U32(mem::SHORT_MAX));
+                self.dev.run(id, "b2sr_vxm", Some(k), count * 32, &args)?;
+            }
         } else {
-            let part = if pat.nsplit > 0 {
-                Some((
-                    self.dev.alloc::<S::T>(pat.nseg * k)?,
-                    self.dev.alloc::<u8>(pat.nseg * k)?,
-                ))
-            } else {
-                None
-            };
-            let mut args = common.to_vec();
-            args.push(opt_arg(part.as_ref().map(|p| &p.0)));
-            args.push(opt_arg(part.as_ref().map(|p| &p.1)));
-            self.dev.run(id, "b2sr_mxv", Some(k), pat.nseg * 32, &args)?;
-            if let Some((pv, ph)) = &part {
-                self.dev.run(
-                    id,
-                    "b2sr_mxv_fix",
-                    Some(k),
-                    pat.nsplit * k,
-                    &[
-                        pat.split_rows.arg(),
-                        Arg::U32(pat.nsplit as u32),
-                        pat.seg_off.arg(),
-                        Arg::U64(pat.nrows as u64),
-                        pv.arg(),
-                        ph.arg(),
-                        opt_arg(out_vals.as_ref()),
-                        out_pres.arg(),
-                    ],
-                )?;
+            let groups = pat.tile_rows.div_ceil(32 / k);
+            self.dev.run(
+                id,
+                "b2sr_mxv_short",
+                Some(k),
+                groups * 32,
+                &[
+                    pat.rowptr.arg(),
+                    pat.colidx.arg(),
+                    pat.tiles.arg(),
+                    Arg::U32(pat.tile_rows as u32),
+                    Arg::U32(mem::SHORT_MAX),
+                    Arg::U64(pat.nrows as u64),
+                    Arg::U64(bits_of(value)),
+                    Arg::U64(uv.vals),
+                    Arg::U64(uv.pres),
+                    opt_arg(allowed),
+                    opt_arg(out_vals.as_ref()),
+                    out_pres.arg(),
+                ],
+            )?;
+            if pat.nseg > 0 {
+                let part = if pat.nsplit > 0 {
+                    Some((
+                        self.dev.alloc::<S::T>(pat.nseg * k)?,
+                        self.dev.alloc::<u8>(pat.nseg * k)?,
+                    ))
+                } else {
+                    None
+                };
+                let mut args = common.to_vec();
+                args.push(opt_arg(part.as_ref().map(|p| &p.0)));
+                args.push(opt_arg(part.as_ref().map(|p| &p.1)));
+                self.dev.run(id, "b2sr_mxv", Some(k), pat.nseg * 32, &args)?;
+                if let Some((pv, ph)) = &part {
+                    self.dev.run(
+                        id,
+                        "b2sr_mxv_fix",
+                        Some(k),
+                        pat.nsplit * k,
+                        &[
+                            pat.split_rows.arg(),
+                            Arg::U32(pat.nsplit as u32),
+                            pat.seg_off.arg(),
+                            Arg::U64(pat.nrows as u64),
+                            pv.arg(),
+                            ph.arg(),
+                            opt_arg(out_vals.as_ref()),
+                            out_pres.arg(),
+                        ],
+                    )?;
+                }
             }
         }
         drop(uv);
