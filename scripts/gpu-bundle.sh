@@ -33,6 +33,7 @@ for g in USA-road-d.NY cit-HepPh ego-Twitter cnr-2000; do
   cp ../shared/data/large/$g.mtx.gz "$dest/data/large/"
 done
 cp scripts/gpu-run.sh "$dest/run.sh"
+cp scripts/gpu-tc-cupy.py "$dest/"
 git rev-parse HEAD > "$dest/COMMIT"
 rm -f "$json"
 du -sh "$dest"

@@ -22,5 +22,6 @@ if [ "$what" = tests ]; then
   echo "summary: $(grep -h '^test result' "$log" | awk '{p+=$4; f+=$6; i+=$8} END {print p" passed, "f" failed, "i" ignored"}')" | tee -a "$log"
 else
   "$here/bin/gpu_bench" --data "$here/data" --out "$out" "$@" 2>&1 | tee -a "$log" || status=1
+  PYTHONUNBUFFERED=1 python3 "$here/gpu-tc-cupy.py" "$here/data" "$out/tc-cupy.json" 2>&1 | tee -a "$log" || status=1
 fi
 exit $status
