@@ -39,17 +39,29 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Median CUDA-event time (ms) of `f` over `reps` runs after `warm` runs.
-fn time_ms(gpu: &CudaBackend, warm: usize, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+fn time_ms(
+    gpu: &CudaBackend,
+    warm: usize,
+    reps: usize,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<f64> {
     let (ctx, stream) = gpu.raw();
-    let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda { op: "event", detail: e.to_string() };
+    let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda {
+        op: "event",
+        detail: e.to_string(),
+    };
     for _ in 0..warm {
         f()?;
     }
     gpu.synchronize()?;
     let mut t = Vec::with_capacity(reps);
     for _ in 0..reps {
-        let a = ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(err)?;
-        let b = ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(err)?;
+        let a = ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(err)?;
+        let b = ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(err)?;
         a.record(stream).map_err(err)?;
         f()?;
         b.record(stream).map_err(err)?;
@@ -63,7 +75,10 @@ fn time_ms(gpu: &CudaBackend, warm: usize, reps: usize, mut f: impl FnMut() -> R
 fn copy_bandwidth(gpu: &CudaBackend) -> Result<f64> {
     let (_, stream) = gpu.raw();
     let n = 1usize << 28; // 1 GiB of f32
-    let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda { op: "copy", detail: e.to_string() };
+    let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda {
+        op: "copy",
+        detail: e.to_string(),
+    };
     let a = stream.alloc_zeros::<f32>(n).map_err(err)?;
     let mut b = stream.alloc_zeros::<f32>(n).map_err(err)?;
     let ms = time_ms(gpu, 2, 10, || stream.memcpy_dtod(&a, &mut b).map_err(err))?;
@@ -77,24 +92,40 @@ struct CuSparse {
     x: sp::cusparseDnVecDescr_t,
     y: sp::cusparseDnVecDescr_t,
     buf: cudarc::driver::CudaSlice<u8>,
-    _xy: (cudarc::driver::CudaSlice<f32>, cudarc::driver::CudaSlice<f32>),
+    _xy: (
+        cudarc::driver::CudaSlice<f32>,
+        cudarc::driver::CudaSlice<f32>,
+    ),
 }
 
 fn chk(s: sp::cusparseStatus_t, what: &str) -> Result<()> {
     if s == sp::cusparseStatus_t::CUSPARSE_STATUS_SUCCESS {
         Ok(())
     } else {
-        Err(bitgraphblas::Error::Cuda { op: "cusparse", detail: format!("{what}: {s:?}") })
+        Err(bitgraphblas::Error::Cuda {
+            op: "cusparse",
+            detail: format!("{what}: {s:?}"),
+        })
     }
 }
 
 impl CuSparse {
-    fn new(gpu: &CudaBackend, a: &bitgraphblas::backend::cuda::CudaMatrix<f32>, x_host: &[f32]) -> Result<Self> {
+    fn new(
+        gpu: &CudaBackend,
+        a: &bitgraphblas::backend::cuda::CudaMatrix<f32>,
+        x_host: &[f32],
+    ) -> Result<Self> {
         use cudarc::driver::DevicePtr;
         let (_, stream) = gpu.raw();
-        let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda { op: "alloc", detail: e.to_string() };
+        let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda {
+            op: "alloc",
+            detail: e.to_string(),
+        };
         let (rp, ci, vals, nnz) = a.csr_device_ptrs().expect("CSR");
-        let (n, m) = (bitgraphblas::backend::MatrixShape::nrows(a), bitgraphblas::backend::MatrixShape::ncols(a));
+        let (n, m) = (
+            bitgraphblas::backend::MatrixShape::nrows(a),
+            bitgraphblas::backend::MatrixShape::ncols(a),
+        );
         let x = stream.clone_htod(x_host).map_err(err)?;
         let y = stream.alloc_zeros::<f32>(n).map_err(err)?;
         let xp = x.device_ptr(stream).0;
@@ -102,12 +133,20 @@ impl CuSparse {
         unsafe {
             let mut handle = std::ptr::null_mut();
             chk(sp::cusparseCreate(&mut handle), "create")?;
-            chk(sp::cusparseSetStream(handle, stream.cu_stream() as sp::cudaStream_t), "stream")?;
+            chk(
+                sp::cusparseSetStream(handle, stream.cu_stream() as sp::cudaStream_t),
+                "stream",
+            )?;
             let mut mat = std::ptr::null_mut();
             chk(
                 sp::cusparseCreateCsr(
-                    &mut mat, n as i64, m as i64, nnz as i64,
-                    rp as *mut c_void, ci as *mut c_void, vals as *mut c_void,
+                    &mut mat,
+                    n as i64,
+                    m as i64,
+                    nnz as i64,
+                    rp as *mut c_void,
+                    ci as *mut c_void,
+                    vals as *mut c_void,
                     sp::cusparseIndexType_t::CUSPARSE_INDEX_32I,
                     sp::cusparseIndexType_t::CUSPARSE_INDEX_32I,
                     sp::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
@@ -116,22 +155,51 @@ impl CuSparse {
                 "csr",
             )?;
             let mut xd = std::ptr::null_mut();
-            chk(sp::cusparseCreateDnVec(&mut xd, m as i64, xp as *mut c_void, sp::cudaDataType::CUDA_R_32F), "x")?;
+            chk(
+                sp::cusparseCreateDnVec(
+                    &mut xd,
+                    m as i64,
+                    xp as *mut c_void,
+                    sp::cudaDataType::CUDA_R_32F,
+                ),
+                "x",
+            )?;
             let mut yd = std::ptr::null_mut();
-            chk(sp::cusparseCreateDnVec(&mut yd, n as i64, yp as *mut c_void, sp::cudaDataType::CUDA_R_32F), "y")?;
+            chk(
+                sp::cusparseCreateDnVec(
+                    &mut yd,
+                    n as i64,
+                    yp as *mut c_void,
+                    sp::cudaDataType::CUDA_R_32F,
+                ),
+                "y",
+            )?;
             let (alpha, beta) = (1.0f32, 0.0f32);
             let mut size = 0usize;
             chk(
                 sp::cusparseSpMV_bufferSize(
-                    handle, sp::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
-                    &alpha as *const f32 as *const c_void, mat as _, xd as _,
-                    &beta as *const f32 as *const c_void, yd,
-                    sp::cudaDataType::CUDA_R_32F, sp::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT, &mut size,
+                    handle,
+                    sp::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                    &alpha as *const f32 as *const c_void,
+                    mat as _,
+                    xd as _,
+                    &beta as *const f32 as *const c_void,
+                    yd,
+                    sp::cudaDataType::CUDA_R_32F,
+                    sp::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT,
+                    &mut size,
                 ),
                 "buffer size",
             )?;
             let buf = stream.alloc_zeros::<u8>(size.max(4)).map_err(err)?;
-            Ok(CuSparse { handle, mat, x: xd, y: yd, buf, _xy: (x, y) })
+            Ok(CuSparse {
+                handle,
+                mat,
+                x: xd,
+                y: yd,
+                buf,
+                _xy: (x, y),
+            })
         }
     }
     fn run(&self, gpu: &CudaBackend) -> Result<()> {
@@ -142,10 +210,16 @@ impl CuSparse {
         unsafe {
             chk(
                 sp::cusparseSpMV(
-                    self.handle, sp::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
-                    &alpha as *const f32 as *const c_void, self.mat as _, self.x as _,
-                    &beta as *const f32 as *const c_void, self.y,
-                    sp::cudaDataType::CUDA_R_32F, sp::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT, bp as *mut c_void,
+                    self.handle,
+                    sp::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                    &alpha as *const f32 as *const c_void,
+                    self.mat as _,
+                    self.x as _,
+                    &beta as *const f32 as *const c_void,
+                    self.y,
+                    sp::cudaDataType::CUDA_R_32F,
+                    sp::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT,
+                    bp as *mut c_void,
                 ),
                 "spmv",
             )
@@ -168,7 +242,7 @@ impl Drop for CuSparse {
 /// symmetrised when asked.
 fn csr_from_edges(n: usize, mut e: Vec<u64>, symmetrise: bool) -> Result<Matrix<f32>> {
     if symmetrise {
-        let rev: Vec<u64> = e.par_iter().map(|&x| (x << 32) | (x >> 32)).collect();
+        let rev: Vec<u64> = e.par_iter().map(|&x| x.rotate_right(32)).collect();
         e.extend(rev);
     }
     e.retain(|&x| (x >> 32) != (x & 0xffff_ffff));
@@ -213,12 +287,21 @@ fn rmat(scale: u32, seed: u64) -> Result<Matrix<f32>> {
     let e: Vec<u64> = (0..chunks)
         .into_par_iter()
         .flat_map_iter(|c| {
-            let mut rng = StdRng::seed_from_u64(seed ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let mut rng =
+                StdRng::seed_from_u64(seed ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
             (0..m / chunks).map(move |_| {
                 let (mut i, mut j) = (0u64, 0u64);
                 for _ in 0..scale {
                     let r: f64 = rng.gen();
-                    let (bi, bj) = if r < 0.57 { (0, 0) } else if r < 0.76 { (0, 1) } else if r < 0.95 { (1, 0) } else { (1, 1) };
+                    let (bi, bj) = if r < 0.57 {
+                        (0, 0)
+                    } else if r < 0.76 {
+                        (0, 1)
+                    } else if r < 0.95 {
+                        (1, 0)
+                    } else {
+                        (1, 1)
+                    };
                     i = (i << 1) | bi;
                     j = (j << 1) | bj;
                 }
@@ -231,7 +314,10 @@ fn rmat(scale: u32, seed: u64) -> Result<Matrix<f32>> {
     for k in (1..n).rev() {
         perm.swap(k, rng.gen_range(0..=k));
     }
-    let e = e.into_par_iter().map(|x| (perm[(x >> 32) as usize] << 32) | perm[(x & 0xffff_ffff) as usize]).collect();
+    let e = e
+        .into_par_iter()
+        .map(|x| (perm[(x >> 32) as usize] << 32) | perm[(x & 0xffff_ffff) as usize])
+        .collect();
     csr_from_edges(n, e, true)
 }
 
@@ -250,7 +336,13 @@ fn symmetrised(a: &Matrix<f32>) -> Result<Matrix<f32>> {
 /// The same pattern with every value `v` (another element type).
 fn retype<U: bitgraphblas::Scalar>(a: &Matrix<f32>, v: U) -> Result<Matrix<U>> {
     let c = a.as_csr();
-    Ok(Matrix::from_csr(Csr::try_new(c.nrows(), c.ncols(), c.row_ptr().to_vec(), c.col_idx().to_vec(), vec![v; c.nnz()])?))
+    Ok(Matrix::from_csr(Csr::try_new(
+        c.nrows(),
+        c.ncols(),
+        c.row_ptr().to_vec(),
+        c.col_idx().to_vec(),
+        vec![v; c.nnz()],
+    )?))
 }
 
 fn json_str(s: &str) -> String {
@@ -259,7 +351,12 @@ fn json_str(s: &str) -> String {
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let get = |k: &str| args.iter().position(|a| a == k).and_then(|p| args.get(p + 1)).cloned();
+    let get = |k: &str| {
+        args.iter()
+            .position(|a| a == k)
+            .and_then(|p| args.get(p + 1))
+            .cloned()
+    };
     let data = get("--data").unwrap_or_else(|| "data".into());
     let out = get("--out").unwrap_or_else(|| ".".into());
     let only = get("--only");
@@ -269,15 +366,51 @@ fn main() -> Result<()> {
     let gpu = CudaBackend::new(0)?;
     let bw = copy_bandwidth(&gpu)?;
     let commit = std::env::var("BITGRAPHBLAS_COMMIT").unwrap_or_else(|_| "unknown".into());
-    println!("device {} ({}), commit {commit}", gpu.device_name(), gpu.arch());
+    println!(
+        "device {} ({}), commit {commit}",
+        gpu.device_name(),
+        gpu.arch()
+    );
     println!("device copy bandwidth {:.3} TB/s (read + write)", bw / 1e12);
 
-    let graphs: Vec<(&str, Box<dyn Fn() -> Result<Matrix<f32>>>)> = vec![
-        ("delaunay_n14", Box::new(|| bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/delaunay_n14.mtx")))),
-        ("USA-road-d.NY", Box::new(|| bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/large/USA-road-d.NY.mtx.gz")))),
-        ("cit-HepPh", Box::new(|| bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/large/cit-HepPh.mtx.gz")))),
-        ("ego-Twitter", Box::new(|| bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/large/ego-Twitter.mtx.gz")))),
-        ("cnr-2000", Box::new(|| bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/large/cnr-2000.mtx.gz")))),
+    type Loader = Box<dyn Fn() -> Result<Matrix<f32>>>;
+    let graphs: Vec<(&str, Loader)> = vec![
+        (
+            "delaunay_n14",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/delaunay_n14.mtx"))
+            }),
+        ),
+        (
+            "USA-road-d.NY",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!(
+                    "{data}/large/USA-road-d.NY.mtx.gz"
+                ))
+            }),
+        ),
+        (
+            "cit-HepPh",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!(
+                    "{data}/large/cit-HepPh.mtx.gz"
+                ))
+            }),
+        ),
+        (
+            "ego-Twitter",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!(
+                    "{data}/large/ego-Twitter.mtx.gz"
+                ))
+            }),
+        ),
+        (
+            "cnr-2000",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/large/cnr-2000.mtx.gz"))
+            }),
+        ),
         ("grid-1024", Box::new(|| grid(1024))),
         ("grid-4096", Box::new(|| grid(4096))),
         ("rmat-18", Box::new(|| rmat(18, 18))),
@@ -291,7 +424,8 @@ fn main() -> Result<()> {
         gpu.device_name(), gpu.arch(), bw / 1e12
     ));
     md.push_str("| graph | n | nnz | cuSPARSE ms | k | tiles | B2SR MB | pack ms (G nnz/s) | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    let mut tc_md = String::from("\n| graph | triangles | k | TC ms | CPU check |\n|---|---|---|---|---|\n");
+    let mut tc_md =
+        String::from("\n| graph | triangles | k | TC ms | CPU check |\n|---|---|---|---|---|\n");
 
     for (name, load) in &graphs {
         if only.as_deref().is_some_and(|o| o != *name) {
@@ -300,7 +434,10 @@ fn main() -> Result<()> {
         let t0 = Instant::now();
         let a = load()?.to_pattern(Format::Csr, 1.0f32)?;
         let (n, m, nnz) = (a.nrows(), a.ncols(), a.nvals());
-        println!("\n== {name}: {n} x {m}, {nnz} entries (loaded in {:.1} s)", t0.elapsed().as_secs_f64());
+        println!(
+            "\n== {name}: {n} x {m}, {nnz} entries (loaded in {:.1} s)",
+            t0.elapsed().as_secs_f64()
+        );
 
         let ga = gpu.upload_matrix(&a)?;
         let mut rng = StdRng::seed_from_u64(7);
@@ -308,7 +445,11 @@ fn main() -> Result<()> {
         let cus = CuSparse::new(&gpu, &ga, &x)?;
         let cus_ms = time_ms(&gpu, 3, reps, || cus.run(&gpu))?;
         let csr_bytes = 4 * (n + 1) + 8 * nnz + 4 * m + 4 * n;
-        println!("cuSPARSE CSR f32 SpMV {cus_ms:.4} ms ({:.0}% of copy bw for {:.1} MB)", 100.0 * csr_bytes as f64 / (cus_ms * 1e-3) / bw, csr_bytes as f64 / 1e6);
+        println!(
+            "cuSPARSE CSR f32 SpMV {cus_ms:.4} ms ({:.0}% of copy bw for {:.1} MB)",
+            100.0 * csr_bytes as f64 / (cus_ms * 1e-3) / bw,
+            csr_bytes as f64 / 1e6
+        );
 
         let u_full = gpu.upload_vector(&Vector::from_dense(x.clone()))?;
         let bits = BitVec::from_bools(&(0..m).map(|_| rng.gen_bool(0.5)).collect::<Vec<_>>());
@@ -334,33 +475,68 @@ fn main() -> Result<()> {
             let bytes = gb.bytes();
             let f = Flags::default();
             let mut w = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
-            let bff = time_ms(&gpu, 3, reps, || gpu.mxv(&mut w, None, NoAccum, PlusTimes::<f32>::new(), &gb, &u_full, f))?;
+            let bff = time_ms(&gpu, 3, reps, || {
+                gpu.mxv(
+                    &mut w,
+                    None,
+                    NoAccum,
+                    PlusTimes::<f32>::new(),
+                    &gb,
+                    &u_full,
+                    f,
+                )
+            })?;
             // One B2SR copy per element type; above 8 GB keep only one at a time.
             let big = bytes > 8_000_000_000;
             let gu32 = gpu.convert(&gpu.upload_matrix(&retype(&a, 1u32)?)?, Format::B2sr(t))?;
             let mut wc = gpu.vector_new::<u32>(n, None, VectorFormat::Dense)?;
-            let bbf = time_ms(&gpu, 3, reps, || gpu.mxv(&mut wc, None, NoAccum, PlusPair::<u32>::new(), &gu32, &u_bits_c, f))?;
+            let bbf = time_ms(&gpu, 3, reps, || {
+                gpu.mxv(
+                    &mut wc,
+                    None,
+                    NoAccum,
+                    PlusPair::<u32>::new(),
+                    &gu32,
+                    &u_bits_c,
+                    f,
+                )
+            })?;
             if big {
                 drop(gu32);
             }
             let gbool = gpu.convert(&gpu.upload_matrix(&retype(&a, true)?)?, Format::B2sr(t))?;
             let mut wb = gpu.vector_new::<bool>(n, None, VectorFormat::Bits)?;
-            let bbb = time_ms(&gpu, 3, reps, || gpu.mxv(&mut wb, None, NoAccum, LorLand, &gbool, &u_bits_b, f))?;
+            let bbb = time_ms(&gpu, 3, reps, || {
+                gpu.mxv(&mut wb, None, NoAccum, LorLand, &gbool, &u_bits_b, f)
+            })?;
             drop(gbool);
             // correctness spot check of the f32 product against the CPU
             if nnz < 5_000_000 {
                 let cw = {
                     let mut cw = Vector::<f32>::empty(n);
-                    Cpu::new().mxv(&mut cw, None, NoAccum, PlusTimes::<f32>::new(), &a, &Vector::from_dense(x.clone()), f)?;
+                    Cpu::new().mxv(
+                        &mut cw,
+                        None,
+                        NoAccum,
+                        PlusTimes::<f32>::new(),
+                        &a,
+                        &Vector::from_dense(x.clone()),
+                        f,
+                    )?;
                     cw.to_vec(0.0)
                 };
                 let gw = gpu.download_vector(&w)?.to_vec(0.0);
-                let err = cw.iter().zip(&gw).map(|(p, q)| (p - q).abs()).fold(0.0f32, f32::max);
+                let err = cw
+                    .iter()
+                    .zip(&gw)
+                    .map(|(p, q)| (p - q).abs())
+                    .fold(0.0f32, f32::max);
                 assert!(err < 1e-3, "{name} k={k}: max |cpu - gpu| = {err}");
             }
             let bits_n = n.div_ceil(8) as f64;
             let bf = (bytes as f64 + 4.0 * m as f64 + 4.0 * n as f64 + bits_n) / (bff * 1e-3) / bw;
-            let bc = (bytes as f64 + m.div_ceil(8) as f64 + 4.0 * n as f64 + bits_n) / (bbf * 1e-3) / bw;
+            let bc =
+                (bytes as f64 + m.div_ceil(8) as f64 + 4.0 * n as f64 + bits_n) / (bbf * 1e-3) / bw;
             let bb = (bytes as f64 + m.div_ceil(8) as f64 + bits_n) / (bbb * 1e-3) / bw;
             let rate = nnz as f64 / (pack_ms * 1e-3) / 1e9;
             println!(
@@ -385,8 +561,24 @@ fn main() -> Result<()> {
         let cpu_count = if s.nvals() < 2_000_000 {
             let l = su.to_format(Format::Csr)?;
             let mut lc = Matrix::<u64>::empty(n, n);
-            Cpu::new().select_matrix(&mut lc, None, NoAccum, IndexOp::Tril(-1), &l, Flags::default())?;
-            Some(Cpu::new().mxm_reduce(lc.as_mask().structure(), PlusPair::<u64>::new(), &lc, &lc, Flags { transpose_b: true, ..Flags::default() })?)
+            Cpu::new().select_matrix(
+                &mut lc,
+                None,
+                NoAccum,
+                IndexOp::Tril(-1),
+                &l,
+                Flags::default(),
+            )?;
+            Some(Cpu::new().mxm_reduce(
+                lc.as_mask().structure(),
+                PlusPair::<u64>::new(),
+                &lc,
+                &lc,
+                Flags {
+                    transpose_b: true,
+                    ..Flags::default()
+                },
+            )?)
         } else {
             None
         };
@@ -394,21 +586,40 @@ fn main() -> Result<()> {
         let mut slow = false;
         for t in TILES {
             if slow {
-                println!("triangles k={}: skipped (the previous tile size took over 2 s)", t);
+                println!(
+                    "triangles k={}: skipped (the previous tile size took over 2 s)",
+                    t
+                );
                 continue;
             }
             let k = t.k().expect("fixed");
             let gsb = gpu.convert(&gs, Format::B2sr(t))?;
             let mut gl = gpu.upload_matrix(&Matrix::<u64>::empty(n, n))?;
-            gpu.select_matrix(&mut gl, None, NoAccum, IndexOp::Tril(-1), &gsb, Flags::default())?;
+            gpu.select_matrix(
+                &mut gl,
+                None,
+                NoAccum,
+                IndexOp::Tril(-1),
+                &gsb,
+                Flags::default(),
+            )?;
             drop(gsb);
-            let fl = Flags { transpose_b: true, ..Flags::default() };
+            let fl = Flags {
+                transpose_b: true,
+                ..Flags::default()
+            };
             let mut count = 0;
             let mut times = Vec::new();
             for _ in 0..if quick { 2 } else { 4 } {
                 gpu.synchronize()?;
                 let st = Instant::now();
-                count = gpu.mxm_reduce(CudaBackend::matrix_mask(&gl).structure(), PlusPair::<u64>::new(), &gl, &gl, fl)?;
+                count = gpu.mxm_reduce(
+                    CudaBackend::matrix_mask(&gl).structure(),
+                    PlusPair::<u64>::new(),
+                    &gl,
+                    &gl,
+                    fl,
+                )?;
                 times.push(st.elapsed().as_secs_f64() * 1e3);
                 if times[0] > 2000.0 {
                     slow = true;
@@ -424,8 +635,12 @@ fn main() -> Result<()> {
             }
             let check = cpu_count.map_or("not run (large)".to_string(), |c| format!("{c} (equal)"));
             println!("triangles k={k}: {count} in {tc_ms:.3} ms; cpu {check}");
-            tc_md.push_str(&format!("| {name} | {count} | {k} | {tc_ms:.3} | {check} |\n"));
-            tc_json.push(format!("{{\"k\":{k},\"triangles\":{count},\"ms\":{tc_ms:.5}}}"));
+            tc_md.push_str(&format!(
+                "| {name} | {count} | {k} | {tc_ms:.3} | {check} |\n"
+            ));
+            tc_json.push(format!(
+                "{{\"k\":{k},\"triangles\":{count},\"ms\":{tc_ms:.5}}}"
+            ));
         }
         rows_json.push(format!(
             "{{\"graph\":{},\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"csr_bytes\":{csr_bytes},\"tiles\":[{}],\"triangle_counting\":[{}]}}",
@@ -442,8 +657,14 @@ fn main() -> Result<()> {
         rows_json.join(",\n")
     );
     md.push_str(&tc_md);
-    std::fs::write(format!("{out}/gpu-bench.json"), json).map_err(|e| bitgraphblas::Error::Io { path: out.clone().into(), source: e })?;
-    std::fs::write(format!("{out}/gpu-bench.md"), &md).map_err(|e| bitgraphblas::Error::Io { path: out.clone().into(), source: e })?;
+    std::fs::write(format!("{out}/gpu-bench.json"), json).map_err(|e| bitgraphblas::Error::Io {
+        path: out.clone().into(),
+        source: e,
+    })?;
+    std::fs::write(format!("{out}/gpu-bench.md"), &md).map_err(|e| bitgraphblas::Error::Io {
+        path: out.clone().into(),
+        source: e,
+    })?;
     println!("\n{md}");
     Ok(())
 }

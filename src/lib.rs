@@ -36,9 +36,9 @@ mod scalar;
 pub mod storage;
 
 pub use algebra::{IndexOp, Semiring};
-pub use backend::{Backend, Cpu};
 #[cfg(feature = "cuda")]
 pub use backend::cuda::CudaBackend;
+pub use backend::{Backend, Cpu};
 pub use container::{Desc, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 pub use error::{Error, Result};
 pub use scalar::{Scalar, ScalarType};

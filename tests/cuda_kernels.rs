@@ -22,16 +22,24 @@ fn ptxas() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("BITGRAPHBLAS_PTXAS") {
         return Some(p.into());
     }
-    let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci/cuda-tools/nvidia/cu13/bin/ptxas");
+    let local =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci/cuda-tools/nvidia/cu13/bin/ptxas");
     if local.exists() {
         return Some(local);
     }
-    let ok = Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success());
+    let ok = Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     ok.then(|| "ptxas".into())
 }
 
 /// Compiles one module; returns its entry count and any problems found.
-fn check(spec: &ModuleSpec, ptxas: Option<&PathBuf>, dir: &std::path::Path) -> (usize, Vec<String>) {
+fn check(
+    spec: &ModuleSpec,
+    ptxas: Option<&PathBuf>,
+    dir: &std::path::Path,
+) -> (usize, Vec<String>) {
     let mut problems = Vec::new();
     let ptx = match compile_ptx(spec, "sm_90") {
         Ok(p) => p,
@@ -63,7 +71,9 @@ fn check(spec: &ModuleSpec, ptxas: Option<&PathBuf>, dir: &std::path::Path) -> (
                     if let Some(rest) = line.split("Compiling entry function '").nth(1) {
                         current = rest.split('\'').next().unwrap_or("").to_string();
                     }
-                    if line.contains("spill") && !line.contains(" 0 bytes spill stores, 0 bytes spill loads") {
+                    if line.contains("spill")
+                        && !line.contains(" 0 bytes spill stores, 0 bytes spill loads")
+                    {
                         problems.push(format!("{}: {current}: {}", spec.name, line.trim()));
                     }
                 }
@@ -78,7 +88,10 @@ fn check(spec: &ModuleSpec, ptxas: Option<&PathBuf>, dir: &std::path::Path) -> (
 fn every_kernel_compiles_for_sm_90_without_spills() {
     // SAFETY: only probes for the shared library.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        assert!(!require(), "BITGRAPHBLAS_REQUIRE_NVRTC=1 but libnvrtc is not on the library path");
+        assert!(
+            !require(),
+            "BITGRAPHBLAS_REQUIRE_NVRTC=1 but libnvrtc is not on the library path"
+        );
         eprintln!("SKIPPED every_kernel_compiles_for_sm_90_without_spills: libnvrtc not found");
         return;
     }
@@ -86,14 +99,19 @@ fn every_kernel_compiles_for_sm_90_without_spills() {
     match &ptxas {
         Some(p) => eprintln!("ptxas: {}", p.display()),
         None => {
-            assert!(!require(), "BITGRAPHBLAS_REQUIRE_NVRTC=1 but ptxas was not found");
+            assert!(
+                !require(),
+                "BITGRAPHBLAS_REQUIRE_NVRTC=1 but ptxas was not found"
+            );
             eprintln!("no ptxas: spill check SKIPPED");
         }
     }
     let dir = std::env::temp_dir().join(format!("bitgraphblas-ptx-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let modules = all_modules();
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -110,8 +128,16 @@ fn every_kernel_compiles_for_sm_90_without_spills() {
     let results = results.into_inner().expect("lock");
     let total: usize = results.iter().map(|r| r.0).sum();
     let problems: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     let expected: usize = modules.iter().map(|m| m.entries.len()).sum();
     assert_eq!(total, expected);
-    println!("compiled {total} kernels for sm_90 ({} modules)", modules.len());
+    println!(
+        "compiled {total} kernels for sm_90 ({} modules)",
+        modules.len()
+    );
 }

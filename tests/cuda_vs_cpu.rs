@@ -85,15 +85,27 @@ fn rand_val<T: Scalar>(rng: &mut StdRng) -> T {
 }
 
 /// A random vector of length n in `format` (Bits: values one).
-fn vector<T: Scalar>(rng: &mut StdRng, n: usize, p_present: f64, format: VectorFormat) -> Vector<T> {
+fn vector<T: Scalar>(
+    rng: &mut StdRng,
+    n: usize,
+    p_present: f64,
+    format: VectorFormat,
+) -> Vector<T> {
     let mut e: Vec<(usize, T)> = Vec::new();
     for i in 0..n {
         if rng.gen_bool(p_present) {
-            let v = if format == VectorFormat::Bits { T::one() } else { rand_val(rng) };
+            let v = if format == VectorFormat::Bits {
+                T::one()
+            } else {
+                rand_val(rng)
+            };
             e.push((i, v));
         }
     }
-    Vector::from_entries(n, e).unwrap().to_format(format).unwrap()
+    Vector::from_entries(n, e)
+        .unwrap()
+        .to_format(format)
+        .unwrap()
 }
 
 fn close<T: Scalar>(a: T, b: T) -> bool {
@@ -120,7 +132,13 @@ fn same_vector<T: Scalar>(cpu: &Vector<T>, gpu: &Vector<T>, ctx: &str) {
         );
     }
     for (x, y) in a.iter().zip(&b) {
-        assert!(close(x.1, y.1), "{ctx}: entry {}: cpu {:?} gpu {:?}", x.0, x.1, y.1);
+        assert!(
+            close(x.1, y.1),
+            "{ctx}: entry {}: cpu {:?} gpu {:?}",
+            x.0,
+            x.1,
+            y.1
+        );
     }
 }
 
@@ -152,7 +170,10 @@ fn mxv_case<S: Semiring, A: Accumulate<S::T>>(
         1 => (Some(cm), Some(dm)),
         2 => (Some(cm.structure()), Some(dm.structure())),
         3 => (Some(cm.complement()), Some(dm.complement())),
-        _ => (Some(cm.structure().complement()), Some(dm.structure().complement())),
+        _ => (
+            Some(cm.structure().complement()),
+            Some(dm.structure().complement()),
+        ),
     };
     cpu.mxv(&mut cw, cmask, accum, s, a, u, flags).unwrap();
     gpu.mxv(&mut gw, dmask, accum, s, ga, &gu, flags)
@@ -160,11 +181,20 @@ fn mxv_case<S: Semiring, A: Accumulate<S::T>>(
     same_vector(&cw, &gpu.download_vector(&gw).unwrap(), ctx);
 }
 
-fn mxv_semiring<S: Semiring>(gpu: &CudaBackend, s: S, rng: &mut StdRng, value: S::T, formats: &[VectorFormat])
-where
+fn mxv_semiring<S: Semiring>(
+    gpu: &CudaBackend,
+    s: S,
+    rng: &mut StdRng,
+    value: S::T,
+    formats: &[VectorFormat],
+) where
     Accum<Plus>: Accumulate<S::T>,
 {
-    for &(n, m, p, hub) in &[(37usize, 29usize, 0.15, false), (1500, 1300, 0.004, true), (3, 130, 0.3, false)] {
+    for &(n, m, p, hub) in &[
+        (37usize, 29usize, 0.15, false),
+        (1500, 1300, 0.004, true),
+        (3, 130, 0.3, false),
+    ] {
         let e = pattern(rng, n, m, p, hub);
         let host = matrix(n, m, &e, value);
         for t in TILES {
@@ -181,11 +211,27 @@ where
                     let mvec = vector::<S::T>(rng, wlen, 0.5, VectorFormat::Dense);
                     for mk in 0..5u8 {
                         for replace in [false, true] {
-                            let flags = Flags { replace, transpose_a: transpose, transpose_b: false };
+                            let flags = Flags {
+                                replace,
+                                transpose_a: transpose,
+                                transpose_b: false,
+                            };
                             let ctx = format!("{} {n}x{m} k={t} T={transpose} u={fmt:?} mask={mk} replace={replace}", S::NAME);
                             mxv_case(gpu, s, NoAccum, &a, &ga, &u, &w0, &mvec, mk, flags, &ctx);
                             if mk == 1 {
-                                mxv_case(gpu, s, Accum(Plus), &a, &ga, &u, &w0, &mvec, mk, flags, &format!("{ctx} accum=plus"));
+                                mxv_case(
+                                    gpu,
+                                    s,
+                                    Accum(Plus),
+                                    &a,
+                                    &ga,
+                                    &u,
+                                    &w0,
+                                    &mvec,
+                                    mk,
+                                    flags,
+                                    &format!("{ctx} accum=plus"),
+                                );
                             }
                         }
                     }
@@ -197,11 +243,19 @@ where
 
 #[test]
 fn mxv_vxm_every_semiring_tile_mask_format() {
-    let Some(gpu) = cuda_or_skip("mxv_vxm_every_semiring_tile_mask_format") else { return };
+    let Some(gpu) = cuda_or_skip("mxv_vxm_every_semiring_tile_mask_format") else {
+        return;
+    };
     let mut rng = StdRng::seed_from_u64(seed());
     use VectorFormat::{Bits, Dense, Sparse};
     mxv_semiring(gpu, LorLand, &mut rng, true, &[Bits, Dense, Sparse]);
-    mxv_semiring(gpu, PlusTimes::<f32>::new(), &mut rng, 0.5, &[Dense, Sparse, Bits]);
+    mxv_semiring(
+        gpu,
+        PlusTimes::<f32>::new(),
+        &mut rng,
+        0.5,
+        &[Dense, Sparse, Bits],
+    );
     mxv_semiring(gpu, MinPlus::<f32>::new(), &mut rng, 2.0, &[Dense]);
     mxv_semiring(gpu, MaxTimes::<f32>::new(), &mut rng, 1.5, &[Dense]);
     mxv_semiring(gpu, PlusPair::<u32>::new(), &mut rng, 1, &[Bits, Dense]);
@@ -214,25 +268,65 @@ fn mxv_vxm_every_semiring_tile_mask_format() {
 
 #[test]
 fn csr_mxv_matches_cpu() {
-    let Some(gpu) = cuda_or_skip("csr_mxv_matches_cpu") else { return };
+    let Some(gpu) = cuda_or_skip("csr_mxv_matches_cpu") else {
+        return;
+    };
     let mut rng = StdRng::seed_from_u64(seed());
     let e = pattern(&mut rng, 300, 200, 0.05, true);
-    let a = Matrix::from_triplets(300, 200, e.iter().map(|&(i, j)| (i, j, rand_val::<f32>(&mut rng))).collect()).unwrap();
+    let a = Matrix::from_triplets(
+        300,
+        200,
+        e.iter()
+            .map(|&(i, j)| (i, j, rand_val::<f32>(&mut rng)))
+            .collect(),
+    )
+    .unwrap();
     let ga = gpu.upload_matrix(&a).unwrap();
     let u = vector::<f32>(&mut rng, 200, 0.7, VectorFormat::Dense);
     let w0 = vector::<f32>(&mut rng, 300, 0.5, VectorFormat::Dense);
     let mvec = vector::<f32>(&mut rng, 300, 0.5, VectorFormat::Dense);
     for mk in 0..5 {
-        mxv_case(gpu, PlusTimes::<f32>::new(), NoAccum, &a, &ga, &u, &w0, &mvec, mk, Flags::default(), "csr plus_times");
-        mxv_case(gpu, MinPlus::<f32>::new(), NoAccum, &a, &ga, &u, &w0, &mvec, mk, Flags::default(), "csr min_plus");
+        mxv_case(
+            gpu,
+            PlusTimes::<f32>::new(),
+            NoAccum,
+            &a,
+            &ga,
+            &u,
+            &w0,
+            &mvec,
+            mk,
+            Flags::default(),
+            "csr plus_times",
+        );
+        mxv_case(
+            gpu,
+            MinPlus::<f32>::new(),
+            NoAccum,
+            &a,
+            &ga,
+            &u,
+            &w0,
+            &mvec,
+            mk,
+            Flags::default(),
+            "csr min_plus",
+        );
     }
 }
 
 #[test]
 fn device_packing_matches_host() {
-    let Some(gpu) = cuda_or_skip("device_packing_matches_host") else { return };
+    let Some(gpu) = cuda_or_skip("device_packing_matches_host") else {
+        return;
+    };
     let mut rng = StdRng::seed_from_u64(seed());
-    for &(n, m, p) in &[(1usize, 1usize, 1.0), (70, 45, 0.1), (2000, 1700, 0.003), (64, 64, 0.9)] {
+    for &(n, m, p) in &[
+        (1usize, 1usize, 1.0),
+        (70, 45, 0.1),
+        (2000, 1700, 0.003),
+        (64, 64, 0.9),
+    ] {
         let e = pattern(&mut rng, n, m, p, n > 2);
         let host = matrix(n, m, &e, 1.0f32);
         let gh = gpu.upload_matrix(&host).unwrap();
@@ -243,17 +337,30 @@ fn device_packing_matches_host() {
             assert_eq!(got, want, "CSR->B2SR {n}x{m} k={t}");
             assert_eq!(gpu.matrix_nvals(&gb).unwrap(), e.len());
             // B2SR -> CSR on the device
-            let back = gpu.download_matrix(&gpu.convert(&gb, Format::Csr).unwrap()).unwrap();
+            let back = gpu
+                .download_matrix(&gpu.convert(&gb, Format::Csr).unwrap())
+                .unwrap();
             assert_eq!(back, host, "B2SR->CSR {n}x{m} k={t}");
             // B2SR (host-packed, uploaded) -> another tile size on the device
-            let other = if t == TileSize::T4 { TileSize::T32 } else { TileSize::T4 };
-            let gx = gpu.convert(&gpu.upload_matrix(&want).unwrap(), Format::B2sr(other)).unwrap();
-            assert_eq!(gpu.download_matrix(&gx).unwrap(), host.to_format(Format::B2sr(other)).unwrap());
+            let other = if t == TileSize::T4 {
+                TileSize::T32
+            } else {
+                TileSize::T4
+            };
+            let gx = gpu
+                .convert(&gpu.upload_matrix(&want).unwrap(), Format::B2sr(other))
+                .unwrap();
+            assert_eq!(
+                gpu.download_matrix(&gx).unwrap(),
+                host.to_format(Format::B2sr(other)).unwrap()
+            );
         }
     }
     // differing values cannot become B2SR
     let a = Matrix::from_triplets(2, 2, vec![(0, 0, 1.0f32), (1, 1, 2.0)]).unwrap();
-    assert!(gpu.convert(&gpu.upload_matrix(&a).unwrap(), Format::B2sr(TileSize::T4)).is_err());
+    assert!(gpu
+        .convert(&gpu.upload_matrix(&a).unwrap(), Format::B2sr(TileSize::T4))
+        .is_err());
 }
 
 fn brute_triangles(n: usize, e: &[(usize, usize)]) -> u64 {
@@ -264,7 +371,10 @@ fn brute_triangles(n: usize, e: &[(usize, usize)]) -> u64 {
     let mut c = 0u64;
     for &(i, j) in e {
         if j < i {
-            c += adj[i].iter().filter(|&&k| k < j && adj[j].contains(&k)).count() as u64;
+            c += adj[i]
+                .iter()
+                .filter(|&&k| k < j && adj[j].contains(&k))
+                .count() as u64;
         }
     }
     c
@@ -283,7 +393,9 @@ fn symmetric(rng: &mut StdRng, n: usize, p: f64) -> Vec<(usize, usize)> {
 
 #[test]
 fn triangle_count_bin_bin_sum() {
-    let Some(gpu) = cuda_or_skip("triangle_count_bin_bin_sum") else { return };
+    let Some(gpu) = cuda_or_skip("triangle_count_bin_bin_sum") else {
+        return;
+    };
     let cpu = Cpu::new();
     let mut rng = StdRng::seed_from_u64(seed());
     for &(n, p) in &[(50usize, 0.2), (700, 0.02), (1200, 0.004)] {
@@ -291,25 +403,64 @@ fn triangle_count_bin_bin_sum() {
         let want = brute_triangles(n, &e);
         let a = matrix(n, n, &e, 1u64);
         for t in TILES {
-            let ga = gpu.convert(&gpu.upload_matrix(&a).unwrap(), Format::B2sr(t)).unwrap();
+            let ga = gpu
+                .convert(&gpu.upload_matrix(&a).unwrap(), Format::B2sr(t))
+                .unwrap();
             // L = tril(A, -1) selected on the device
             let mut gl = gpu.upload_matrix(&Matrix::<u64>::empty(n, n)).unwrap();
-            gpu.select_matrix(&mut gl, None, NoAccum, IndexOp::Tril(-1), &ga, Flags::default()).unwrap();
+            gpu.select_matrix(
+                &mut gl,
+                None,
+                NoAccum,
+                IndexOp::Tril(-1),
+                &ga,
+                Flags::default(),
+            )
+            .unwrap();
             let l = gpu.download_matrix(&gl).unwrap();
             let mut lc = Matrix::<u64>::empty(n, n);
-            cpu.select_matrix(&mut lc, None, NoAccum, IndexOp::Tril(-1), &a.to_format(Format::B2sr(t)).unwrap(), Flags::default()).unwrap();
+            cpu.select_matrix(
+                &mut lc,
+                None,
+                NoAccum,
+                IndexOp::Tril(-1),
+                &a.to_format(Format::B2sr(t)).unwrap(),
+                Flags::default(),
+            )
+            .unwrap();
             assert_eq!(l.to_sprs(), lc.to_sprs(), "select tril k={t}");
-            let flags = Flags { transpose_b: true, ..Flags::default() };
+            let flags = Flags {
+                transpose_b: true,
+                ..Flags::default()
+            };
             let got = gpu
-                .mxm_reduce(CudaBackend::matrix_mask(&gl).structure(), PlusPair::<u64>::new(), &gl, &gl, flags)
+                .mxm_reduce(
+                    CudaBackend::matrix_mask(&gl).structure(),
+                    PlusPair::<u64>::new(),
+                    &gl,
+                    &gl,
+                    flags,
+                )
                 .unwrap();
             let cpu_count = cpu
-                .mxm_reduce(l.as_mask().structure(), PlusPair::<u64>::new(), &l, &l, flags)
+                .mxm_reduce(
+                    l.as_mask().structure(),
+                    PlusPair::<u64>::new(),
+                    &l,
+                    &l,
+                    flags,
+                )
                 .unwrap();
             assert_eq!(got, want, "n={n} k={t}: gpu {got}, brute force {want}");
             assert_eq!(cpu_count, want, "cpu");
             let got32 = gpu
-                .mxm_reduce(CudaBackend::matrix_mask(&gl), PlusPair::<u64>::new(), &gl, &gl, flags)
+                .mxm_reduce(
+                    CudaBackend::matrix_mask(&gl),
+                    PlusPair::<u64>::new(),
+                    &gl,
+                    &gl,
+                    flags,
+                )
                 .unwrap();
             assert_eq!(got32, want, "valued mask");
         }
@@ -318,21 +469,44 @@ fn triangle_count_bin_bin_sum() {
 
 #[test]
 fn mxm_dense_gnn_aggregation() {
-    let Some(gpu) = cuda_or_skip("mxm_dense_gnn_aggregation") else { return };
+    let Some(gpu) = cuda_or_skip("mxm_dense_gnn_aggregation") else {
+        return;
+    };
     let cpu = Cpu::new();
     let mut rng = StdRng::seed_from_u64(seed());
     for &(n, m, f) in &[(45usize, 38usize, 1usize), (300, 260, 33), (130, 140, 300)] {
         let e = pattern(&mut rng, n, m, 0.05, true);
         let host = matrix(n, m, &e, 0.5f32);
-        let b = DenseMatrix::from_vec(m, f, (0..m * f).map(|_| rng.gen_range(-1.0f32..1.0)).collect()).unwrap();
+        let b = DenseMatrix::from_vec(
+            m,
+            f,
+            (0..m * f).map(|_| rng.gen_range(-1.0f32..1.0)).collect(),
+        )
+        .unwrap();
         let gb = gpu.upload_dense(&b).unwrap();
         for t in TILES {
             let a = host.to_format(Format::B2sr(t)).unwrap();
             let ga = gpu.upload_matrix(&a).unwrap();
             let mut cc = DenseMatrix::filled(n, f, 7.0f32);
             let mut gc = gpu.upload_dense(&cc).unwrap();
-            cpu.mxm_dense(&mut cc, NoAccum, PlusTimes::<f32>::new(), &a, &b, Flags::default()).unwrap();
-            gpu.mxm_dense(&mut gc, NoAccum, PlusTimes::<f32>::new(), &ga, &gb, Flags::default()).unwrap();
+            cpu.mxm_dense(
+                &mut cc,
+                NoAccum,
+                PlusTimes::<f32>::new(),
+                &a,
+                &b,
+                Flags::default(),
+            )
+            .unwrap();
+            gpu.mxm_dense(
+                &mut gc,
+                NoAccum,
+                PlusTimes::<f32>::new(),
+                &ga,
+                &gb,
+                Flags::default(),
+            )
+            .unwrap();
             let got = gpu.download_dense(&gc).unwrap();
             for (x, y) in cc.as_slice().iter().zip(got.as_slice()) {
                 assert!(close(*x, *y), "mxm_dense {n}x{m}x{f} k={t}: {x} vs {y}");
@@ -340,8 +514,24 @@ fn mxm_dense_gnn_aggregation() {
             // with an accumulator, and MAX.TIMES
             let mut cc2 = DenseMatrix::filled(n, f, 0.25f32);
             let mut gc2 = gpu.upload_dense(&cc2).unwrap();
-            cpu.mxm_dense(&mut cc2, Accum(Plus), MaxTimes::<f32>::new(), &a, &b, Flags::default()).unwrap();
-            gpu.mxm_dense(&mut gc2, Accum(Plus), MaxTimes::<f32>::new(), &ga, &gb, Flags::default()).unwrap();
+            cpu.mxm_dense(
+                &mut cc2,
+                Accum(Plus),
+                MaxTimes::<f32>::new(),
+                &a,
+                &b,
+                Flags::default(),
+            )
+            .unwrap();
+            gpu.mxm_dense(
+                &mut gc2,
+                Accum(Plus),
+                MaxTimes::<f32>::new(),
+                &ga,
+                &gb,
+                Flags::default(),
+            )
+            .unwrap();
             let got2 = gpu.download_dense(&gc2).unwrap();
             for (x, y) in cc2.as_slice().iter().zip(got2.as_slice()) {
                 assert!(close(*x, *y), "mxm_dense max_times accum k={t}: {x} vs {y}");
@@ -364,70 +554,279 @@ where
         let v = vector::<T>(rng, n, 0.5, VectorFormat::Dense);
         let w0 = vector::<T>(rng, n, 0.5, VectorFormat::Dense);
         let mv = vector::<T>(rng, n, 0.5, VectorFormat::Dense);
-        let (gu, gv, gm) = (gpu.upload_vector(&u).unwrap(), gpu.upload_vector(&v).unwrap(), gpu.upload_vector(&mv).unwrap());
+        let (gu, gv, gm) = (
+            gpu.upload_vector(&u).unwrap(),
+            gpu.upload_vector(&v).unwrap(),
+            gpu.upload_vector(&mv).unwrap(),
+        );
         let ctx = format!("{:?} u={fu:?}", T::TYPE);
-        for kind in [EwiseKind::Add, EwiseKind::Mult, EwiseKind::Union { alpha: T::one(), beta: T::zero() }] {
+        for kind in [
+            EwiseKind::Add,
+            EwiseKind::Mult,
+            EwiseKind::Union {
+                alpha: T::one(),
+                beta: T::zero(),
+            },
+        ] {
             for replace in [false, true] {
-                let flags = Flags { replace, ..Flags::default() };
+                let flags = Flags {
+                    replace,
+                    ..Flags::default()
+                };
                 let mut cw = w0.clone();
                 let mut gw = gpu.upload_vector(&w0).unwrap();
-                cpu.ewise_vector(&mut cw, Some(mv.as_mask()), Accum(Min), kind, Plus, &u, &v, flags).unwrap();
-                gpu.ewise_vector(&mut gw, Some(CudaBackend::mask(&gm)), Accum(Min), kind, Plus, &gu, &gv, flags).unwrap();
-                same_vector(&cw, &gpu.download_vector(&gw).unwrap(), &format!("{ctx} ewise {kind:?}"));
+                cpu.ewise_vector(
+                    &mut cw,
+                    Some(mv.as_mask()),
+                    Accum(Min),
+                    kind,
+                    Plus,
+                    &u,
+                    &v,
+                    flags,
+                )
+                .unwrap();
+                gpu.ewise_vector(
+                    &mut gw,
+                    Some(CudaBackend::mask(&gm)),
+                    Accum(Min),
+                    kind,
+                    Plus,
+                    &gu,
+                    &gv,
+                    flags,
+                )
+                .unwrap();
+                same_vector(
+                    &cw,
+                    &gpu.download_vector(&gw).unwrap(),
+                    &format!("{ctx} ewise {kind:?}"),
+                );
                 let mut cw = w0.clone();
                 let mut gw = gpu.upload_vector(&w0).unwrap();
-                cpu.ewise_vector(&mut cw, Some(mv.as_mask().complement()), NoAccum, kind, Times, &u, &v, flags).unwrap();
-                gpu.ewise_vector(&mut gw, Some(CudaBackend::mask(&gm).complement()), NoAccum, kind, Times, &gu, &gv, flags).unwrap();
-                same_vector(&cw, &gpu.download_vector(&gw).unwrap(), &format!("{ctx} ewise times {kind:?}"));
+                cpu.ewise_vector(
+                    &mut cw,
+                    Some(mv.as_mask().complement()),
+                    NoAccum,
+                    kind,
+                    Times,
+                    &u,
+                    &v,
+                    flags,
+                )
+                .unwrap();
+                gpu.ewise_vector(
+                    &mut gw,
+                    Some(CudaBackend::mask(&gm).complement()),
+                    NoAccum,
+                    kind,
+                    Times,
+                    &gu,
+                    &gv,
+                    flags,
+                )
+                .unwrap();
+                same_vector(
+                    &cw,
+                    &gpu.download_vector(&gw).unwrap(),
+                    &format!("{ctx} ewise times {kind:?}"),
+                );
             }
         }
         // apply
         let mut cw = w0.clone();
         let mut gw = gpu.upload_vector(&w0).unwrap();
-        cpu.apply_vector(&mut cw, None, NoAccum, BindSecond(Times, T::from_f64(3.0)), &u, Flags::default()).unwrap();
-        gpu.apply_vector(&mut gw, None, NoAccum, BindSecond(Times, T::from_f64(3.0)), &gu, Flags::default()).unwrap();
-        same_vector(&cw, &gpu.download_vector(&gw).unwrap(), &format!("{ctx} apply"));
+        cpu.apply_vector(
+            &mut cw,
+            None,
+            NoAccum,
+            BindSecond(Times, T::from_f64(3.0)),
+            &u,
+            Flags::default(),
+        )
+        .unwrap();
+        gpu.apply_vector(
+            &mut gw,
+            None,
+            NoAccum,
+            BindSecond(Times, T::from_f64(3.0)),
+            &gu,
+            Flags::default(),
+        )
+        .unwrap();
+        same_vector(
+            &cw,
+            &gpu.download_vector(&gw).unwrap(),
+            &format!("{ctx} apply"),
+        );
         let mut cw = w0.clone();
         let mut gw = gpu.upload_vector(&w0).unwrap();
-        cpu.apply_vector(&mut cw, Some(mv.as_mask().structure()), Accum(Plus), Abs, &u, Flags::default()).unwrap();
-        gpu.apply_vector(&mut gw, Some(CudaBackend::mask(&gm).structure()), Accum(Plus), Abs, &gu, Flags::default()).unwrap();
-        same_vector(&cw, &gpu.download_vector(&gw).unwrap(), &format!("{ctx} apply abs"));
+        cpu.apply_vector(
+            &mut cw,
+            Some(mv.as_mask().structure()),
+            Accum(Plus),
+            Abs,
+            &u,
+            Flags::default(),
+        )
+        .unwrap();
+        gpu.apply_vector(
+            &mut gw,
+            Some(CudaBackend::mask(&gm).structure()),
+            Accum(Plus),
+            Abs,
+            &gu,
+            Flags::default(),
+        )
+        .unwrap();
+        same_vector(
+            &cw,
+            &gpu.download_vector(&gw).unwrap(),
+            &format!("{ctx} apply abs"),
+        );
         // select
-        for p in [IndexOp::ValueGt(T::from_f64(10.0)), IndexOp::RowLe(500), IndexOp::ValueEq(T::from_f64(3.0))] {
+        for p in [
+            IndexOp::ValueGt(T::from_f64(10.0)),
+            IndexOp::RowLe(500),
+            IndexOp::ValueEq(T::from_f64(3.0)),
+        ] {
             let mut cw = w0.clone();
             let mut gw = gpu.upload_vector(&w0).unwrap();
-            cpu.select_vector(&mut cw, Some(mv.as_mask()), NoAccum, p, &u, Flags { replace: true, ..Flags::default() }).unwrap();
-            gpu.select_vector(&mut gw, Some(CudaBackend::mask(&gm)), NoAccum, p, &gu, Flags { replace: true, ..Flags::default() }).unwrap();
-            same_vector(&cw, &gpu.download_vector(&gw).unwrap(), &format!("{ctx} select {p:?}"));
+            cpu.select_vector(
+                &mut cw,
+                Some(mv.as_mask()),
+                NoAccum,
+                p,
+                &u,
+                Flags {
+                    replace: true,
+                    ..Flags::default()
+                },
+            )
+            .unwrap();
+            gpu.select_vector(
+                &mut gw,
+                Some(CudaBackend::mask(&gm)),
+                NoAccum,
+                p,
+                &gu,
+                Flags {
+                    replace: true,
+                    ..Flags::default()
+                },
+            )
+            .unwrap();
+            same_vector(
+                &cw,
+                &gpu.download_vector(&gw).unwrap(),
+                &format!("{ctx} select {p:?}"),
+            );
         }
         // reduce
-        assert!(close(cpu.reduce_vector(Plus, &u).unwrap(), gpu.reduce_vector(Plus, &gu).unwrap()), "{ctx} reduce plus");
-        assert!(close(cpu.reduce_vector(Min, &u).unwrap(), gpu.reduce_vector(Min, &gu).unwrap()), "{ctx} reduce min");
-        assert!(close(cpu.reduce_vector(Max, &u).unwrap(), gpu.reduce_vector(Max, &gu).unwrap()), "{ctx} reduce max");
-        assert_eq!(cpu.vector_nvals(&u).unwrap(), gpu.vector_nvals(&gu).unwrap());
+        assert!(
+            close(
+                cpu.reduce_vector(Plus, &u).unwrap(),
+                gpu.reduce_vector(Plus, &gu).unwrap()
+            ),
+            "{ctx} reduce plus"
+        );
+        assert!(
+            close(
+                cpu.reduce_vector(Min, &u).unwrap(),
+                gpu.reduce_vector(Min, &gu).unwrap()
+            ),
+            "{ctx} reduce min"
+        );
+        assert!(
+            close(
+                cpu.reduce_vector(Max, &u).unwrap(),
+                gpu.reduce_vector(Max, &gu).unwrap()
+            ),
+            "{ctx} reduce max"
+        );
+        assert_eq!(
+            cpu.vector_nvals(&u).unwrap(),
+            gpu.vector_nvals(&gu).unwrap()
+        );
         // extract / assign
         let idx: Vec<usize> = (0..n).filter(|_| rng.gen_bool(0.3)).collect();
         let mut cw = Vector::<T>::empty(idx.len());
         let mut gw = gpu.upload_vector(&cw).unwrap();
-        cpu.extract_vector(&mut cw, None, NoAccum, &u, &idx, Flags::default()).unwrap();
-        gpu.extract_vector(&mut gw, None, NoAccum, &gu, &idx, Flags::default()).unwrap();
-        same_vector(&cw, &gpu.download_vector(&gw).unwrap(), &format!("{ctx} extract"));
+        cpu.extract_vector(&mut cw, None, NoAccum, &u, &idx, Flags::default())
+            .unwrap();
+        gpu.extract_vector(&mut gw, None, NoAccum, &gu, &idx, Flags::default())
+            .unwrap();
+        same_vector(
+            &cw,
+            &gpu.download_vector(&gw).unwrap(),
+            &format!("{ctx} extract"),
+        );
         let part = vector::<T>(rng, idx.len(), 0.7, VectorFormat::Dense);
         let gpart = gpu.upload_vector(&part).unwrap();
         let mut cw = w0.clone();
         let mut gw = gpu.upload_vector(&w0).unwrap();
-        cpu.assign_vector(&mut cw, Some(mv.as_mask()), Accum(Plus), &part, &idx, Flags::default()).unwrap();
-        gpu.assign_vector(&mut gw, Some(CudaBackend::mask(&gm)), Accum(Plus), &gpart, &idx, Flags::default()).unwrap();
-        same_vector(&cw, &gpu.download_vector(&gw).unwrap(), &format!("{ctx} assign"));
+        cpu.assign_vector(
+            &mut cw,
+            Some(mv.as_mask()),
+            Accum(Plus),
+            &part,
+            &idx,
+            Flags::default(),
+        )
+        .unwrap();
+        gpu.assign_vector(
+            &mut gw,
+            Some(CudaBackend::mask(&gm)),
+            Accum(Plus),
+            &gpart,
+            &idx,
+            Flags::default(),
+        )
+        .unwrap();
+        same_vector(
+            &cw,
+            &gpu.download_vector(&gw).unwrap(),
+            &format!("{ctx} assign"),
+        );
         let mut cw = w0.clone();
         let mut gw = gpu.upload_vector(&w0).unwrap();
-        cpu.assign_vector_scalar(&mut cw, Some(mv.as_mask().complement()), NoAccum, T::from_f64(5.0), None, Flags { replace: true, ..Flags::default() }).unwrap();
-        gpu.assign_vector_scalar(&mut gw, Some(CudaBackend::mask(&gm).complement()), NoAccum, T::from_f64(5.0), None, Flags { replace: true, ..Flags::default() }).unwrap();
-        same_vector(&cw, &gpu.download_vector(&gw).unwrap(), &format!("{ctx} assign scalar"));
+        cpu.assign_vector_scalar(
+            &mut cw,
+            Some(mv.as_mask().complement()),
+            NoAccum,
+            T::from_f64(5.0),
+            None,
+            Flags {
+                replace: true,
+                ..Flags::default()
+            },
+        )
+        .unwrap();
+        gpu.assign_vector_scalar(
+            &mut gw,
+            Some(CudaBackend::mask(&gm).complement()),
+            NoAccum,
+            T::from_f64(5.0),
+            None,
+            Flags {
+                replace: true,
+                ..Flags::default()
+            },
+        )
+        .unwrap();
+        same_vector(
+            &cw,
+            &gpu.download_vector(&gw).unwrap(),
+            &format!("{ctx} assign scalar"),
+        );
         // formats round trip on the device
         for f in [VectorFormat::Dense, VectorFormat::Sparse] {
             let g2 = gpu.convert_vector(&gu, f).unwrap();
-            same_vector(&u, &gpu.download_vector(&g2).unwrap(), &format!("{ctx} convert {f:?}"));
+            same_vector(
+                &u,
+                &gpu.download_vector(&g2).unwrap(),
+                &format!("{ctx} convert {f:?}"),
+            );
         }
         let _ = Identity;
     }
@@ -435,7 +834,9 @@ where
 
 #[test]
 fn vector_ewise_apply_select_reduce_assign() {
-    let Some(gpu) = cuda_or_skip("vector_ewise_apply_select_reduce_assign") else { return };
+    let Some(gpu) = cuda_or_skip("vector_ewise_apply_select_reduce_assign") else {
+        return;
+    };
     let mut rng = StdRng::seed_from_u64(seed());
     vector_ops_for::<f32>(gpu, &mut rng);
     vector_ops_for::<i32>(gpu, &mut rng);
@@ -445,7 +846,9 @@ fn vector_ewise_apply_select_reduce_assign() {
 
 #[test]
 fn bits_pack_unpack_and_reduce_rows() {
-    let Some(gpu) = cuda_or_skip("bits_pack_unpack_and_reduce_rows") else { return };
+    let Some(gpu) = cuda_or_skip("bits_pack_unpack_and_reduce_rows") else {
+        return;
+    };
     let cpu = Cpu::new();
     let mut rng = StdRng::seed_from_u64(seed());
     for n in [1usize, 63, 64, 65, 1000, 4097] {
@@ -464,9 +867,16 @@ fn bits_pack_unpack_and_reduce_rows() {
         let gnb = gpu.upload_vector(&nb).unwrap();
         // a false entry cannot be packed into bits (present bits mean one)
         let has_false = nb.entries().iter().any(|e| !e.1);
-        assert_eq!(gpu.convert_vector(&gnb, VectorFormat::Bits).is_err(), has_false);
+        assert_eq!(
+            gpu.convert_vector(&gnb, VectorFormat::Bits).is_err(),
+            has_false
+        );
         for fill in [None, Some(1.0f32)] {
-            for f in [VectorFormat::Dense, VectorFormat::Bits, VectorFormat::Sparse] {
+            for f in [
+                VectorFormat::Dense,
+                VectorFormat::Bits,
+                VectorFormat::Sparse,
+            ] {
                 let g = gpu.vector_new(n, fill, f).unwrap();
                 let c = cpu.vector_new(n, fill, f).unwrap();
                 same_vector(&c, &gpu.download_vector(&g).unwrap(), "vector_new");
@@ -481,28 +891,52 @@ fn bits_pack_unpack_and_reduce_rows() {
             let w0 = vector::<i64>(&mut rng, n, 0.5, VectorFormat::Dense);
             let mut cw = w0.clone();
             let mut gw = gpu.upload_vector(&w0).unwrap();
-            cpu.reduce_rows(&mut cw, None, NoAccum, Plus, &a, Flags::default()).unwrap();
-            gpu.reduce_rows(&mut gw, None, NoAccum, Plus, &ga, Flags::default()).unwrap();
+            cpu.reduce_rows(&mut cw, None, NoAccum, Plus, &a, Flags::default())
+                .unwrap();
+            gpu.reduce_rows(&mut gw, None, NoAccum, Plus, &ga, Flags::default())
+                .unwrap();
             same_vector(&cw, &gpu.download_vector(&gw).unwrap(), "reduce_rows b2sr");
-            assert_eq!(cpu.reduce_matrix(Plus, &a).unwrap(), gpu.reduce_matrix(Plus, &ga).unwrap());
+            assert_eq!(
+                cpu.reduce_matrix(Plus, &a).unwrap(),
+                gpu.reduce_matrix(Plus, &ga).unwrap()
+            );
         }
-        let c = Matrix::from_triplets(n, m, e.iter().map(|&(i, j)| (i, j, rand_val::<f32>(&mut rng))).collect()).unwrap();
+        let c = Matrix::from_triplets(
+            n,
+            m,
+            e.iter()
+                .map(|&(i, j)| (i, j, rand_val::<f32>(&mut rng)))
+                .collect(),
+        )
+        .unwrap();
         let gc = gpu.upload_matrix(&c).unwrap();
         let mut cw = Vector::<f32>::empty(n);
         let mut gw = gpu.upload_vector(&cw).unwrap();
-        cpu.reduce_rows(&mut cw, None, NoAccum, Max, &c, Flags::default()).unwrap();
-        gpu.reduce_rows(&mut gw, None, NoAccum, Max, &gc, Flags::default()).unwrap();
+        cpu.reduce_rows(&mut cw, None, NoAccum, Max, &c, Flags::default())
+            .unwrap();
+        gpu.reduce_rows(&mut gw, None, NoAccum, Max, &gc, Flags::default())
+            .unwrap();
         same_vector(&cw, &gpu.download_vector(&gw).unwrap(), "reduce_rows csr");
-        assert!(close(cpu.reduce_matrix(Plus, &c).unwrap(), gpu.reduce_matrix(Plus, &gc).unwrap()));
+        assert!(close(
+            cpu.reduce_matrix(Plus, &c).unwrap(),
+            gpu.reduce_matrix(Plus, &gc).unwrap()
+        ));
     }
 }
 
 #[test]
 fn real_graphs_bfs_step_spmv_and_triangles() {
-    let Some(gpu) = cuda_or_skip("real_graphs_bfs_step_spmv_and_triangles") else { return };
+    let Some(gpu) = cuda_or_skip("real_graphs_bfs_step_spmv_and_triangles") else {
+        return;
+    };
     let cpu = Cpu::new();
     let mut rng = StdRng::seed_from_u64(seed());
-    for name in ["karate.mtx", "ash292.mtx", "delaunay_n14.mtx", "curtis54.mtx"] {
+    for name in [
+        "karate.mtx",
+        "ash292.mtx",
+        "delaunay_n14.mtx",
+        "curtis54.mtx",
+    ] {
         let path = bitgraphblas::io::data_path(name);
         let g = bitgraphblas::io::read_matrix_market::<f32>(&path)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -510,32 +944,102 @@ fn real_graphs_bfs_step_spmv_and_triangles() {
         let n = g.nrows();
         let csr = g.as_csr();
         let edges: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| csr.row(i).0.iter().map(move |&j| (i, j as usize)).collect::<Vec<_>>())
+            .flat_map(|i| {
+                csr.row(i)
+                    .0
+                    .iter()
+                    .map(move |&j| (i, j as usize))
+                    .collect::<Vec<_>>()
+            })
             .collect();
         for t in TILES {
             let a = g.to_format(Format::B2sr(t)).unwrap();
-            let ga = gpu.convert(&gpu.upload_matrix(&g).unwrap(), Format::B2sr(t)).unwrap();
+            let ga = gpu
+                .convert(&gpu.upload_matrix(&g).unwrap(), Format::B2sr(t))
+                .unwrap();
             assert_eq!(gpu.download_matrix(&ga).unwrap(), a, "{name} packing k={t}");
             // SpMV
             let u = vector::<f32>(&mut rng, g.ncols(), 1.0, VectorFormat::Dense);
             let w0 = Vector::<f32>::empty(n);
-            mxv_case(gpu, PlusTimes::<f32>::new(), NoAccum, &a, &ga, &u, &w0, &w0, 0, Flags::default(), &format!("{name} spmv k={t}"));
+            mxv_case(
+                gpu,
+                PlusTimes::<f32>::new(),
+                NoAccum,
+                &a,
+                &ga,
+                &u,
+                &w0,
+                &w0,
+                0,
+                Flags::default(),
+                &format!("{name} spmv k={t}"),
+            );
             // one BFS step: next<!visited> = A' frontier (bits)
-            let ab = matrix(n, g.ncols(), &edges, true).to_format(Format::B2sr(t)).unwrap();
+            let ab = matrix(n, g.ncols(), &edges, true)
+                .to_format(Format::B2sr(t))
+                .unwrap();
             let gab = gpu.upload_matrix(&ab).unwrap();
             let frontier = vector::<bool>(&mut rng, n, 0.05, VectorFormat::Bits);
             let visited = vector::<bool>(&mut rng, n, 0.3, VectorFormat::Bits);
             let w0b = Vector::from_bits(bitgraphblas::storage::BitVec::zeros(n));
-            mxv_case(gpu, LorLand, NoAccum, &ab, &gab, &frontier, &w0b, &visited, 4, Flags { replace: true, transpose_a: true, transpose_b: false }, &format!("{name} bfs k={t}"));
+            mxv_case(
+                gpu,
+                LorLand,
+                NoAccum,
+                &ab,
+                &gab,
+                &frontier,
+                &w0b,
+                &visited,
+                4,
+                Flags {
+                    replace: true,
+                    transpose_a: true,
+                    transpose_b: false,
+                },
+                &format!("{name} bfs k={t}"),
+            );
             // triangles (symmetric graphs only)
             if name != "curtis54.mtx" {
-                let gu = gpu.convert(&gpu.upload_matrix(&matrix(n, n, &edges, 1u64)).unwrap(), Format::B2sr(t)).unwrap();
+                let gu = gpu
+                    .convert(
+                        &gpu.upload_matrix(&matrix(n, n, &edges, 1u64)).unwrap(),
+                        Format::B2sr(t),
+                    )
+                    .unwrap();
                 let mut gl = gpu.upload_matrix(&Matrix::<u64>::empty(n, n)).unwrap();
-                gpu.select_matrix(&mut gl, None, NoAccum, IndexOp::Tril(-1), &gu, Flags::default()).unwrap();
-                let flags = Flags { transpose_b: true, ..Flags::default() };
-                let got = gpu.mxm_reduce(CudaBackend::matrix_mask(&gl).structure(), PlusPair::<u64>::new(), &gl, &gl, flags).unwrap();
+                gpu.select_matrix(
+                    &mut gl,
+                    None,
+                    NoAccum,
+                    IndexOp::Tril(-1),
+                    &gu,
+                    Flags::default(),
+                )
+                .unwrap();
+                let flags = Flags {
+                    transpose_b: true,
+                    ..Flags::default()
+                };
+                let got = gpu
+                    .mxm_reduce(
+                        CudaBackend::matrix_mask(&gl).structure(),
+                        PlusPair::<u64>::new(),
+                        &gl,
+                        &gl,
+                        flags,
+                    )
+                    .unwrap();
                 let l = gpu.download_matrix(&gl).unwrap();
-                let want = cpu.mxm_reduce(l.as_mask().structure(), PlusPair::<u64>::new(), &l, &l, flags).unwrap();
+                let want = cpu
+                    .mxm_reduce(
+                        l.as_mask().structure(),
+                        PlusPair::<u64>::new(),
+                        &l,
+                        &l,
+                        flags,
+                    )
+                    .unwrap();
                 assert_eq!(got, want, "{name} triangles k={t}");
                 if t == TileSize::T4 {
                     eprintln!("{name}: {got} triangles");
@@ -547,16 +1051,24 @@ fn real_graphs_bfs_step_spmv_and_triangles() {
 
 #[test]
 fn unsupported_operations_say_so() {
-    let Some(gpu) = cuda_or_skip("unsupported_operations_say_so") else { return };
+    let Some(gpu) = cuda_or_skip("unsupported_operations_say_so") else {
+        return;
+    };
     let a = Matrix::from_triplets(3, 3, vec![(0, 1, 1.0f32), (1, 2, 1.0)]).unwrap();
     let ga = gpu.upload_matrix(&a).unwrap();
     let mut gc = gpu.upload_matrix(&a).unwrap();
-    let e = gpu.transpose(&mut gc, None, NoAccum, &ga, Flags::default()).unwrap_err();
+    let e = gpu
+        .transpose(&mut gc, None, NoAccum, &ga, Flags::default())
+        .unwrap_err();
     assert!(matches!(e, bitgraphblas::Error::NoKernel { .. }), "{e}");
     let user = bitgraphblas::algebra::SemiringFrom::<f32, _, _>::new(Plus, Times);
-    let u = gpu.upload_vector(&Vector::from_dense(vec![1.0f32; 3])).unwrap();
+    let u = gpu
+        .upload_vector(&Vector::from_dense(vec![1.0f32; 3]))
+        .unwrap();
     let mut w = gpu.upload_vector(&Vector::<f32>::empty(3)).unwrap();
-    let e = gpu.mxv(&mut w, None, NoAccum, user, &ga, &u, Flags::default()).unwrap_err();
+    let e = gpu
+        .mxv(&mut w, None, NoAccum, user, &ga, &u, Flags::default())
+        .unwrap_err();
     assert!(matches!(e, bitgraphblas::Error::NoKernel { .. }), "{e}");
     assert!(gpu.convert(&ga, Format::Auto).is_err());
 }

@@ -62,10 +62,6 @@ impl<T> DBuf<T> {
     pub fn ptr(&self) -> u64 {
         self.ptr
     }
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
     /// As a kernel argument.
     pub fn arg(&self) -> Arg {
         Arg::U64(self.ptr)
@@ -239,8 +235,10 @@ impl Dev {
         let ptr = slice.device_ptr(&self.stream).0;
         if self.poison.load(Ordering::Relaxed) {
             // SAFETY: ptr addresses `bytes` bytes of this allocation.
-            unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xff, bytes, self.stream.cu_stream()) }
-                .map_err(drv("memset"))?;
+            unsafe {
+                cudarc::driver::result::memset_d8_async(ptr, 0xff, bytes, self.stream.cu_stream())
+            }
+            .map_err(drv("memset"))?;
         }
         Ok(DBuf {
             slice,
@@ -274,7 +272,7 @@ impl Dev {
     /// Copies host data into a new buffer.
     pub fn upload<T: Copy>(&self, data: &[T]) -> Result<DBuf<T>> {
         let b = self.alloc::<T>(data.len())?;
-        if std::mem::size_of_val(data) % 4 != 0 {
+        if !std::mem::size_of_val(data).is_multiple_of(4) {
             // the padding past the data must read as zero bits (tile counts)
             self.memset(&b, 0)?;
         }
@@ -334,7 +332,9 @@ impl Dev {
     /// A device-to-device copy of a whole buffer.
     pub fn copy<T>(&self, b: &DBuf<T>) -> Result<DBuf<T>> {
         let out = self.alloc::<T>(b.len)?;
-        let n = (b.len * std::mem::size_of::<T>()).max(1).next_multiple_of(4);
+        let n = (b.len * std::mem::size_of::<T>())
+            .max(1)
+            .next_multiple_of(4);
         // SAFETY: both hold n bytes.
         unsafe {
             cudarc::driver::result::memcpy_dtod_async(out.ptr, b.ptr, n, self.stream.cu_stream())

@@ -134,7 +134,10 @@ impl DevB2sr {
     /// Copies a host pattern (tile sizes 4 to 32).
     pub fn upload(dev: &Dev, p: &B2sr) -> Result<DevB2sr> {
         if p.tile_size() == TileSize::T64 {
-            return Err(no_kernel("upload", "64x64 tiles (device kernels: 4, 8, 16, 32)"));
+            return Err(no_kernel(
+                "upload",
+                "64x64 tiles (device kernels: 4, 8, 16, 32)",
+            ));
         }
         with_blocks!(p.tiles(), b => DevB2sr::upload_blocks(dev, b, p.nrows(), p.ncols()))
     }
@@ -145,7 +148,8 @@ impl DevB2sr {
             &dev.download_bytes(&self.rowptr, self.tile_rows + 1)?,
             self.tile_rows + 1,
         );
-        let colidx = from_bytes::<u32>(&dev.download_bytes(&self.colidx, self.ntiles)?, self.ntiles);
+        let colidx =
+            from_bytes::<u32>(&dev.download_bytes(&self.colidx, self.ntiles)?, self.ntiles);
         let tb = self.k * self.k / 8;
         let bytes = dev.download_bytes(&self.tiles, self.ntiles * tb)?;
         fn blocks<L: TileBits>(r: Vec<u32>, c: Vec<u32>, bytes: &[u8]) -> B2srBlocks<L> {
@@ -181,6 +185,8 @@ pub struct CudaMatrix<T> {
     pub(crate) repr: DMat<T>,
 }
 
+// One matrix holds one of these; the size difference does not matter.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum DMat<T> {
     Csr {
         rowptr: DBuf<u32>,
@@ -216,9 +222,7 @@ impl<T: Scalar> CudaMatrix<T> {
     pub fn bytes(&self) -> usize {
         match &self.repr {
             DMat::B2sr { pat, .. } => pat.bytes(),
-            DMat::Csr { nnz, .. } => {
-                4 * (self.nrows + 1) + nnz * (4 + std::mem::size_of::<T>())
-            }
+            DMat::Csr { nnz, .. } => 4 * (self.nrows + 1) + nnz * (4 + std::mem::size_of::<T>()),
         }
     }
     /// Number of non-empty tiles (B2SR) or stored entries (CSR).

@@ -44,9 +44,7 @@ use super::{Backend, EwiseKind, MatrixShape, VectorShape};
 use crate::algebra::{
     BinaryOp, BuiltinUnary, IndexOp, IndexUnaryOp, Monoid, Semiring, SemiringKind, UnaryOp,
 };
-use crate::container::{
-    Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat,
-};
+use crate::container::{Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 use crate::error::{Error, Result};
 use crate::scalar::{Scalar, ScalarType};
 use crate::storage::{DenseMatrix, TileSize};
@@ -68,8 +66,12 @@ pub struct CudaBackend {
 pub trait DeviceMask: VectorShape + Sync {
     /// The positions the mask allows (complement applied), as device bits.
     #[doc(hidden)]
-    fn allowed_bits(&self, b: &CudaBackend, structural: bool, complemented: bool)
-        -> Result<DeviceBits>;
+    fn allowed_bits(
+        &self,
+        b: &CudaBackend,
+        structural: bool,
+        complemented: bool,
+    ) -> Result<DeviceBits>;
 }
 
 /// A device matrix of any element type, seen as a mask.
@@ -205,10 +207,7 @@ fn from_bits<T: Scalar>(b: u64) -> T {
     x
 }
 
-fn no_mask_no_accum<T: Scalar, A: Accumulate<T>>(
-    op: &'static str,
-    has_mask: bool,
-) -> Result<()> {
+fn no_mask_no_accum<T: Scalar, A: Accumulate<T>>(op: &'static str, has_mask: bool) -> Result<()> {
     if has_mask || A::ACTIVE {
         return Err(no_kernel(op, "a mask or accumulator on a matrix result"));
     }
@@ -244,7 +243,12 @@ impl CudaBackend {
     /// The driver context and stream this backend runs on (for interop such
     /// as cuSPARSE in benchmarks).
     #[doc(hidden)]
-    pub fn raw(&self) -> (&std::sync::Arc<cudarc::driver::CudaContext>, &std::sync::Arc<cudarc::driver::CudaStream>) {
+    pub fn raw(
+        &self,
+    ) -> (
+        &std::sync::Arc<cudarc::driver::CudaContext>,
+        &std::sync::Arc<cudarc::driver::CudaStream>,
+    ) {
         (&self.dev.ctx, &self.dev.stream)
     }
     /// Compiles (and caches) the given modules now rather than at first use.
@@ -292,7 +296,13 @@ impl CudaBackend {
             "sparse_scatter",
             None,
             nnz,
-            &[idx.arg(), vals.arg(), Arg::U64(nnz as u64), dv.arg(), dp.arg()],
+            &[
+                idx.arg(),
+                vals.arg(),
+                Arg::U64(nnz as u64),
+                dv.arg(),
+                dp.arg(),
+            ],
         )?;
         Ok((dv, dp))
     }
@@ -317,7 +327,12 @@ impl CudaBackend {
             "bits_not",
             None,
             bit_words(n),
-            &[z.arg(), Arg::U64(n as u64), Arg::U64(bit_words(n) as u64), out.arg()],
+            &[
+                z.arg(),
+                Arg::U64(n as u64),
+                Arg::U64(bit_words(n) as u64),
+                out.arg(),
+            ],
         )?;
         Ok(out)
     }
@@ -524,7 +539,8 @@ impl CudaBackend {
                 let mut args = common.to_vec();
                 args.push(opt_arg(part.as_ref().map(|p| &p.0)));
                 args.push(opt_arg(part.as_ref().map(|p| &p.1)));
-                self.dev.run(id, "b2sr_mxv", Some(k), pat.nseg * 32, &args)?;
+                self.dev
+                    .run(id, "b2sr_mxv", Some(k), pat.nseg * 32, &args)?;
                 if let Some((pv, ph)) = &part {
                     self.dev.run(
                         id,
@@ -556,7 +572,14 @@ impl CudaBackend {
     }
 
     /// Packs a device CSR into B2SR with `k x k` tiles, on the device.
-    fn pack(&self, rowptr: &DBuf<u32>, colidx: &DBuf<u32>, nrows: usize, ncols: usize, k: usize) -> Result<DevB2sr> {
+    fn pack(
+        &self,
+        rowptr: &DBuf<u32>,
+        colidx: &DBuf<u32>,
+        nrows: usize,
+        ncols: usize,
+        k: usize,
+    ) -> Result<DevB2sr> {
         let tile_rows = nrows.div_ceil(k);
         let counts = self.dev.zeros::<u32>(tile_rows + 1)?;
         let groups = tile_rows.div_ceil(32 / k);
@@ -592,7 +615,9 @@ impl CudaBackend {
                 out_tiles.arg(),
             ],
         )?;
-        DevB2sr::new(&self.dev, k, nrows, ncols, ntiles, counts, out_col, out_tiles)
+        DevB2sr::new(
+            &self.dev, k, nrows, ncols, ntiles, counts, out_col, out_tiles,
+        )
     }
 
     /// Row lengths of a B2SR pattern (`nrows + 1` entries, the last 0).
@@ -702,7 +727,13 @@ impl CudaBackend {
                 &f,
                 1,
                 256,
-                &[Arg::I32(op), Arg::U64(0), Arg::U64(0), Arg::U64(0), one.arg()],
+                &[
+                    Arg::I32(op),
+                    Arg::U64(0),
+                    Arg::U64(0),
+                    Arg::U64(0),
+                    one.arg(),
+                ],
             )?;
             let b = self.dev.download_bytes(&one, 1)?;
             return Ok(device::from_bytes::<T>(&b, 1)[0]);
@@ -921,7 +952,15 @@ impl Backend for CudaBackend {
             _ => return Err(no_kernel("convert", format!("{format:?} on the device"))),
         };
         let repr = match (&m.repr, k) {
-            (DMat::Csr { rowptr, colidx, vals, nnz }, None) => DMat::Csr {
+            (
+                DMat::Csr {
+                    rowptr,
+                    colidx,
+                    vals,
+                    nnz,
+                },
+                None,
+            ) => DMat::Csr {
                 rowptr: self.dev.copy(rowptr)?,
                 colidx: self.dev.copy(colidx)?,
                 vals: self.dev.copy(vals)?,
@@ -946,7 +985,15 @@ impl Backend for CudaBackend {
                     },
                 }
             }
-            (DMat::Csr { rowptr, colidx, vals, nnz }, Some(k)) => {
+            (
+                DMat::Csr {
+                    rowptr,
+                    colidx,
+                    vals,
+                    nnz,
+                },
+                Some(k),
+            ) => {
                 let value = if *nnz == 0 {
                     T::one()
                 } else {
@@ -1070,9 +1117,10 @@ impl Backend for CudaBackend {
     fn matrix_nvals<T: Scalar>(&self, m: &CudaMatrix<T>) -> Result<usize> {
         Ok(match &m.repr {
             DMat::Csr { nnz, .. } => *nnz,
-            DMat::B2sr { pat, .. } => {
-                self.popc(pat.tiles.ptr(), (pat.ntiles * pat.k * pat.k / 8).div_ceil(4))? as usize
-            }
+            DMat::B2sr { pat, .. } => self.popc(
+                pat.tiles.ptr(),
+                (pat.ntiles * pat.k * pat.k / 8).div_ceil(4),
+            )? as usize,
         })
     }
 
@@ -1099,7 +1147,12 @@ impl Backend for CudaBackend {
                 allowed.as_ref(),
                 flags.transpose_a,
             )?,
-            DMat::Csr { rowptr, colidx, vals, .. } if !flags.transpose_a => {
+            DMat::Csr {
+                rowptr,
+                colidx,
+                vals,
+                ..
+            } if !flags.transpose_a => {
                 let uv = self.view(u)?;
                 let out_vals = self.dev.alloc::<S::T>(a.nrows)?;
                 let out_pres = self.dev.zeros::<u32>(bit_words(a.nrows))?;
@@ -1142,7 +1195,10 @@ impl Backend for CudaBackend {
         _b: &CudaMatrix<S::T>,
         _flags: Flags,
     ) -> Result<()> {
-        Err(no_kernel("mxm", "a sparse result (use mxm_reduce or mxm_dense)"))
+        Err(no_kernel(
+            "mxm",
+            "a sparse result (use mxm_reduce or mxm_dense)",
+        ))
     }
 
     fn mxm_reduce<S: Semiring>(
@@ -1249,7 +1305,12 @@ impl Backend for CudaBackend {
                 "dense_accum",
                 None,
                 a.nrows * nf,
-                &[Arg::I32(acc), out.arg(), Arg::U64((a.nrows * nf) as u64), c.data.arg()],
+                &[
+                    Arg::I32(acc),
+                    out.arg(),
+                    Arg::U64((a.nrows * nf) as u64),
+                    c.data.arg(),
+                ],
             )?;
         } else {
             *c = CudaDense {
@@ -1341,7 +1402,13 @@ impl Backend for CudaBackend {
                 "vec_apply",
                 None,
                 n,
-                &[Arg::I32(code), Arg::U64(bits_of(s)), Arg::U64(vals), Arg::U64(n as u64), out.arg()],
+                &[
+                    Arg::I32(code),
+                    Arg::U64(bits_of(s)),
+                    Arg::U64(vals),
+                    Arg::U64(n as u64),
+                    out.arg(),
+                ],
             )?;
             Ok(out)
         };
@@ -1495,7 +1562,9 @@ impl Backend for CudaBackend {
                     tiles.arg(),
                 ],
             )?;
-            DevB2sr::new(&self.dev, k, pat.nrows, pat.ncols, nt, rowptr, colidx, tiles)?
+            DevB2sr::new(
+                &self.dev, k, pat.nrows, pat.ncols, nt, rowptr, colidx, tiles,
+            )?
         };
         *c = CudaMatrix {
             nrows: a.nrows,
@@ -1545,7 +1614,9 @@ impl Backend for CudaBackend {
                     ],
                 )?;
             }
-            DMat::Csr { rowptr, vals: av, .. } => {
+            DMat::Csr {
+                rowptr, vals: av, ..
+            } => {
                 self.dev.run(
                     id,
                     "reduce_rows_csr",

@@ -16,9 +16,9 @@
 mod mxm;
 mod mxv;
 pub(crate) mod plan;
-pub(crate) mod tiles;
 #[cfg(test)]
 mod tests;
+pub(crate) mod tiles;
 
 pub(crate) use mxm::{mxm_dense, mxm_pattern, mxm_reduce};
 

@@ -5,9 +5,7 @@
 use super::super::generic;
 use super::super::writeback::RowMask;
 use super::*;
-use crate::algebra::{
-    AnyPair, LorLand, MaxMin, MaxTimes, MinPlus, MinSecond, PlusPair, PlusTimes,
-};
+use crate::algebra::{AnyPair, LorLand, MaxMin, MaxTimes, MinPlus, MinSecond, PlusPair, PlusTimes};
 use crate::container::{Flags, Matrix, VectorRepr};
 use crate::storage::{Csr, DenseMatrix, TileSize};
 
@@ -48,7 +46,8 @@ fn same<T: Scalar>(x: &Vector<T>, y: &Vector<T>) {
     assert_eq!(x.entries(), y.entries());
 }
 
-const SHAPES: [(usize, usize, usize); 4] = [(1, 1, 1), (37, 53, 200), (130, 130, 900), (300, 77, 40)];
+const SHAPES: [(usize, usize, usize); 4] =
+    [(1, 1, 1), (37, 53, 200), (130, 130, 900), (300, 77, 40)];
 
 fn each_case(mut f: impl FnMut(&mut Rng, &B2sr, &Csr<bool>)) {
     let mut rng = Rng(7);
@@ -69,7 +68,11 @@ fn check_mxv<S: Semiring>(s: S, value: S::T, vals: impl Fn(usize) -> S::T) {
         let partial = dense.to_format(crate::VectorFormat::Sparse).unwrap();
         let partial = {
             let keep = random_bits(rng, n, 2);
-            let e = partial.entries().into_iter().filter(|e| keep.get(e.0)).collect();
+            let e = partial
+                .entries()
+                .into_iter()
+                .filter(|e| keep.get(e.0))
+                .collect();
             Vector::from_entries(n, e).unwrap()
         };
         for u in [Vector::from_bits(bits), dense, partial] {
@@ -153,8 +156,12 @@ fn mxm_reduce_matches_generic() {
         );
         let mcsr = random_csr::<i64>(&mut rng, n, n, nnz);
         for ts in TileSize::FIXED {
-            let lb = Matrix::from_csr(l.clone()).to_format(crate::Format::B2sr(ts)).unwrap();
-            let mb = Matrix::from_csr(mcsr.clone()).to_format(crate::Format::B2sr(ts)).unwrap();
+            let lb = Matrix::from_csr(l.clone())
+                .to_format(crate::Format::B2sr(ts))
+                .unwrap();
+            let mb = Matrix::from_csr(mcsr.clone())
+                .to_format(crate::Format::B2sr(ts))
+                .unwrap();
             for (mask, mask_csr) in [(&lb, &l), (&mb, &mcsr)] {
                 for (ta, tb) in [(false, true), (false, false), (true, false)] {
                     let m = mask.as_mask().structure();
@@ -178,12 +185,20 @@ fn mxm_reduce_matches_generic() {
 #[test]
 fn mxm_pattern_matches_generic() {
     let mut rng = Rng(13);
-    for &(m, k, n, nnz) in &[(1usize, 1usize, 1usize, 1usize), (40, 70, 33, 300), (150, 150, 150, 700)] {
+    for &(m, k, n, nnz) in &[
+        (1usize, 1usize, 1usize, 1usize),
+        (40, 70, 33, 300),
+        (150, 150, 150, 700),
+    ] {
         let a = random_csr::<bool>(&mut rng, m, k, nnz);
         let b = random_csr::<bool>(&mut rng, k, n, nnz);
         for ts in TileSize::FIXED {
-            let ab = Matrix::from_csr(a.clone()).to_format(crate::Format::B2sr(ts)).unwrap();
-            let bb = Matrix::from_csr(b.clone()).to_format(crate::Format::B2sr(ts)).unwrap();
+            let ab = Matrix::from_csr(a.clone())
+                .to_format(crate::Format::B2sr(ts))
+                .unwrap();
+            let bb = Matrix::from_csr(b.clone())
+                .to_format(crate::Format::B2sr(ts))
+                .unwrap();
             let got = mxm_pattern(LorLand, &ab, &bb, Flags::default())
                 .expect("kernel applies")
                 .unwrap();

@@ -145,7 +145,9 @@ mod tests {
     fn check<L: TileOps>(seed: u64) {
         let mut s = seed;
         let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             s >> 11
         };
         for _ in 0..200 {
