@@ -30,6 +30,7 @@ pub mod algebra;
 pub mod backend;
 pub mod container;
 mod error;
+pub mod generate;
 pub mod io;
 pub mod ops;
 mod scalar;

@@ -682,7 +682,7 @@ where
     )
 }
 
-/// `C<mask> = accum(C, A')`.
+/// `C<mask> = accum(C, A')` (with `desc.transpose_a()`, `C<mask> = accum(C, A)`).
 pub fn transpose<B, T, M, A>(
     b: &B,
     c: &mut B::Matrix<T>,
@@ -696,7 +696,8 @@ where
     M: MatrixMaskArg<B>,
     A: Accumulate<T>,
 {
-    let sa = (a.ncols(), a.nrows());
+    // With `desc.transpose_a()` the input is read as `A'`, so `C = A`.
+    let sa = dims_of(a, !desc.flags().transpose_a);
     need("transpose", (c.nrows(), c.ncols()) == sa, || {
         format!("C is {}x{}, A' {sa:?}", c.nrows(), c.ncols())
     })?;

@@ -14,8 +14,8 @@ pub enum Format {
     Csr,
     /// Bit tiles of the given size (`Auto`: the size with the fewest bytes).
     B2sr(TileSize),
-    /// B2SR at the profile's best tile size where it stores fewer bytes than CSR,
-    /// otherwise CSR.
+    /// B2SR at the profile's best tile size where it stores fewer bytes than CSR
+    /// and every stored value is equal, otherwise CSR.
     Auto,
 }
 
@@ -154,9 +154,13 @@ impl<T: Scalar> Matrix<T> {
         let target = match format {
             Format::Csr => return Ok(Matrix::from_csr(self.as_csr().into_owned())),
             Format::B2sr(t) => t,
-            Format::Auto => match Profile::sample(&self.as_csr()).recommend() {
-                Some(t) => t,
-                None => return Ok(Matrix::from_csr(self.as_csr().into_owned())),
+            // B2SR holds one value: a matrix whose values differ stays CSR.
+            Format::Auto => match (
+                self.iso_value(),
+                Profile::sample(&self.as_csr()).recommend(),
+            ) {
+                (Some(_), Some(t)) => t,
+                _ => return Ok(Matrix::from_csr(self.as_csr().into_owned())),
             },
         };
         let value = self.iso_value().ok_or_else(|| {

@@ -410,6 +410,22 @@ struct Coo<T> {
     vals: Vec<T>,
 }
 
+impl<T> Coo<T> {
+    /// Room for more entries: the `left` entry lines the header still promises
+    /// (`per_entry` coordinates each), but never more than doubling, so that a
+    /// header that lies cannot make us allocate much beyond what the input holds.
+    fn grow(&mut self, left: usize, per_entry: usize, valued: bool) {
+        let extra = left
+            .saturating_mul(per_entry)
+            .min(self.rows.len().max(1 << 10));
+        self.rows.reserve_exact(extra);
+        self.cols.reserve_exact(extra);
+        if valued {
+            self.vals.reserve_exact(extra);
+        }
+    }
+}
+
 /// Parses one 1-based index token against its bound.
 #[inline]
 fn index(lines: &dyn LineSource, tok: Option<&[u8]>, what: &str, bound: usize) -> Result<u32> {
@@ -472,6 +488,9 @@ fn read_body<T: Scalar>(lines: &mut dyn LineSource, h: &MatrixMarketHeader) -> R
                 "unexpected extra field '{}' after the entry",
                 show(extra)
             )));
+        }
+        if coo.rows.len() + per_entry > coo.rows.capacity() {
+            coo.grow(h.entries - seen + 1, per_entry, v.is_some());
         }
         coo.rows.push(i);
         coo.cols.push(j);

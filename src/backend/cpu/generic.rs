@@ -195,15 +195,22 @@ pub(crate) fn mxm_reduce_csr<S: Semiring>(
     a: &Csr<S::T>,
     bt: &Csr<S::T>,
 ) -> S::T {
+    // Present values are only ever combined with each other, never with the
+    // identity (ANY has none: `any(zero, x)` may be `zero`).
     if mask.complemented {
         let t = mxm_csr(s, a, &bt.transpose(), Some(mask));
-        return t.values().iter().fold(s.zero(), |acc, &v| s.add(acc, v));
+        return t
+            .values()
+            .iter()
+            .copied()
+            .reduce(|x, y| s.add(x, y))
+            .unwrap_or_else(|| s.zero());
     }
     (0..a.nrows())
         .into_par_iter()
-        .map(|i| {
+        .filter_map(|i| {
             let (ac, av) = a.row(i);
-            let mut total = s.zero();
+            let mut total = None;
             for &j in mask.pattern.row(i).0 {
                 let (bc, bv) = bt.row(j as usize);
                 let (mut p, mut q) = (0, 0);
@@ -220,12 +227,13 @@ pub(crate) fn mxm_reduce_csr<S: Semiring>(
                     }
                 }
                 if let Some(x) = acc {
-                    total = s.add(total, x);
+                    total = fold(&s, total, x);
                 }
             }
             total
         })
-        .reduce(|| s.zero(), |x, y| s.add(x, y))
+        .reduce_with(|x, y| s.add(x, y))
+        .unwrap_or_else(|| s.zero())
 }
 
 /// `T = A ⊕.⊗ B` with `B` dense row-major; rows of `A` with no entry give the identity.
@@ -244,7 +252,13 @@ pub(crate) fn mxm_dense_csr<S: Semiring>(
         .enumerate()
         .for_each(|(i, row)| {
             let (ac, av) = a.row(i);
-            for (&k, &aik) in ac.iter().zip(av) {
+            // The first term initialises the row (never `zero ⊕ x`: ANY has no identity).
+            if let (Some(&k), Some(&aik)) = (ac.first(), av.first()) {
+                for (o, &bkj) in row.iter_mut().zip(b.row(k as usize)) {
+                    *o = s.mul(aik, bkj);
+                }
+            }
+            for (&k, &aik) in ac.iter().zip(av).skip(1) {
                 for (o, &bkj) in row.iter_mut().zip(b.row(k as usize)) {
                     *o = s.add(*o, s.mul(aik, bkj));
                 }

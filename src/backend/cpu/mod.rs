@@ -256,10 +256,11 @@ impl Backend for Cpu {
             (MatrixRepr::B2sr { pattern, value }, true) => {
                 b2sr::vxm(semiring, pattern, *value, u, allowed.as_ref())
             }
-            (MatrixRepr::Csr(c), false) => {
-                count_generic();
-                generic::mxv_csr(semiring, c, u, allowed.as_ref())
-            }
+            (MatrixRepr::Csr(c), false) => b2sr::mxv_csr_bits::<S>(c, u, allowed.as_ref())
+                .unwrap_or_else(|| {
+                    count_generic();
+                    generic::mxv_csr(semiring, c, u, allowed.as_ref())
+                }),
             (MatrixRepr::Csr(c), true) => {
                 count_generic();
                 if u.nvals() * 16 < u.len() {
@@ -474,21 +475,29 @@ impl Backend for Cpu {
     }
 
     fn reduce_vector<T: Scalar, M: Monoid<T>>(&self, monoid: M, u: &Vector<T>) -> Result<T> {
+        // Present values are combined with each other only: the identity enters
+        // only when there are none (ANY has no true identity).
         Ok(u.entries()
             .into_iter()
-            .fold(monoid.identity(), |acc, (_, x)| monoid.apply(acc, x)))
+            .map(|e| e.1)
+            .reduce(|x, y| monoid.apply(x, y))
+            .unwrap_or_else(|| monoid.identity()))
     }
 
     fn reduce_matrix<T: Scalar, M: Monoid<T>>(&self, monoid: M, a: &Matrix<T>) -> Result<T> {
         if let MatrixRepr::B2sr { pattern, value } = a.repr() {
             // Every entry equals `value`: fold it nnz times (log-depth for large counts is not
             // needed: monoids here are cheap).
-            let mut acc = monoid.identity();
-            for _ in 0..pattern.nnz() {
-                acc = monoid.apply(acc, *value);
+            let nnz = pattern.nnz();
+            if nnz == 0 {
+                return Ok(monoid.identity());
+            }
+            let mut acc = *value;
+            for _ in 1..nnz {
                 if monoid.terminal() == Some(acc) {
                     break;
                 }
+                acc = monoid.apply(acc, *value);
             }
             return Ok(acc);
         }
@@ -702,6 +711,7 @@ impl<T: Scalar> ParFold<T> for [T] {
     fn par_iter_fold<M: Monoid<T>>(&self, monoid: M) -> T {
         self.par_iter()
             .copied()
-            .reduce(|| monoid.identity(), |x, y| monoid.apply(x, y))
+            .reduce_with(|x, y| monoid.apply(x, y))
+            .unwrap_or_else(|| monoid.identity())
     }
 }

@@ -7,45 +7,88 @@ use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::csr::{check_u32, Csr};
 
-/// Packs one tile row: the sorted tile columns of rows `r0 .. r0 + K` and their bits.
-fn pack_tile_row<L: TileBits, T: Scalar>(csr: &Csr<T>, tr: usize) -> (Vec<u32>, Vec<L>) {
-    let r0 = tr * L::K;
-    let r1 = (r0 + L::K).min(csr.nrows());
-    let mut cols: Vec<u32> = (r0..r1)
-        .flat_map(|r| csr.row(r).0.iter().map(|&c| c / L::K as u32))
-        .collect();
-    cols.sort_unstable();
-    cols.dedup();
-    let mut tiles = vec![L::default(); cols.len()];
-    for r in r0..r1 {
-        // Both the row's columns and `cols` are sorted: walk them together.
-        let mut t = 0;
-        for &c in csr.row(r).0 {
-            let tc = c / L::K as u32;
-            while cols[t] != tc {
-                t += 1;
+/// Packs the tile rows `trs` of `csr`, appending to `cols` / `tiles` and one
+/// tile count per tile row to `lens`. `scratch` is reused between tile rows.
+fn pack_tile_rows<L: TileBits, T: Scalar>(
+    csr: &Csr<T>,
+    trs: std::ops::Range<usize>,
+    out: &mut (Vec<u32>, Vec<u32>, Vec<L>),
+    scratch: &mut Vec<u32>,
+) {
+    let k = L::K as u32;
+    let (lens, cols, tiles) = out;
+    for tr in trs {
+        let r0 = tr * L::K;
+        let r1 = (r0 + L::K).min(csr.nrows());
+        scratch.clear();
+        for r in r0..r1 {
+            // Rows are sorted: push each tile column once per row.
+            let mut last = u32::MAX;
+            for &c in csr.row(r).0 {
+                let tc = c / k;
+                if tc != last {
+                    scratch.push(tc);
+                    last = tc;
+                }
             }
-            tiles[t].set(r - r0, c as usize % L::K);
         }
+        scratch.sort_unstable();
+        scratch.dedup();
+        let first = tiles.len();
+        cols.extend_from_slice(scratch);
+        tiles.resize(first + scratch.len(), L::default());
+        let row_tiles = &mut tiles[first..];
+        for r in r0..r1 {
+            // Both the row's columns and the tile columns are sorted: walk together.
+            let mut t = 0;
+            for &c in csr.row(r).0 {
+                let tc = c / k;
+                while scratch[t] != tc {
+                    t += 1;
+                }
+                row_tiles[t].set(r - r0, (c % k) as usize);
+            }
+        }
+        lens.push(scratch.len() as u32);
     }
-    (cols, tiles)
 }
 
 fn pack<L: TileBits, T: Scalar>(csr: &Csr<T>) -> B2srBlocks<L> {
     let tile_rows = csr.nrows().div_ceil(L::K);
-    let per_row: Vec<(Vec<u32>, Vec<L>)> = (0..tile_rows)
-        .into_par_iter()
-        .map(|tr| pack_tile_row::<L, T>(csr, tr))
+    // Chunks of tile rows with about equal entries, a few per thread.
+    let parts = (rayon::current_num_threads() * 4).min(csr.nnz() / 4096 + 1);
+    let ptr = csr.row_ptr();
+    let mut bounds = vec![0usize];
+    for p in 1..parts {
+        let target = csr.nnz() * p / parts;
+        let row = ptr.partition_point(|&x| x < target);
+        let tr = (row / L::K).min(tile_rows);
+        if tr > *bounds.last().expect("non-empty") {
+            bounds.push(tr);
+        }
+    }
+    if *bounds.last().expect("non-empty") < tile_rows || tile_rows == 0 {
+        bounds.push(tile_rows);
+    }
+    let chunks: Vec<(Vec<u32>, Vec<u32>, Vec<L>)> = bounds
+        .par_windows(2)
+        .map(|w| {
+            let mut out = (Vec::with_capacity(w[1] - w[0]), Vec::new(), Vec::new());
+            pack_tile_rows::<L, T>(csr, w[0]..w[1], &mut out, &mut Vec::new());
+            out
+        })
         .collect();
-    let ntiles: usize = per_row.iter().map(|(c, _)| c.len()).sum();
+    let ntiles: usize = chunks.iter().map(|c| c.1.len()).sum();
     let mut tile_row_ptr = Vec::with_capacity(tile_rows + 1);
     let mut tile_col_idx = Vec::with_capacity(ntiles);
     let mut tiles = Vec::with_capacity(ntiles);
     tile_row_ptr.push(0u32);
-    for (c, t) in per_row {
+    for (lens, c, t) in chunks {
+        for l in lens {
+            tile_row_ptr.push(tile_row_ptr.last().expect("non-empty") + l);
+        }
         tile_col_idx.extend_from_slice(&c);
         tiles.extend_from_slice(&t);
-        tile_row_ptr.push(tile_col_idx.len() as u32);
     }
     B2srBlocks {
         tile_row_ptr,

@@ -8,6 +8,7 @@
 //! | [`mxv`] | `bin_bin_bin` | bit `u`, `⊕` idempotent (LOR, ANY, MIN, MAX) |
 //! | [`mxv`] | `bin_bin_full` | bit `u`, `⊕ = PLUS` (popcounts) |
 //! | [`mxv`] | `bin_full_full` | valued `u` |
+//! | [`mxv_csr_bits`] | CSR rows against bits | CSR `A`, bit `u`, boolean product |
 //! | [`vxm`] | push `bin_bin_bin` | bit `u`, `⊕` idempotent, transposed `A` |
 //! | [`mxm_reduce`] | `bin_bin_sum` | `PLUS.PAIR`/`PLUS.TIMES`, B2SR mask and operands |
 //! | [`mxm_pattern`] | tile Gustavson | `⊕` idempotent, both operands B2SR |
@@ -27,7 +28,7 @@ use crate::algebra::{Semiring, SemiringKind};
 use crate::container::Vector;
 use crate::scalar::Scalar;
 use crate::storage::b2sr::TileBits;
-use crate::storage::{B2sr, BitVec};
+use crate::storage::{B2sr, BitVec, Csr};
 
 /// How the additive monoid combines equal terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +103,19 @@ pub(crate) fn mxv<S: Semiring>(
     }
     count_generic();
     generic::mxv_b2sr(s, a, value, u, allowed)
+}
+
+/// `t = A ⊕.⊗ u` for a CSR `A` and packed-bit `u` with a boolean product
+/// (`ANY.PAIR`, or `LOR.LAND` with all values true): packed bits out, each
+/// row stopping at its first hit. `None` otherwise.
+pub(crate) fn mxv_csr_bits<S: Semiring>(
+    a: &Csr<S::T>,
+    u: &Vector<S::T>,
+    allowed: Option<&BitVec>,
+) -> Option<Vector<S::T>> {
+    let t = mxv::csr_mxv_bits::<S>(a, u, allowed)?;
+    count_specialised();
+    Some(t)
 }
 
 /// `t = A' ⊕.⊗ u` for a B2SR `A`: pushes a packed-bit `u` through `A` without

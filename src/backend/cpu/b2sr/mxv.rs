@@ -13,14 +13,17 @@
 
 use rayon::prelude::*;
 
-use super::plan::{balanced_ranges, split_mut};
+use super::plan::{balanced_by, balanced_ranges, split_mut};
 use super::tiles::TileOps;
 use super::{add_class, repeat_add, slice, AddClass};
 use crate::algebra::Semiring;
 use crate::container::{Vector, VectorRepr};
 use crate::scalar::Scalar;
 use crate::storage::b2sr::{with_blocks, B2srBlocks};
-use crate::storage::{B2sr, BitVec};
+use crate::storage::{B2sr, BitVec, Csr};
+
+/// Average tiles per tile row from which [`bits_pull`] stops a tile row early.
+const EARLY_EXIT_TILES_PER_ROW: usize = 8;
 
 /// The `k` mask bits of tile row `tr` (all ones without a mask).
 #[inline]
@@ -49,6 +52,9 @@ fn bits_pull<L: TileOps>(
     let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
     let lens: Vec<usize> = ranges.iter().map(|r| extent::<L>(r, nrows).2).collect();
     let mut out = BitVec::zeros(nrows);
+    // Checking for "every row hit" costs a hard-to-predict branch per tile; it
+    // pays only where tile rows hold many tiles (measured: meshes yes, grids no).
+    let early_exit = b.tiles.len() >= EARLY_EXIT_TILES_PER_ROW * (b.tile_row_ptr.len() - 1);
     let pieces = split_mut(out.words_mut(), &lens);
     ranges
         .into_par_iter()
@@ -61,13 +67,19 @@ fn bits_pull<L: TileOps>(
                     continue;
                 }
                 let mut acc = 0u64;
-                for t in b.tile_range(tr) {
-                    let xs = slice::<L>(x, b.tile_col_idx[t] as usize);
-                    if xs != 0 {
-                        acc |= b.tiles[t].any_rows(xs);
+                let range = b.tile_range(tr);
+                let pairs = b.tile_col_idx[range.clone()].iter().zip(&b.tiles[range]);
+                if early_exit {
+                    // Stop once every allowed row of the tile row has a hit.
+                    for (&tc, tile) in pairs {
+                        acc |= tile.any_rows(slice::<L>(x, tc as usize));
                         if acc & m == m {
                             break;
                         }
+                    }
+                } else {
+                    for (&tc, tile) in pairs {
+                        acc |= tile.any_rows(slice::<L>(x, tc as usize));
                     }
                 }
                 let bit = tr * L::K;
@@ -109,6 +121,97 @@ fn bits_push<L: TileOps>(
     });
     let words = out.into_iter().map(AtomicU64::into_inner).collect();
     BitVec::from_words(ncols, words).expect("one word per 64 columns")
+}
+
+/// The boolean product on CSR with packed bits in and out: bit `i` of the
+/// first result is set iff some column `j` of row `i` has bit `j` of `x`
+/// (a hit); of the second, iff some hit has `one(a_ij)`. Each row stops at its
+/// first hit with `one(a_ij)`.
+fn csr_bits_pull<T: Scalar>(
+    a: &Csr<T>,
+    x: &[u64],
+    allowed: Option<&[u64]>,
+    one: impl Fn(T) -> bool + Sync,
+) -> (BitVec, BitVec) {
+    let n = a.nrows();
+    let ptr = a.row_ptr();
+    let ranges = balanced_by(n, 64, |i| ptr[i] + i);
+    let lens: Vec<usize> = ranges
+        .iter()
+        .map(|r| r.end.div_ceil(64) - r.start / 64)
+        .collect();
+    let (mut hit, mut truth) = (BitVec::zeros(n), BitVec::zeros(n));
+    let hp = split_mut(hit.words_mut(), &lens);
+    let tp = split_mut(truth.words_mut(), &lens);
+    let (cols, vals) = (a.col_idx(), a.values());
+    ranges
+        .into_par_iter()
+        .zip(hp)
+        .zip(tp)
+        .for_each(|((range, hw), tw)| {
+            let w0 = range.start / 64;
+            for wi in range.start / 64..range.end.div_ceil(64) {
+                let (i0, i1) = (wi * 64, (wi * 64 + 64).min(n));
+                let mut m = allowed.map_or(u64::MAX, |m| m[wi]);
+                if i1 - i0 < 64 {
+                    m &= (1u64 << (i1 - i0)) - 1;
+                }
+                let (mut h, mut t) = (0u64, 0u64);
+                while m != 0 {
+                    let r = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let i = i0 + r;
+                    for p in ptr[i]..ptr[i + 1] {
+                        let j = cols[p] as usize;
+                        if x[j / 64] >> (j % 64) & 1 == 1 {
+                            h |= 1 << r;
+                            if one(vals[p]) {
+                                t |= 1 << r;
+                                break;
+                            }
+                        }
+                    }
+                }
+                hw[wi - w0] = h;
+                tw[wi - w0] = t;
+            }
+        });
+    (hit, truth)
+}
+
+/// `t = A ⊕.⊗ u` for a CSR `A` and packed-bit `u` where the product is
+/// boolean: `ANY.PAIR` (every product is one) or `LOR.LAND` (`t_i` is the OR
+/// of `a_ij` over the hits). Packed bits out when every present result is
+/// one (always for `ANY.PAIR`).
+pub(crate) fn csr_mxv_bits<S: Semiring>(
+    a: &Csr<S::T>,
+    u: &Vector<S::T>,
+    allowed: Option<&BitVec>,
+) -> Option<Vector<S::T>> {
+    let VectorRepr::Bits(bits) = u.repr() else {
+        return None;
+    };
+    let mask = allowed.map(BitVec::words);
+    let (hit, truth) = match S::KERNEL?.kind() {
+        crate::algebra::SemiringKind::AnyPair => csr_bits_pull(a, bits.words(), mask, |_| true),
+        crate::algebra::SemiringKind::LorLand => {
+            csr_bits_pull(a, bits.words(), mask, |v| v == S::T::one())
+        }
+        _ => return None,
+    };
+    if hit == truth {
+        return Some(Vector::from_bits(hit));
+    }
+    let values = (0..hit.len())
+        .map(|i| {
+            if truth.get(i) {
+                S::T::one()
+            } else {
+                S::T::zero()
+            }
+        })
+        .collect();
+    Some(dense_result(values, hit))
 }
 
 /// Per-row `popcount(A_i AND x)`, finished into a value by `finish` where nonzero.
@@ -161,6 +264,8 @@ fn count_pull<L: TileOps, T: Scalar>(
 }
 
 /// `t_i = ⊕_j a ⊗ u_j` over the set bits `j` of row `i` with `u_j` present.
+/// Tile by tile, every selected bit updates its row's accumulator without a
+/// data-dependent branch (the first term of a row replaces, later ones add).
 fn value_pull<S: Semiring, L: TileOps>(
     s: S,
     b: &B2srBlocks<L>,
@@ -192,37 +297,20 @@ fn value_pull<S: Semiring, L: TileOps>(
                     continue;
                 }
                 let mut have = 0u64;
-                for t in b.tile_range(tr) {
-                    let tc = b.tile_col_idx[t] as usize;
+                let tr_range = b.tile_range(tr);
+                for (&tc, tile) in b.tile_col_idx[tr_range.clone()]
+                    .iter()
+                    .zip(&b.tiles[tr_range])
+                {
+                    let tc = tc as usize;
                     let xs = upresent.map_or(full, |p| slice::<L>(p, tc));
-                    if xs == 0 {
-                        continue;
-                    }
                     let uj = &u[tc * L::K..];
-                    let tile = &b.tiles[t];
-                    let mut rows = m;
-                    while rows != 0 {
-                        let r = rows.trailing_zeros() as usize;
-                        rows &= rows - 1;
-                        let mut w = tile.row(r) & xs;
-                        if w == 0 {
-                            continue;
-                        }
-                        let mut a = if have >> r & 1 == 1 {
-                            acc[r]
-                        } else {
-                            let c = w.trailing_zeros() as usize;
-                            w &= w - 1;
-                            have |= 1 << r;
-                            s.mul(value, uj[c])
-                        };
-                        while w != 0 {
-                            let c = w.trailing_zeros() as usize;
-                            w &= w - 1;
-                            a = s.add(a, s.mul(value, uj[c]));
-                        }
-                        acc[r] = a;
-                    }
+                    tile.for_each_bit(xs, m, |r, c| {
+                        let y = s.mul(value, uj[c]);
+                        let sum = s.add(acc[r], y);
+                        acc[r] = if have >> r & 1 == 1 { sum } else { y };
+                        have |= 1 << r;
+                    });
                 }
                 let base = tr * L::K;
                 let mut h = have;

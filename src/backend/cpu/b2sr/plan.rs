@@ -13,9 +13,20 @@ const RANGES_PER_THREAD: usize = 8;
 /// Tile-row ranges with about equal `tiles + tile rows`, each starting at a
 /// multiple of `align` tile rows. `tile_row_ptr` has `tile_rows + 1` entries.
 pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<usize>> {
-    let tile_rows = tile_row_ptr.len() - 1;
-    let cost = |tr: usize| tile_row_ptr[tr] as usize + tr;
-    let total = cost(tile_rows);
+    balanced_by(tile_row_ptr.len() - 1, align, |tr| {
+        tile_row_ptr[tr] as usize + tr
+    })
+}
+
+/// Ranges of `0..units` with about equal work, where `cost(u)` is the work
+/// of units `0..u` (non-decreasing, `cost(0) == 0`); each range starts at a
+/// multiple of `align`.
+pub(crate) fn balanced_by(
+    units: usize,
+    align: usize,
+    cost: impl Fn(usize) -> usize,
+) -> Vec<Range<usize>> {
+    let total = cost(units);
     let parts = if total < SEQUENTIAL_BELOW {
         1
     } else {
@@ -27,11 +38,11 @@ pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<u
     let mut start = 0;
     for p in 1..=parts {
         let end = if p == parts {
-            tile_rows
+            units
         } else {
-            // First tile row whose cost reaches the p-th share, rounded to `align`.
+            // First unit whose cost reaches the p-th share, rounded to `align`.
             let target = total * p / parts;
-            let (mut lo, mut hi) = (start, tile_rows);
+            let (mut lo, mut hi) = (start, units);
             while lo < hi {
                 let mid = (lo + hi) / 2;
                 if cost(mid) < target {
@@ -40,8 +51,7 @@ pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<u
                     hi = mid;
                 }
             }
-            let at = lo;
-            (at.div_ceil(align) * align).min(tile_rows)
+            (lo.div_ceil(align) * align).min(units)
         };
         if end > start {
             out.push(start..end);
@@ -49,7 +59,7 @@ pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<u
         }
     }
     if out.is_empty() {
-        out.push(0..tile_rows);
+        out.push(0..units);
     }
     out
 }

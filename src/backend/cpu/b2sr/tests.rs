@@ -230,3 +230,26 @@ fn mxm_dense_matches_generic() {
         assert_eq!(got, want);
     });
 }
+
+#[test]
+fn csr_bits_kernel_matches_generic() {
+    each_case(|rng, b, csr| {
+        let u = Vector::from_bits(random_bits(rng, b.ncols(), 3));
+        for mask in [None, Some(random_bits(rng, b.nrows(), 2))] {
+            let got = mxv_csr_bits::<LorLand>(csr, &u, mask.as_ref()).expect("applies");
+            same(&got, &generic::mxv_csr(LorLand, csr, &u, mask.as_ref()));
+        }
+        // False values: present entries that are false.
+        let mut falsy = csr.clone();
+        for (k, v) in falsy.values_mut().iter_mut().enumerate() {
+            *v = k % 3 == 0;
+        }
+        let got = mxv_csr_bits::<LorLand>(&falsy, &u, None).expect("applies");
+        same(&got, &generic::mxv_csr(LorLand, &falsy, &u, None));
+        let got = mxv_csr_bits::<AnyPair<bool>>(&falsy, &u, None).expect("applies");
+        same(
+            &got,
+            &generic::mxv_csr(AnyPair::<bool>::new(), &falsy, &u, None),
+        );
+    });
+}

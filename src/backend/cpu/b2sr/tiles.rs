@@ -24,6 +24,21 @@ pub(crate) trait TileOps: TileBits {
         }
         acc
     }
+    /// Calls `f(r, c)` for every set bit with row `r` in `rows` and column `c`
+    /// in `x`, row by row, columns ascending. Small tiles walk the whole tile
+    /// as one word, so a sparse tile costs one loop, not one per row.
+    #[inline]
+    fn for_each_bit(&self, x: u64, mut rows: u64, mut f: impl FnMut(usize, usize)) {
+        while rows != 0 {
+            let r = rows.trailing_zeros() as usize;
+            rows &= rows - 1;
+            let mut w = self.row(r) & x;
+            while w != 0 {
+                f(r, w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+    }
     /// `Σ_{c ∈ sel} popcount(ar AND row(c))`: one row of `A` against the rows
     /// of this (transposed `B`) tile the mask selects.
     #[inline]
@@ -52,11 +67,25 @@ pub(crate) trait TileOps: TileBits {
 
 impl TileOps for Tile4 {
     #[inline]
+    fn for_each_bit(&self, x: u64, rows: u64, mut f: impl FnMut(usize, usize)) {
+        let rm = (BYTE_MASK[rows as usize & 0xF] & 0x0F0F_0F0F) as u32;
+        // Bytes to nibbles: byte c of rm is 0x0F where row c is selected.
+        let nib = (rm & 0xF) | (rm >> 4 & 0xF0) | (rm >> 8 & 0xF00) | (rm >> 12 & 0xF000);
+        let mut w = self.0 as u64 & (x * 0x1111) & nib as u64;
+        while w != 0 {
+            let p = w.trailing_zeros() as usize;
+            w &= w - 1;
+            f(p / 4, p % 4);
+        }
+    }
+    #[inline]
     fn any_rows(&self, x: u64) -> u64 {
-        let mut y = self.0 as u64 & (x * 0x1111);
-        y |= y >> 2;
-        y |= y >> 1;
-        (y & 1) | (y >> 3 & 2) | (y >> 6 & 4) | (y >> 9 & 8)
+        const LOW3: u64 = 0x7777;
+        let y = self.0 as u64 & (x * 0x1111);
+        // High bit of each nibble: set iff the nibble is nonzero; then gather
+        // bits 3, 7, 11, 15 into bits 12..16 with one multiply.
+        let h = (((y & LOW3) + LOW3) | y) & 0x8888;
+        ((h >> 3) * 0x1248 >> 12) & 0xF
     }
     #[inline]
     fn count_rows(&self, x: u64, cnt: &mut [u32]) {
@@ -86,6 +115,15 @@ const BYTE_MASK: [u64; 256] = {
 
 impl TileOps for Tile8 {
     #[inline]
+    fn for_each_bit(&self, x: u64, rows: u64, mut f: impl FnMut(usize, usize)) {
+        let mut w = self.0 & x.wrapping_mul(LSB8) & BYTE_MASK[rows as usize & 0xFF];
+        while w != 0 {
+            let p = w.trailing_zeros() as usize;
+            w &= w - 1;
+            f(p / 8, p % 8);
+        }
+    }
+    #[inline]
     fn dot_rows(&self, ar: u64, sel: u64) -> u32 {
         (self.0 & ar.wrapping_mul(LSB8) & BYTE_MASK[sel as usize & 0xFF]).count_ones()
     }
@@ -93,11 +131,11 @@ impl TileOps for Tile8 {
     fn any_rows(&self, x: u64) -> u64 {
         // Broadcast x to every byte, AND, then fold each byte to its low bit
         // and gather the eight low bits into one byte.
-        let mut y = self.0 & x.wrapping_mul(LSB8);
-        y |= y >> 4;
-        y |= y >> 2;
-        y |= y >> 1;
-        (y & LSB8).wrapping_mul(0x0102_0408_1020_4080) >> 56
+        const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        let y = self.0 & x.wrapping_mul(LSB8);
+        // High bit of each byte: set iff the byte is nonzero (no carries cross bytes).
+        let h = (((y & LOW7) + LOW7) | y) & !LOW7;
+        (h >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
     }
     #[inline]
     fn count_rows(&self, x: u64, cnt: &mut [u32]) {
@@ -176,6 +214,15 @@ mod tests {
                 .map(|c| (ar & t.row(c)).count_ones())
                 .sum();
             assert_eq!(t.dot_rows(ar, x), dot);
+            let rows = next() & full;
+            let mut seen = Vec::new();
+            t.for_each_bit(x, rows, |r, c| seen.push((r, c)));
+            let want: Vec<(usize, usize)> = (0..L::K)
+                .filter(|&r| rows >> r & 1 == 1)
+                .flat_map(|r| (0..L::K).map(move |c| (r, c)))
+                .filter(|&(r, c)| t.row(r) >> c & x >> c & 1 == 1)
+                .collect();
+            assert_eq!(seen, want);
         }
     }
 

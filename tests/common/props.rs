@@ -1,0 +1,431 @@
+//! Properties of the semiring operations (mxv, vxm, mxm, mxm_reduce,
+//! mxm_dense) against the sprs oracle, generic over the backend: inputs are
+//! uploaded with `b.upload_*`, results downloaded and compared.
+
+use bitgraphblas::backend::{MatrixShape, VectorShape};
+use bitgraphblas::{ops, Backend, DenseMatrix, Format, Mask, MatrixMask, Scalar};
+use quickcheck::{Arbitrary, Gen};
+
+use super::gen::{below, dim, with_desc, DescCfg, MaskKind, SpMat, SpVec, FORMATS};
+use super::oracle::{compare, mask_allows, oracle_mxm, oracle_mxv, spec_write};
+use super::{TestScalar, TestSemiring};
+
+/// A backend whose masks know their shape (what `ops` needs to check them).
+pub trait TestBackend: Backend<MaskSource: VectorShape, MatrixMaskSource: MatrixShape> {}
+impl<B: Backend<MaskSource: VectorShape, MatrixMaskSource: MatrixShape>> TestBackend for B {}
+
+/// Converts a library error into the property's error string.
+pub fn ctx<T>(what: &str, r: bitgraphblas::Result<T>) -> Result<T, String> {
+    r.map_err(|e| format!("{what}: returned Err({e})"))
+}
+
+/// The vector mask a [`MaskKind`] asks for, over `v`.
+pub fn vmask<B: Backend, M: Scalar>(kind: MaskKind, v: &B::Vector<M>) -> Option<Mask<'_, B>> {
+    if kind == MaskKind::None {
+        return None;
+    }
+    let mut m = B::mask(v);
+    if kind.structural() {
+        m = m.structure();
+    }
+    if kind.complemented() {
+        m = m.complement();
+    }
+    Some(m)
+}
+
+/// The matrix mask a [`MaskKind`] asks for, over `m`.
+pub fn mmask<B: Backend, M: Scalar>(kind: MaskKind, v: &B::Matrix<M>) -> Option<MatrixMask<'_, B>> {
+    if kind == MaskKind::None {
+        return None;
+    }
+    let mut m = B::matrix_mask(v);
+    if kind.structural() {
+        m = m.structure();
+    }
+    if kind.complemented() {
+        m = m.complement();
+    }
+    Some(m)
+}
+
+/// `mxv` (or `vxm`) case: `A` is stored `nrows x ncols`; the product uses `A`
+/// or `A'` according to `vxm` xor `cfg.ta`.
+#[derive(Clone, Debug)]
+pub struct MxvCase<T> {
+    pub a: SpMat<T>,
+    pub iso: T,
+    pub u: SpVec<T>,
+    pub w: SpVec<T>,
+    pub mask: SpVec<T>,
+    pub cfg: DescCfg,
+    pub vxm: bool,
+}
+
+impl<T: TestScalar> MxvCase<T> {
+    /// Whether the product reads `A'`.
+    pub fn transposed(&self) -> bool {
+        self.cfg.ta != self.vxm
+    }
+}
+
+impl<T: TestScalar> Arbitrary for MxvCase<T> {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let (r, c) = (dim(g), dim(g));
+        let mut cfg = DescCfg::arbitrary(g);
+        cfg.tb = false;
+        let vxm = bool::arbitrary(g);
+        let (ulen, wlen) = if cfg.ta != vxm { (r, c) } else { (c, r) };
+        MxvCase {
+            a: SpMat::gen(g, r, c),
+            iso: T::draw(g),
+            u: SpVec::gen(g, ulen),
+            w: SpVec::gen(g, wlen),
+            mask: SpVec::gen(g, wlen),
+            cfg,
+            vxm,
+        }
+    }
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        let mut v = Vec::new();
+        for a in self.a.shrink_entries() {
+            v.push(MxvCase { a, ..self.clone() });
+        }
+        for u in self.u.shrink_entries() {
+            v.push(MxvCase { u, ..self.clone() });
+        }
+        for w in self.w.shrink_entries() {
+            v.push(MxvCase { w, ..self.clone() });
+        }
+        for cfg in self.cfg.shrink() {
+            v.push(MxvCase {
+                cfg,
+                ..self.clone()
+            });
+        }
+        Box::new(v.into_iter())
+    }
+}
+
+/// `w<mask> = accum(w, A ⊕.⊗ u)` (or `u ⊕.⊗ A`) for `A` in every format.
+pub fn prop_mxv<B: TestBackend, S: TestSemiring>(b: &B, c: &MxvCase<S::T>) -> Result<(), String> {
+    let s = S::default();
+    let add = |x, y| s.add(x, y);
+    let accum: Option<&dyn Fn(S::T, S::T) -> S::T> = c.cfg.accum.then_some(&add);
+    let allowed = mask_allows(c.cfg.mask, &c.mask.vals);
+    let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
+    let m = ctx("upload mask", b.upload_vector(&c.mask.vector()))?;
+    for fmt in FORMATS {
+        let (a, used) = c.a.in_format(fmt, c.iso);
+        let used = if c.transposed() {
+            used.transpose()
+        } else {
+            used
+        };
+        let t = oracle_mxv::<S>(&used, &c.u.vals);
+        let expected = spec_write(&c.w.vals, &t, allowed.as_deref(), accum, c.cfg.replace);
+        let a = ctx("upload A", b.upload_matrix(&a))?;
+        let mut w = ctx("upload w", b.upload_vector(&c.w.vector()))?;
+        let mask = vmask::<B, S::T>(c.cfg.mask, &m);
+        let op = if c.vxm { "vxm" } else { "mxv" };
+        let r = with_desc!(&c.cfg, mask, s.add_op(), |d| if c.vxm {
+            ops::vxm(b, &mut w, s, &u, &a, &d)
+        } else {
+            ops::mxv(b, &mut w, s, &a, &u, &d)
+        });
+        ctx(op, r)?;
+        let w = ctx("download w", b.download_vector(&w))?;
+        ctx("validate w", w.validate())?;
+        compare(
+            &format!("{op} {} A {fmt:?} {:?}", S::NAME, c.cfg),
+            1,
+            &expected,
+            &super::cells_of_vector(&w),
+        )?;
+    }
+    Ok(())
+}
+
+/// `mxm` case: `C` is `m x n`, `A` is stored `m x k` (`k x m` with `ta`),
+/// `B` is stored `k x n` (`n x k` with `tb`).
+#[derive(Clone, Debug)]
+pub struct MxmCase<T> {
+    pub a: SpMat<T>,
+    pub b: SpMat<T>,
+    pub iso_a: T,
+    pub iso_b: T,
+    pub c: SpMat<T>,
+    pub c_format: Format,
+    pub iso_c: T,
+    pub mask: SpMat<T>,
+    pub mask_format: Format,
+    pub cfg: DescCfg,
+    /// Pairs format `i` of `A` with format `i + shift` of `B`.
+    pub shift: usize,
+}
+
+impl<T: TestScalar> Arbitrary for MxmCase<T> {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let (m, k, n) = (dim(g), dim(g), dim(g));
+        let cfg = DescCfg::arbitrary(g);
+        let a = if cfg.ta {
+            SpMat::gen(g, k, m)
+        } else {
+            SpMat::gen(g, m, k)
+        };
+        let bm = if cfg.tb {
+            SpMat::gen(g, n, k)
+        } else {
+            SpMat::gen(g, k, n)
+        };
+        MxmCase {
+            a,
+            b: bm,
+            iso_a: T::draw(g),
+            iso_b: T::draw(g),
+            c: SpMat::gen(g, m, n),
+            c_format: *g.choose(&FORMATS).unwrap(),
+            iso_c: T::draw(g),
+            mask: SpMat::gen(g, m, n),
+            mask_format: *g.choose(&FORMATS).unwrap(),
+            cfg,
+            shift: below(g, FORMATS.len()),
+        }
+    }
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        let mut v = Vec::new();
+        for a in self.a.shrink_entries() {
+            v.push(MxmCase { a, ..self.clone() });
+        }
+        for b in self.b.shrink_entries() {
+            v.push(MxmCase { b, ..self.clone() });
+        }
+        for c in self.c.shrink_entries() {
+            v.push(MxmCase { c, ..self.clone() });
+        }
+        for cfg in self.cfg.shrink() {
+            v.push(MxmCase {
+                cfg,
+                ..self.clone()
+            });
+        }
+        Box::new(v.into_iter())
+    }
+}
+
+impl<T: TestScalar> MxmCase<T> {
+    /// The inputs in format pair `i`, and the triplets they hold after the
+    /// transposes of the descriptor.
+    #[allow(clippy::type_complexity)]
+    pub fn inputs(
+        &self,
+        i: usize,
+    ) -> (
+        Format,
+        Format,
+        bitgraphblas::Matrix<T>,
+        bitgraphblas::Matrix<T>,
+        SpMat<T>,
+        SpMat<T>,
+    ) {
+        let fa = FORMATS[i];
+        let fb = FORMATS[(i + self.shift) % FORMATS.len()];
+        let (a, ua) = self.a.in_format(fa, self.iso_a);
+        let (bm, ub) = self.b.in_format(fb, self.iso_b);
+        let ua = if self.cfg.ta { ua.transpose() } else { ua };
+        let ub = if self.cfg.tb { ub.transpose() } else { ub };
+        (fa, fb, a, bm, ua, ub)
+    }
+}
+
+/// `C<mask> = accum(C, A ⊕.⊗ B)` for format pairs covering every format.
+pub fn prop_mxm<B: TestBackend, S: TestSemiring>(b: &B, c: &MxmCase<S::T>) -> Result<(), String> {
+    let s = S::default();
+    let add = |x, y| s.add(x, y);
+    let accum: Option<&dyn Fn(S::T, S::T) -> S::T> = c.cfg.accum.then_some(&add);
+    let (c0, c_used) = c.c.in_format(c.c_format, c.iso_c);
+    let (mk, m_used) = c.mask.in_format(c.mask_format, c.iso_c);
+    let allowed = mask_allows(c.cfg.mask, &m_used.cells());
+    let mk = ctx("upload mask", b.upload_matrix(&mk))?;
+    for i in 0..FORMATS.len() {
+        let (fa, fb, a, bm, ua, ub) = c.inputs(i);
+        let t = oracle_mxm::<S>(&ua, &ub);
+        let expected = spec_write(
+            &c_used.cells(),
+            &t,
+            allowed.as_deref(),
+            accum,
+            c.cfg.replace,
+        );
+        let a = ctx("upload A", b.upload_matrix(&a))?;
+        let bm = ctx("upload B", b.upload_matrix(&bm))?;
+        let mut out = ctx("upload C", b.upload_matrix(&c0))?;
+        let mask = mmask::<B, S::T>(c.cfg.mask, &mk);
+        let r = with_desc!(&c.cfg, mask, s.add_op(), |d| ops::mxm(
+            b, &mut out, s, &a, &bm, &d
+        ));
+        ctx("mxm", r)?;
+        let out = ctx("download C", b.download_matrix(&out))?;
+        ctx("validate C", out.validate())?;
+        compare(
+            &format!(
+                "mxm {} A {fa:?} B {fb:?} C {:?} {:?}",
+                S::NAME,
+                c.c_format,
+                c.cfg
+            ),
+            c.c.ncols,
+            &expected,
+            &super::cells_of_matrix(&out),
+        )?;
+    }
+    Ok(())
+}
+
+/// `⊕` over `(A ⊕.⊗ B)<mask>` (the mask is required: kind `None` runs structural).
+pub fn prop_mxm_reduce<B: TestBackend, S: TestSemiring>(
+    b: &B,
+    c: &MxmCase<S::T>,
+) -> Result<(), String> {
+    let s = S::default();
+    let kind = if c.cfg.mask == MaskKind::None {
+        MaskKind::Structural
+    } else {
+        c.cfg.mask
+    };
+    let (mk, m_used) = c.mask.in_format(c.mask_format, c.iso_c);
+    let allowed = mask_allows(kind, &m_used.cells()).expect("a mask");
+    let mk = ctx("upload mask", b.upload_matrix(&mk))?;
+    let cfg = DescCfg {
+        mask: kind,
+        accum: false,
+        replace: false,
+        ..c.cfg
+    };
+    for i in 0..FORMATS.len() {
+        let (fa, fb, a, bm, ua, ub) = c.inputs(i);
+        let t = oracle_mxm::<S>(&ua, &ub);
+        let expected = t
+            .iter()
+            .zip(&allowed)
+            .filter_map(|(v, &ok)| if ok { *v } else { None })
+            .reduce(|x, y| s.add(x, y))
+            .unwrap_or_else(|| s.zero());
+        let a = ctx("upload A", b.upload_matrix(&a))?;
+        let bm = ctx("upload B", b.upload_matrix(&bm))?;
+        let mask = mmask::<B, S::T>(kind, &mk);
+        let r = with_desc!(&cfg, mask, s.add_op(), |d| ops::mxm_reduce(
+            b, s, &a, &bm, &d
+        ));
+        let got = ctx("mxm_reduce", r)?;
+        if !S::T::close(expected, got) {
+            return Err(format!(
+                "mxm_reduce {} A {fa:?} B {fb:?} mask {kind:?}: expected {expected:?}, computed {got:?}",
+                S::NAME
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `mxm_dense` case: `A` stored `m x k` (`k x m` with `ta`), `B` dense `k x n`.
+#[derive(Clone, Debug)]
+pub struct DenseCase<T> {
+    pub a: SpMat<T>,
+    pub iso: T,
+    pub b: Vec<T>,
+    pub c: Vec<T>,
+    pub n: usize,
+    pub cfg: DescCfg,
+    /// Row scales of `B` (length `k`), for `scale_dense_rows`.
+    pub d: SpVec<T>,
+}
+
+impl<T: TestScalar> Arbitrary for DenseCase<T> {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let (m, k, n) = (dim(g), dim(g), below(g, 12));
+        let mut cfg = DescCfg::arbitrary(g);
+        cfg.mask = MaskKind::None;
+        cfg.tb = false;
+        let a = if cfg.ta {
+            SpMat::gen(g, k, m)
+        } else {
+            SpMat::gen(g, m, k)
+        };
+        DenseCase {
+            a,
+            iso: T::draw(g),
+            b: (0..k * n).map(|_| T::draw(g)).collect(),
+            c: (0..m * n).map(|_| T::draw(g)).collect(),
+            n,
+            cfg,
+            d: SpVec::gen(g, k),
+        }
+    }
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        let v: Vec<_> = self
+            .a
+            .shrink_entries()
+            .into_iter()
+            .map(|a| DenseCase { a, ..self.clone() })
+            .collect();
+        Box::new(v.into_iter())
+    }
+}
+
+/// `C = accum(C, A ⊕.⊗ B)` with `B`, `C` dense, for `A` in every format.
+/// Rows of `A` without entries give the semiring's zero.
+pub fn prop_mxm_dense<B: TestBackend, S: TestSemiring>(
+    b: &B,
+    c: &DenseCase<S::T>,
+) -> Result<(), String> {
+    let s = S::default();
+    let (m, k) = if c.cfg.ta {
+        (c.a.ncols, c.a.nrows)
+    } else {
+        (c.a.nrows, c.a.ncols)
+    };
+    let bd = DenseMatrix::from_vec(k, c.n, c.b.clone()).expect("sizes");
+    let bd = ctx("upload B", b.upload_dense(&bd))?;
+    for fmt in FORMATS {
+        let (a, used) = c.a.in_format(fmt, c.iso);
+        let used = if c.cfg.ta { used.transpose() } else { used };
+        let bsp = SpMat {
+            nrows: k,
+            ncols: c.n,
+            entries: (0..k * c.n)
+                .map(|p| (p / c.n.max(1), p % c.n.max(1), c.b[p]))
+                .collect(),
+        };
+        let t = oracle_mxm::<S>(&used, &bsp);
+        let expected: Vec<Option<S::T>> = t
+            .iter()
+            .zip(&c.c)
+            .map(|(t, &old)| {
+                let t = t.unwrap_or_else(|| s.zero());
+                Some(if c.cfg.accum { s.add(old, t) } else { t })
+            })
+            .collect();
+        let a = ctx("upload A", b.upload_matrix(&a))?;
+        let mut out = ctx(
+            "upload C",
+            b.upload_dense(&DenseMatrix::from_vec(m, c.n, c.c.clone()).expect("sizes")),
+        )?;
+        let r = with_desc!(
+            &c.cfg,
+            None::<bitgraphblas::container::NoMask>,
+            s.add_op(),
+            |d| { ops::mxm_dense(b, &mut out, s, &a, &bd, &d) }
+        );
+        ctx("mxm_dense", r)?;
+        let out = ctx("download C", b.download_dense(&out))?;
+        let got: Vec<Option<S::T>> = out.as_slice().iter().map(|&x| Some(x)).collect();
+        compare(
+            &format!("mxm_dense {} A {fmt:?} {:?}", S::NAME, c.cfg),
+            c.n,
+            &expected,
+            &got,
+        )?;
+    }
+    Ok(())
+}
