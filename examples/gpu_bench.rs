@@ -8,7 +8,9 @@
 //! B2SR product must move (matrix arrays + input + output, each once) and the
 //! achieved bandwidth as a fraction of the measured copy bandwidth; triangle
 //! counting (`bin_bin_sum` on L = tril(A, -1), exact, checked against the CPU
-//! backend on the smaller graphs). Times are medians of CUDA-event-timed runs
+//! backend on the smaller graphs). Grids and R-MAT come from
+//! `bitgraphblas::generate` (R-MAT: Graph500 parameters, edge factor 16,
+//! symmetrised, vertex ids not permuted). Times are medians of CUDA-event-timed runs
 //! after warm-up.
 //!
 //! ```text
@@ -260,67 +262,6 @@ fn csr_from_edges(n: usize, mut e: Vec<u64>, symmetrise: bool) -> Result<Matrix<
     Ok(Matrix::from_csr(Csr::try_new(n, n, row_ptr, col, vals)?))
 }
 
-/// A `side x side` 2-D grid with 4-neighbour edges.
-fn grid(side: usize) -> Result<Matrix<f32>> {
-    let n = side * side;
-    let mut e = Vec::with_capacity(4 * n);
-    for r in 0..side {
-        for c in 0..side {
-            let v = (r * side + c) as u64;
-            if c + 1 < side {
-                e.push((v << 32) | (v + 1));
-            }
-            if r + 1 < side {
-                e.push((v << 32) | (v + side as u64));
-            }
-        }
-    }
-    csr_from_edges(n, e, true)
-}
-
-/// Graph500 R-MAT (A, B, C = 0.57, 0.19, 0.19; edge factor 16), vertices
-/// randomly relabelled as the specification asks, symmetrised.
-fn rmat(scale: u32, seed: u64) -> Result<Matrix<f32>> {
-    let n = 1usize << scale;
-    let m = 16 * n;
-    let chunks = 256;
-    let e: Vec<u64> = (0..chunks)
-        .into_par_iter()
-        .flat_map_iter(|c| {
-            let mut rng =
-                StdRng::seed_from_u64(seed ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-            (0..m / chunks).map(move |_| {
-                let (mut i, mut j) = (0u64, 0u64);
-                for _ in 0..scale {
-                    let r: f64 = rng.gen();
-                    let (bi, bj) = if r < 0.57 {
-                        (0, 0)
-                    } else if r < 0.76 {
-                        (0, 1)
-                    } else if r < 0.95 {
-                        (1, 0)
-                    } else {
-                        (1, 1)
-                    };
-                    i = (i << 1) | bi;
-                    j = (j << 1) | bj;
-                }
-                (i << 32) | j
-            })
-        })
-        .collect();
-    let mut perm: Vec<u64> = (0..n as u64).collect();
-    let mut rng = StdRng::seed_from_u64(seed.wrapping_add(1));
-    for k in (1..n).rev() {
-        perm.swap(k, rng.gen_range(0..=k));
-    }
-    let e = e
-        .into_par_iter()
-        .map(|x| (perm[(x >> 32) as usize] << 32) | perm[(x & 0xffff_ffff) as usize])
-        .collect();
-    csr_from_edges(n, e, true)
-}
-
 /// Symmetric pattern without the diagonal (for triangle counting).
 fn symmetrised(a: &Matrix<f32>) -> Result<Matrix<f32>> {
     let c = a.as_csr();
@@ -373,7 +314,7 @@ fn main() -> Result<()> {
     );
     println!("device copy bandwidth {:.3} TB/s (read + write)", bw / 1e12);
 
-    type Loader = Box<dyn Fn() -> Result<Matrix<f32>>>;
+    type Loader<'a> = Box<dyn Fn() -> Result<Matrix<f32>> + 'a>;
     let graphs: Vec<(&str, Loader)> = vec![
         (
             "delaunay_n14",
@@ -411,10 +352,22 @@ fn main() -> Result<()> {
                 bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/large/cnr-2000.mtx.gz"))
             }),
         ),
-        ("grid-1024", Box::new(|| grid(1024))),
-        ("grid-4096", Box::new(|| grid(4096))),
-        ("rmat-18", Box::new(|| rmat(18, 18))),
-        ("rmat-22", Box::new(|| rmat(22, 22))),
+        (
+            "grid-1024",
+            Box::new(|| Ok(bitgraphblas::generate::grid_2d::<f32>(1024))),
+        ),
+        (
+            "grid-4096",
+            Box::new(|| Ok(bitgraphblas::generate::grid_2d::<f32>(4096))),
+        ),
+        (
+            "rmat-18",
+            Box::new(|| Ok(bitgraphblas::generate::rmat::<f32>(18, 16, 18))),
+        ),
+        (
+            "rmat-22",
+            Box::new(|| Ok(bitgraphblas::generate::rmat::<f32>(22, 16, 22))),
+        ),
     ];
 
     let mut rows_json = Vec::new();

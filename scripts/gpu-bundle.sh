@@ -13,7 +13,7 @@ target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$dest/tests" "$dest/bin" "$dest/data/large"
 json="$dest/build.json"
 cargo test --release --features cuda --no-run --message-format=json \
-  --test cuda_vs_cpu --test cuda_kernels > "$json"
+  --test cuda_vs_cpu --test cuda_props --test cuda_kernels > "$json"
 python3 - "$json" "$dest/tests" <<'PY'
 import json, shutil, sys, os
 for line in open(sys.argv[1]):
