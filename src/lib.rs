@@ -37,6 +37,8 @@ mod scalar;
 pub mod storage;
 
 pub use algebra::{IndexOp, Semiring};
+#[cfg(feature = "cuda")]
+pub use backend::cuda::CudaBackend;
 pub use backend::{Backend, Cpu};
 pub use container::{Desc, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 pub use error::{Error, Result};

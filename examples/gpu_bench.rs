@@ -1,0 +1,623 @@
+//! GPU benchmark: B2SR kernels against cuSPARSE's CSR f32 SpMV on the same
+//! matrices, in one process, with the device copy bandwidth measured in the
+//! same run.
+//!
+//! For every graph: device packing CSR -> B2SR per tile size (entries/s);
+//! `mxv` time per scheme (bin_full_full PLUS.TIMES f32, bin_bin_full PLUS.PAIR
+//! u32, bin_bin_bin LOR.LAND) and tile size; cuSPARSE SpMV time; the bytes each
+//! B2SR product must move (matrix arrays + input + output, each once) and the
+//! achieved bandwidth as a fraction of the measured copy bandwidth; triangle
+//! counting (`bin_bin_sum` on L = tril(A, -1), exact, checked against the CPU
+//! backend on the smaller graphs). Grids and R-MAT come from
+//! `bitgraphblas::generate` (R-MAT: Graph500 parameters, edge factor 16,
+//! symmetrised, vertex ids not permuted). Times are medians of CUDA-event-timed runs
+//! after warm-up.
+//!
+//! ```text
+//! cargo build --release --features cuda --example gpu_bench
+//! gpu_bench --data DIR --out DIR [--quick] [--only NAME]
+//! ```
+//! Writes `gpu-bench.json` and `gpu-bench.md` into `--out`.
+
+use std::ffi::c_void;
+use std::time::Instant;
+
+use bitgraphblas::algebra::{IndexOp, LorLand, PlusPair, PlusTimes};
+use bitgraphblas::backend::cuda::CudaBackend;
+use bitgraphblas::container::{Flags, NoAccum};
+use bitgraphblas::storage::{BitVec, Csr};
+use bitgraphblas::{Backend, Cpu, Format, Matrix, Result, TileSize, Vector, VectorFormat};
+use cudarc::cusparse::sys as sp;
+use cudarc::driver::sys::CUevent_flags;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+const TILES: [TileSize; 4] = [TileSize::T4, TileSize::T8, TileSize::T16, TileSize::T32];
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN times"));
+    v[v.len() / 2]
+}
+
+/// Median CUDA-event time (ms) of `f` over `reps` runs after `warm` runs.
+fn time_ms(
+    gpu: &CudaBackend,
+    warm: usize,
+    reps: usize,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<f64> {
+    let (ctx, stream) = gpu.raw();
+    let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda {
+        op: "event",
+        detail: e.to_string(),
+    };
+    for _ in 0..warm {
+        f()?;
+    }
+    gpu.synchronize()?;
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let a = ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(err)?;
+        let b = ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(err)?;
+        a.record(stream).map_err(err)?;
+        f()?;
+        b.record(stream).map_err(err)?;
+        b.synchronize().map_err(err)?;
+        t.push(a.elapsed_ms(&b).map_err(err)? as f64);
+    }
+    Ok(median(t))
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second).
+fn copy_bandwidth(gpu: &CudaBackend) -> Result<f64> {
+    let (_, stream) = gpu.raw();
+    let n = 1usize << 28; // 1 GiB of f32
+    let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda {
+        op: "copy",
+        detail: e.to_string(),
+    };
+    let a = stream.alloc_zeros::<f32>(n).map_err(err)?;
+    let mut b = stream.alloc_zeros::<f32>(n).map_err(err)?;
+    let ms = time_ms(gpu, 2, 10, || stream.memcpy_dtod(&a, &mut b).map_err(err))?;
+    Ok(2.0 * 4.0 * n as f64 / (ms * 1e-3))
+}
+
+/// cuSPARSE CSR f32 SpMV (y = A x) on the device CSR of `a`.
+struct CuSparse {
+    handle: sp::cusparseHandle_t,
+    mat: sp::cusparseSpMatDescr_t,
+    x: sp::cusparseDnVecDescr_t,
+    y: sp::cusparseDnVecDescr_t,
+    buf: cudarc::driver::CudaSlice<u8>,
+    _xy: (
+        cudarc::driver::CudaSlice<f32>,
+        cudarc::driver::CudaSlice<f32>,
+    ),
+}
+
+fn chk(s: sp::cusparseStatus_t, what: &str) -> Result<()> {
+    if s == sp::cusparseStatus_t::CUSPARSE_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(bitgraphblas::Error::Cuda {
+            op: "cusparse",
+            detail: format!("{what}: {s:?}"),
+        })
+    }
+}
+
+impl CuSparse {
+    fn new(
+        gpu: &CudaBackend,
+        a: &bitgraphblas::backend::cuda::CudaMatrix<f32>,
+        x_host: &[f32],
+    ) -> Result<Self> {
+        use cudarc::driver::DevicePtr;
+        let (_, stream) = gpu.raw();
+        let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda {
+            op: "alloc",
+            detail: e.to_string(),
+        };
+        let (rp, ci, vals, nnz) = a.csr_device_ptrs().expect("CSR");
+        let (n, m) = (
+            bitgraphblas::backend::MatrixShape::nrows(a),
+            bitgraphblas::backend::MatrixShape::ncols(a),
+        );
+        let x = stream.clone_htod(x_host).map_err(err)?;
+        let y = stream.alloc_zeros::<f32>(n).map_err(err)?;
+        let xp = x.device_ptr(stream).0;
+        let yp = y.device_ptr(stream).0;
+        unsafe {
+            let mut handle = std::ptr::null_mut();
+            chk(sp::cusparseCreate(&mut handle), "create")?;
+            chk(
+                sp::cusparseSetStream(handle, stream.cu_stream() as sp::cudaStream_t),
+                "stream",
+            )?;
+            let mut mat = std::ptr::null_mut();
+            chk(
+                sp::cusparseCreateCsr(
+                    &mut mat,
+                    n as i64,
+                    m as i64,
+                    nnz as i64,
+                    rp as *mut c_void,
+                    ci as *mut c_void,
+                    vals as *mut c_void,
+                    sp::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                    sp::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                    sp::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
+                    sp::cudaDataType::CUDA_R_32F,
+                ),
+                "csr",
+            )?;
+            let mut xd = std::ptr::null_mut();
+            chk(
+                sp::cusparseCreateDnVec(
+                    &mut xd,
+                    m as i64,
+                    xp as *mut c_void,
+                    sp::cudaDataType::CUDA_R_32F,
+                ),
+                "x",
+            )?;
+            let mut yd = std::ptr::null_mut();
+            chk(
+                sp::cusparseCreateDnVec(
+                    &mut yd,
+                    n as i64,
+                    yp as *mut c_void,
+                    sp::cudaDataType::CUDA_R_32F,
+                ),
+                "y",
+            )?;
+            let (alpha, beta) = (1.0f32, 0.0f32);
+            let mut size = 0usize;
+            chk(
+                sp::cusparseSpMV_bufferSize(
+                    handle,
+                    sp::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                    &alpha as *const f32 as *const c_void,
+                    mat as _,
+                    xd as _,
+                    &beta as *const f32 as *const c_void,
+                    yd,
+                    sp::cudaDataType::CUDA_R_32F,
+                    sp::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT,
+                    &mut size,
+                ),
+                "buffer size",
+            )?;
+            let buf = stream.alloc_zeros::<u8>(size.max(4)).map_err(err)?;
+            Ok(CuSparse {
+                handle,
+                mat,
+                x: xd,
+                y: yd,
+                buf,
+                _xy: (x, y),
+            })
+        }
+    }
+    fn run(&self, gpu: &CudaBackend) -> Result<()> {
+        use cudarc::driver::DevicePtr;
+        let (_, stream) = gpu.raw();
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let bp = self.buf.device_ptr(stream).0;
+        unsafe {
+            chk(
+                sp::cusparseSpMV(
+                    self.handle,
+                    sp::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                    &alpha as *const f32 as *const c_void,
+                    self.mat as _,
+                    self.x as _,
+                    &beta as *const f32 as *const c_void,
+                    self.y,
+                    sp::cudaDataType::CUDA_R_32F,
+                    sp::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT,
+                    bp as *mut c_void,
+                ),
+                "spmv",
+            )
+        }
+    }
+}
+
+impl Drop for CuSparse {
+    fn drop(&mut self) {
+        unsafe {
+            sp::cusparseDestroySpMat(self.mat as _);
+            sp::cusparseDestroyDnVec(self.x as _);
+            sp::cusparseDestroyDnVec(self.y as _);
+            sp::cusparseDestroy(self.handle);
+        }
+    }
+}
+
+/// CSR pattern (values 1.0) from directed edges: deduplicated, self loops dropped,
+/// symmetrised when asked.
+fn csr_from_edges(n: usize, mut e: Vec<u64>, symmetrise: bool) -> Result<Matrix<f32>> {
+    if symmetrise {
+        let rev: Vec<u64> = e.par_iter().map(|&x| x.rotate_right(32)).collect();
+        e.extend(rev);
+    }
+    e.retain(|&x| (x >> 32) != (x & 0xffff_ffff));
+    e.par_sort_unstable();
+    e.dedup();
+    let mut row_ptr = vec![0usize; n + 1];
+    for &x in &e {
+        row_ptr[(x >> 32) as usize + 1] += 1;
+    }
+    for i in 0..n {
+        row_ptr[i + 1] += row_ptr[i];
+    }
+    let col: Vec<u32> = e.par_iter().map(|&x| x as u32).collect();
+    let vals = vec![1.0f32; col.len()];
+    Ok(Matrix::from_csr(Csr::try_new(n, n, row_ptr, col, vals)?))
+}
+
+/// Symmetric pattern without the diagonal (for triangle counting).
+fn symmetrised(a: &Matrix<f32>) -> Result<Matrix<f32>> {
+    let c = a.as_csr();
+    let mut e = Vec::with_capacity(c.nnz());
+    for i in 0..c.nrows() {
+        for &j in c.row(i).0 {
+            e.push(((i as u64) << 32) | j as u64);
+        }
+    }
+    csr_from_edges(c.nrows(), e, true)
+}
+
+/// The same pattern with every value `v` (another element type).
+fn retype<U: bitgraphblas::Scalar>(a: &Matrix<f32>, v: U) -> Result<Matrix<U>> {
+    let c = a.as_csr();
+    Ok(Matrix::from_csr(Csr::try_new(
+        c.nrows(),
+        c.ncols(),
+        c.row_ptr().to_vec(),
+        c.col_idx().to_vec(),
+        vec![v; c.nnz()],
+    )?))
+}
+
+fn json_str(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "'"))
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let get = |k: &str| {
+        args.iter()
+            .position(|a| a == k)
+            .and_then(|p| args.get(p + 1))
+            .cloned()
+    };
+    let data = get("--data").unwrap_or_else(|| "data".into());
+    let out = get("--out").unwrap_or_else(|| ".".into());
+    let only = get("--only");
+    let quick = args.iter().any(|a| a == "--quick");
+    let reps = if quick { 5 } else { 20 };
+
+    let gpu = CudaBackend::new(0)?;
+    let bw = copy_bandwidth(&gpu)?;
+    let commit = std::env::var("BITGRAPHBLAS_COMMIT").unwrap_or_else(|_| "unknown".into());
+    println!(
+        "device {} ({}), commit {commit}",
+        gpu.device_name(),
+        gpu.arch()
+    );
+    println!("device copy bandwidth {:.3} TB/s (read + write)", bw / 1e12);
+
+    type Loader<'a> = Box<dyn Fn() -> Result<Matrix<f32>> + 'a>;
+    let graphs: Vec<(&str, Loader)> = vec![
+        (
+            "delaunay_n14",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/delaunay_n14.mtx"))
+            }),
+        ),
+        (
+            "USA-road-d.NY",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!(
+                    "{data}/large/USA-road-d.NY.mtx.gz"
+                ))
+            }),
+        ),
+        (
+            "cit-HepPh",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!(
+                    "{data}/large/cit-HepPh.mtx.gz"
+                ))
+            }),
+        ),
+        (
+            "ego-Twitter",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!(
+                    "{data}/large/ego-Twitter.mtx.gz"
+                ))
+            }),
+        ),
+        (
+            "cnr-2000",
+            Box::new(|| {
+                bitgraphblas::io::read_matrix_market::<f32>(format!("{data}/large/cnr-2000.mtx.gz"))
+            }),
+        ),
+        (
+            "grid-1024",
+            Box::new(|| Ok(bitgraphblas::generate::grid_2d::<f32>(1024))),
+        ),
+        (
+            "grid-4096",
+            Box::new(|| Ok(bitgraphblas::generate::grid_2d::<f32>(4096))),
+        ),
+        (
+            "rmat-18",
+            Box::new(|| Ok(bitgraphblas::generate::rmat::<f32>(18, 16, 18))),
+        ),
+        (
+            "rmat-22",
+            Box::new(|| Ok(bitgraphblas::generate::rmat::<f32>(22, 16, 22))),
+        ),
+    ];
+
+    let mut rows_json = Vec::new();
+    let mut md = String::new();
+    md.push_str(&format!(
+        "Device: {} ({}); commit {commit}; copy bandwidth {:.3} TB/s (read + write, 1 GiB dtod). Times: median of {reps} CUDA-event-timed runs (ms). `x cuSP` = cuSPARSE CSR f32 SpMV time / B2SR time; `%bw` = (B2SR arrays + input + output bytes) / time / copy bandwidth.\n\n",
+        gpu.device_name(), gpu.arch(), bw / 1e12
+    ));
+    md.push_str("| graph | n | nnz | cuSPARSE ms | k | tiles | B2SR MB | pack ms (G nnz/s) | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut tc_md =
+        String::from("\n| graph | triangles | k | TC ms | CPU check |\n|---|---|---|---|---|\n");
+
+    for (name, load) in &graphs {
+        if only.as_deref().is_some_and(|o| o != *name) {
+            continue;
+        }
+        let t0 = Instant::now();
+        let a = load()?.to_pattern(Format::Csr, 1.0f32)?;
+        let (n, m, nnz) = (a.nrows(), a.ncols(), a.nvals());
+        println!(
+            "\n== {name}: {n} x {m}, {nnz} entries (loaded in {:.1} s)",
+            t0.elapsed().as_secs_f64()
+        );
+
+        let ga = gpu.upload_matrix(&a)?;
+        let mut rng = StdRng::seed_from_u64(7);
+        let x: Vec<f32> = (0..m).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let cus = CuSparse::new(&gpu, &ga, &x)?;
+        let cus_ms = time_ms(&gpu, 3, reps, || cus.run(&gpu))?;
+        let csr_bytes = 4 * (n + 1) + 8 * nnz + 4 * m + 4 * n;
+        println!(
+            "cuSPARSE CSR f32 SpMV {cus_ms:.4} ms ({:.0}% of copy bw for {:.1} MB)",
+            100.0 * csr_bytes as f64 / (cus_ms * 1e-3) / bw,
+            csr_bytes as f64 / 1e6
+        );
+
+        let u_full = gpu.upload_vector(&Vector::from_dense(x.clone()))?;
+        let bits = BitVec::from_bools(&(0..m).map(|_| rng.gen_bool(0.5)).collect::<Vec<_>>());
+        let u_bits_b = gpu.upload_vector(&Vector::<bool>::from_bits(bits.clone()))?;
+        let u_bits_c = gpu.upload_vector(&Vector::<u32>::from_bits(bits))?;
+        let mut tiles_json = Vec::new();
+        for t in TILES {
+            let k = t.k().expect("fixed");
+            // device packing, timed by the host clock around the whole call (it syncs)
+            let mut pack = Vec::new();
+            let mut gb = None;
+            for _ in 0..if quick { 2 } else { 4 } {
+                gpu.synchronize()?;
+                let s = Instant::now();
+                let b = gpu.convert(&ga, Format::B2sr(t))?;
+                gpu.synchronize()?;
+                pack.push(s.elapsed().as_secs_f64() * 1e3);
+                gb = Some(b);
+            }
+            pack.remove(0);
+            let pack_ms = median(pack);
+            let gb = gb.expect("packed");
+            let bytes = gb.bytes();
+            let f = Flags::default();
+            let mut w = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
+            let bff = time_ms(&gpu, 3, reps, || {
+                gpu.mxv(
+                    &mut w,
+                    None,
+                    NoAccum,
+                    PlusTimes::<f32>::new(),
+                    &gb,
+                    &u_full,
+                    f,
+                )
+            })?;
+            // One B2SR copy per element type; above 8 GB keep only one at a time.
+            let big = bytes > 8_000_000_000;
+            let gu32 = gpu.convert(&gpu.upload_matrix(&retype(&a, 1u32)?)?, Format::B2sr(t))?;
+            let mut wc = gpu.vector_new::<u32>(n, None, VectorFormat::Dense)?;
+            let bbf = time_ms(&gpu, 3, reps, || {
+                gpu.mxv(
+                    &mut wc,
+                    None,
+                    NoAccum,
+                    PlusPair::<u32>::new(),
+                    &gu32,
+                    &u_bits_c,
+                    f,
+                )
+            })?;
+            if big {
+                drop(gu32);
+            }
+            let gbool = gpu.convert(&gpu.upload_matrix(&retype(&a, true)?)?, Format::B2sr(t))?;
+            let mut wb = gpu.vector_new::<bool>(n, None, VectorFormat::Bits)?;
+            let bbb = time_ms(&gpu, 3, reps, || {
+                gpu.mxv(&mut wb, None, NoAccum, LorLand, &gbool, &u_bits_b, f)
+            })?;
+            drop(gbool);
+            // correctness spot check of the f32 product against the CPU
+            if nnz < 5_000_000 {
+                let cw = {
+                    let mut cw = Vector::<f32>::empty(n);
+                    Cpu::new().mxv(
+                        &mut cw,
+                        None,
+                        NoAccum,
+                        PlusTimes::<f32>::new(),
+                        &a,
+                        &Vector::from_dense(x.clone()),
+                        f,
+                    )?;
+                    cw.to_vec(0.0)
+                };
+                let gw = gpu.download_vector(&w)?.to_vec(0.0);
+                let err = cw
+                    .iter()
+                    .zip(&gw)
+                    .map(|(p, q)| (p - q).abs())
+                    .fold(0.0f32, f32::max);
+                assert!(err < 1e-3, "{name} k={k}: max |cpu - gpu| = {err}");
+            }
+            let bits_n = n.div_ceil(8) as f64;
+            let bf = (bytes as f64 + 4.0 * m as f64 + 4.0 * n as f64 + bits_n) / (bff * 1e-3) / bw;
+            let bc =
+                (bytes as f64 + m.div_ceil(8) as f64 + 4.0 * n as f64 + bits_n) / (bbf * 1e-3) / bw;
+            let bb = (bytes as f64 + m.div_ceil(8) as f64 + bits_n) / (bbb * 1e-3) / bw;
+            let rate = nnz as f64 / (pack_ms * 1e-3) / 1e9;
+            println!(
+                "k={k:2}: {} tiles, {:.1} MB; pack {pack_ms:.3} ms ({rate:.2} G nnz/s); bin_full_full {bff:.4} ms ({:.2}x, {:.0}%); bin_bin_full {bbf:.4} ms ({:.2}x, {:.0}%); bin_bin_bin {bbb:.4} ms ({:.2}x, {:.0}%)",
+                gb.ntiles(), bytes as f64 / 1e6, cus_ms / bff, 100.0 * bf, cus_ms / bbf, 100.0 * bc, cus_ms / bbb, 100.0 * bb
+            );
+            md.push_str(&format!(
+                "| {name} | {n} | {nnz} | {cus_ms:.4} | {k} | {} | {:.2} | {pack_ms:.3} ({rate:.2}) | {bff:.4} ({:.2}x, {:.0}%) | {bbf:.4} ({:.2}x, {:.0}%) | {bbb:.4} ({:.2}x, {:.0}%) |\n",
+                gb.ntiles(), bytes as f64 / 1e6, cus_ms / bff, 100.0 * bf, cus_ms / bbf, 100.0 * bc, cus_ms / bbb, 100.0 * bb
+            ));
+            tiles_json.push(format!(
+                "{{\"k\":{k},\"tiles\":{},\"b2sr_bytes\":{bytes},\"pack_ms\":{pack_ms:.5},\"pack_gnnz_per_s\":{rate:.4},\"bin_full_full_ms\":{bff:.5},\"bin_bin_full_ms\":{bbf:.5},\"bin_bin_bin_ms\":{bbb:.5},\"bin_full_full_bw_frac\":{bf:.4},\"bin_bin_full_bw_frac\":{bc:.4},\"bin_bin_bin_bw_frac\":{bb:.4},\"speedup_bin_full_full\":{:.4},\"speedup_bin_bin_full\":{:.4},\"speedup_bin_bin_bin\":{:.4}}}",
+                gb.ntiles(), cus_ms / bff, cus_ms / bbf, cus_ms / bbb
+            ));
+        }
+        drop(cus);
+
+        // triangle counting: L = tril(S, -1) of the symmetrised pattern, count = sum(L .* (L L'))
+        let s = symmetrised(&a)?;
+        let su = retype(&s, 1u64)?;
+        let gs = gpu.upload_matrix(&su)?;
+        let cpu_count = if s.nvals() < 2_000_000 {
+            let l = su.to_format(Format::Csr)?;
+            let mut lc = Matrix::<u64>::empty(n, n);
+            Cpu::new().select_matrix(
+                &mut lc,
+                None,
+                NoAccum,
+                IndexOp::Tril(-1),
+                &l,
+                Flags::default(),
+            )?;
+            Some(Cpu::new().mxm_reduce(
+                lc.as_mask().structure(),
+                PlusPair::<u64>::new(),
+                &lc,
+                &lc,
+                Flags {
+                    transpose_b: true,
+                    ..Flags::default()
+                },
+            )?)
+        } else {
+            None
+        };
+        let mut tc_json = Vec::new();
+        let mut slow = false;
+        for t in TILES {
+            if slow {
+                println!(
+                    "triangles k={}: skipped (the previous tile size took over 2 s)",
+                    t
+                );
+                continue;
+            }
+            let k = t.k().expect("fixed");
+            let gsb = gpu.convert(&gs, Format::B2sr(t))?;
+            let mut gl = gpu.upload_matrix(&Matrix::<u64>::empty(n, n))?;
+            gpu.select_matrix(
+                &mut gl,
+                None,
+                NoAccum,
+                IndexOp::Tril(-1),
+                &gsb,
+                Flags::default(),
+            )?;
+            drop(gsb);
+            let fl = Flags {
+                transpose_b: true,
+                ..Flags::default()
+            };
+            let mut count = 0;
+            let mut times = Vec::new();
+            for _ in 0..if quick { 2 } else { 4 } {
+                gpu.synchronize()?;
+                let st = Instant::now();
+                count = gpu.mxm_reduce(
+                    CudaBackend::matrix_mask(&gl).structure(),
+                    PlusPair::<u64>::new(),
+                    &gl,
+                    &gl,
+                    fl,
+                )?;
+                times.push(st.elapsed().as_secs_f64() * 1e3);
+                if times[0] > 2000.0 {
+                    slow = true;
+                    break;
+                }
+            }
+            if times.len() > 1 {
+                times.remove(0);
+            }
+            let tc_ms = median(times);
+            if let Some(c) = cpu_count {
+                assert_eq!(c, count, "{name} k={k}: triangles gpu {count} cpu {c}");
+            }
+            let check = cpu_count.map_or("not run (large)".to_string(), |c| format!("{c} (equal)"));
+            println!("triangles k={k}: {count} in {tc_ms:.3} ms; cpu {check}");
+            tc_md.push_str(&format!(
+                "| {name} | {count} | {k} | {tc_ms:.3} | {check} |\n"
+            ));
+            tc_json.push(format!(
+                "{{\"k\":{k},\"triangles\":{count},\"ms\":{tc_ms:.5}}}"
+            ));
+        }
+        rows_json.push(format!(
+            "{{\"graph\":{},\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"csr_bytes\":{csr_bytes},\"tiles\":[{}],\"triangle_counting\":[{}]}}",
+            json_str(name),
+            tiles_json.join(","),
+            tc_json.join(",")
+        ));
+    }
+    let json = format!(
+        "{{\"device\":{},\"arch\":{},\"commit\":{},\"copy_bandwidth_bytes_per_s\":{bw:.0},\"reps\":{reps},\"graphs\":[{}]}}\n",
+        json_str(gpu.device_name()),
+        json_str(gpu.arch()),
+        json_str(&commit),
+        rows_json.join(",\n")
+    );
+    md.push_str(&tc_md);
+    std::fs::write(format!("{out}/gpu-bench.json"), json).map_err(|e| bitgraphblas::Error::Io {
+        path: out.clone().into(),
+        source: e,
+    })?;
+    std::fs::write(format!("{out}/gpu-bench.md"), &md).map_err(|e| bitgraphblas::Error::Io {
+        path: out.clone().into(),
+        source: e,
+    })?;
+    println!("\n{md}");
+    Ok(())
+}
