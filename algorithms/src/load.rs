@@ -118,3 +118,16 @@ pub fn read_matrix_market(path: &Path) -> Result<Loaded> {
         pattern,
     })
 }
+
+/// Reads a graph file (Matrix Market; B2SR files once the core crate reads them).
+pub fn read_graph(path: &Path) -> Result<Loaded> {
+    read_matrix_market(path)
+}
+
+/// Writes a binary B2SR file (needs the core crate's `io` module).
+pub fn write_b2sr(path: &Path, _m: &Matrix<bool>) -> Result<()> {
+    Err(Error::InvalidArgument {
+        op: "write_b2sr",
+        detail: format!("{}: B2SR files are not supported by this build yet", path.display()),
+    })
+}
