@@ -154,6 +154,9 @@ impl<T: Scalar> Csr<T> {
                 self.col_idx.len()
             ));
         }
+        if self.row_ptr.windows(2).any(|w| w[0] > w[1]) {
+            return bad("row_ptr decreases".into());
+        }
         if self.ncols > u32::MAX as usize {
             return bad(format!("{} columns exceed 32-bit indices", self.ncols));
         }

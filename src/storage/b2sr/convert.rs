@@ -148,6 +148,9 @@ fn validate_blocks<L: TileBits>(b: &B2srBlocks<L>, nrows: usize, ncols: usize) -
             b.tile_col_idx.len()
         ));
     }
+    if b.tile_row_ptr.windows(2).any(|w| w[0] > w[1]) {
+        return bad("tile_row_ptr decreases".into());
+    }
     let row_pad = if nrows % k == 0 { k } else { nrows % k };
     let col_pad = if ncols % k == 0 { k } else { ncols % k };
     let col_mask = if col_pad == 64 {

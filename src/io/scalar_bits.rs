@@ -1,0 +1,109 @@
+//! Exact conversions between a generic [`Scalar`] and fixed-width integers,
+//! for the file formats (`Scalar::to_f64` would lose 64-bit integers above 2^53).
+
+use std::any::Any;
+
+use crate::scalar::{Scalar, ScalarType};
+
+/// The value as 8 little-endian-ready bits: the type's own bit pattern,
+/// zero-extended (`bool` 0/1, `i32` as its `u32` pattern, floats by `to_bits`).
+pub(crate) fn to_bits<T: Scalar>(v: T) -> u64 {
+    let a = &v as &dyn Any;
+    if let Some(&x) = a.downcast_ref::<bool>() {
+        x as u64
+    } else if let Some(&x) = a.downcast_ref::<i32>() {
+        x as u32 as u64
+    } else if let Some(&x) = a.downcast_ref::<u32>() {
+        x as u64
+    } else if let Some(&x) = a.downcast_ref::<i64>() {
+        x as u64
+    } else if let Some(&x) = a.downcast_ref::<u64>() {
+        x
+    } else if let Some(&x) = a.downcast_ref::<f32>() {
+        x.to_bits() as u64
+    } else if let Some(&x) = a.downcast_ref::<f64>() {
+        x.to_bits()
+    } else {
+        unreachable!("Scalar is implemented only for the seven built-in types")
+    }
+}
+
+/// Inverse of [`to_bits`] for the type `ty`; `None` when the bits are not a
+/// value of that type (a `bool` other than 0/1, high bits set for a 32-bit type).
+pub(crate) fn from_bits<T: Scalar>(ty: ScalarType, bits: u64) -> Option<T> {
+    let narrow = u32::try_from(bits).ok();
+    let any: Box<dyn Any> = match ty {
+        ScalarType::Bool if bits <= 1 => Box::new(bits == 1),
+        ScalarType::I32 => Box::new(narrow? as i32),
+        ScalarType::U32 => Box::new(narrow?),
+        ScalarType::I64 => Box::new(bits as i64),
+        ScalarType::U64 => Box::new(bits),
+        ScalarType::F32 => Box::new(f32::from_bits(narrow?)),
+        ScalarType::F64 => Box::new(f64::from_bits(bits)),
+        ScalarType::Bool => return None,
+    };
+    any.downcast::<T>().ok().map(|b| *b)
+}
+
+/// The value of an element type given by its bits, as `f64` (for conversions
+/// between types; exact for all but 64-bit integers above 2^53).
+pub(crate) fn bits_to_f64(ty: ScalarType, bits: u64) -> Option<f64> {
+    Some(match ty {
+        ScalarType::Bool => from_bits::<bool>(ty, bits)?.to_f64(),
+        ScalarType::I32 => from_bits::<i32>(ty, bits)?.to_f64(),
+        ScalarType::U32 => from_bits::<u32>(ty, bits)?.to_f64(),
+        ScalarType::I64 => from_bits::<i64>(ty, bits)?.to_f64(),
+        ScalarType::U64 => from_bits::<u64>(ty, bits)?.to_f64(),
+        ScalarType::F32 => from_bits::<f32>(ty, bits)?.to_f64(),
+        ScalarType::F64 => from_bits::<f64>(ty, bits)?,
+    })
+}
+
+/// An integer read from text, as `T`: exact (saturating) for 64-bit integer
+/// types, through `f64` otherwise (`Scalar::from_f64`: saturating, `!= 0` for bool).
+#[inline]
+pub(crate) fn from_i128<T: Scalar>(v: i128) -> T {
+    match T::TYPE {
+        ScalarType::I64 => {
+            let x = v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            from_bits(T::TYPE, x as u64).expect("i64")
+        }
+        ScalarType::U64 => {
+            let x = v.clamp(0, u64::MAX as i128) as u64;
+            from_bits(T::TYPE, x).expect("u64")
+        }
+        _ => T::from_f64(v as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round<T: Scalar>(v: T) {
+        assert_eq!(from_bits::<T>(T::TYPE, to_bits(v)), Some(v));
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        round(true);
+        round(-5i32);
+        round(u32::MAX);
+        round(i64::MIN);
+        round(u64::MAX);
+        round(-1.5f32);
+        round(1e300f64);
+        assert_eq!(from_bits::<bool>(ScalarType::Bool, 2), None);
+        assert_eq!(from_bits::<i32>(ScalarType::I32, 1 << 40), None);
+        assert_eq!(from_bits::<f32>(ScalarType::F64, 0), None); // type mismatch
+    }
+
+    #[test]
+    fn big_integers_exact() {
+        assert_eq!(from_i128::<i64>(i64::MAX as i128), i64::MAX);
+        assert_eq!(from_i128::<u64>(u64::MAX as i128 - 1), u64::MAX - 1);
+        assert_eq!(from_i128::<u64>(-3), 0);
+        assert_eq!(from_i128::<i32>(1 << 40), i32::MAX);
+        assert!(from_i128::<bool>(2));
+    }
+}
