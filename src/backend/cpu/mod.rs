@@ -77,6 +77,11 @@ impl<T: Scalar> HostMask for Vector<T> {
 pub trait HostMatrixMask: MatrixShape + Sync {
     /// The entries the mask selects, as a pattern.
     fn mask_pattern(&self, structural: bool) -> Csr<bool>;
+    /// The selected entries as a B2SR pattern, when the matrix is stored so
+    /// (lets the B2SR kernels use the mask without unpacking it).
+    fn mask_b2sr(&self, _structural: bool) -> Option<&crate::storage::B2sr> {
+        None
+    }
 }
 
 impl<T: Scalar> HostMatrixMask for Matrix<T> {
@@ -90,6 +95,14 @@ impl<T: Scalar> HostMatrixMask for Matrix<T> {
                 &csr,
             )
             .map(|_| true)
+        }
+    }
+    fn mask_b2sr(&self, structural: bool) -> Option<&crate::storage::B2sr> {
+        match self.repr() {
+            MatrixRepr::B2sr { pattern, value } if structural || value.is_nonzero() => {
+                Some(pattern)
+            }
+            _ => None,
         }
     }
 }
@@ -241,7 +254,7 @@ impl Backend for Cpu {
                 b2sr::mxv(semiring, pattern, *value, u, allowed.as_ref())
             }
             (MatrixRepr::B2sr { pattern, value }, true) => {
-                b2sr::mxv(semiring, &pattern.transpose(), *value, u, allowed.as_ref())
+                b2sr::vxm(semiring, pattern, *value, u, allowed.as_ref())
             }
             (MatrixRepr::Csr(c), false) => {
                 count_generic();

@@ -1,0 +1,93 @@
+//! Load balance: split the tile rows into ranges of about equal work (tiles,
+//! not rows, so one heavy tile row of a power-law graph does not serialise a
+//! whole thread's share), aligned so every range owns whole output words.
+
+use std::ops::Range;
+
+/// Work below this many tiles (plus tile rows) runs on one thread: spawning
+/// costs more than it saves.
+const SEQUENTIAL_BELOW: usize = 1 << 14;
+/// Ranges per rayon thread, so stealing can even out what the tile count misses.
+const RANGES_PER_THREAD: usize = 8;
+
+/// Tile-row ranges with about equal `tiles + tile rows`, each starting at a
+/// multiple of `align` tile rows. `tile_row_ptr` has `tile_rows + 1` entries.
+pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<usize>> {
+    let tile_rows = tile_row_ptr.len() - 1;
+    let cost = |tr: usize| tile_row_ptr[tr] as usize + tr;
+    let total = cost(tile_rows);
+    let parts = if total < SEQUENTIAL_BELOW {
+        1
+    } else {
+        (rayon::current_num_threads() * RANGES_PER_THREAD)
+            .min(total / (SEQUENTIAL_BELOW / 4))
+            .max(1)
+    };
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    for p in 1..=parts {
+        let end = if p == parts {
+            tile_rows
+        } else {
+            // First tile row whose cost reaches the p-th share, rounded to `align`.
+            let target = total * p / parts;
+            let (mut lo, mut hi) = (start, tile_rows);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if cost(mid) < target {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            let at = lo;
+            (at.div_ceil(align) * align).min(tile_rows)
+        };
+        if end > start {
+            out.push(start..end);
+            start = end;
+        }
+    }
+    if out.is_empty() {
+        out.push(0..tile_rows);
+    }
+    out
+}
+
+/// Splits `data` into consecutive pieces of the given lengths.
+pub(crate) fn split_mut<'a, T>(mut data: &'a mut [T], lens: &[usize]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(lens.len());
+    for &l in lens {
+        let all = std::mem::take(&mut data);
+        let at = l.min(all.len());
+        let (head, tail) = all.split_at_mut(at);
+        out.push(head);
+        data = tail;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_and_align() {
+        // A skewed matrix: one tile row holds most tiles.
+        let mut ptr = vec![0u32];
+        for tr in 0..100_000u32 {
+            let add = if tr == 5000 { 200_000 } else { 1 };
+            ptr.push(ptr.last().unwrap() + add);
+        }
+        let r = balanced_ranges(&ptr, 16);
+        assert!(r.len() > 1);
+        assert_eq!(r.first().unwrap().start, 0);
+        assert_eq!(r.last().unwrap().end, 100_000);
+        for w in r.windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+            assert_eq!(w[1].start % 16, 0);
+        }
+        let small = balanced_ranges(&[0, 1, 2], 1);
+        assert_eq!(small, vec![0..2]);
+    }
+}
