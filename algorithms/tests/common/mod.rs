@@ -298,7 +298,7 @@ pub fn data(rel: &str) -> PathBuf {
 
 /// Loads a real graph.
 pub fn load(rel: &str) -> (bitgraphblas::Matrix<f64>, Plain) {
-    let l = bitgraphblas_algorithms::load::read_matrix_market(&data(rel)).unwrap();
+    let l = bitgraphblas_algorithms::load::read_graph(&data(rel)).unwrap();
     let p = Plain::from_matrix(&l.matrix);
     (l.matrix, p)
 }
