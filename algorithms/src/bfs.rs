@@ -2,6 +2,7 @@
 
 use bitgraphblas::algebra::{Identity, LorLand, MinSecond, Second};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::storage::BitVec;
 use bitgraphblas::{ops, Desc, Error, Result, Vector, VectorFormat};
 
 use crate::graph::Graph;
@@ -38,11 +39,15 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// structural mask of `next`.
 ///
 /// **Direction**: while the frontier is small the step *pushes*
-/// (`vxm(frontier, A)` on the CSR copy of `A`: a scatter along the rows of the
-/// frontier's vertices, `O(Σ out-degree(frontier))`); once the frontier exceeds
-/// 1/14 of the unvisited vertices (Beamer's α) it *pulls*
-/// (`mxv(A', frontier)` on B2SR: each unvisited row ORs its tiles' bits with the
-/// packed frontier and stops at the first hit).
+/// (`vxm(frontier, A)`: the tile rows of `A` holding frontier vertices OR their
+/// bits into the result, `O(Σ out-degree(frontier))` bit work plus a scan of
+/// the tile rows); once the frontier exceeds 1/14 of the unvisited vertices
+/// (Beamer's α) it *pulls* (`mxv(A', frontier)`: each unvisited row ORs its
+/// tiles' bits with the packed frontier). The level path reads each level's
+/// new vertices back as packed bits, writes their level and ORs them into the
+/// visited set on the host (`n / 64` words a level), then hands the visited set
+/// back as the next mask; the parents path keeps everything on the backend
+/// (`MIN.SECOND` on `u64`: push on the CSR copy of `A`, pull on `A'`).
 ///
 /// **Cost**: `O(n + m)` work over the whole search plus `O(n / 64)` words per
 /// level for the bit masks.
@@ -97,10 +102,14 @@ where
 {
     let b = g.backend();
     let n = g.nvertices();
-    let (at, a_csr) = (g.at_bool()?, g.a_bool_csr()?);
-    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
-    let mut visited: B::Vector<bool> = b.upload_vector(&Vector::from_entries(n, vec![(source, true)])?.to_format(VectorFormat::Bits)?)?;
+    let (a, at) = (g.a_bool()?, g.at_bool()?);
+    let mut levels = vec![-1i64; n];
+    levels[source] = 0;
+    // The visited set lives on the host too: each level's new vertices come back
+    // as packed bits anyway (to write their level), and OR-ing them into the host
+    // copy costs n/64 words, where a masked assign on the backend costs O(n).
+    let mut visited_h = BitVec::from_indices(n, [source]);
+    let mut visited: B::Vector<bool> = b.upload_vector(&Vector::from_bits(visited_h.clone()))?;
     let mut frontier = b.convert_vector(&visited, VectorFormat::Bits)?;
     let mut next: B::Vector<bool> = b.vector_new(n, None, VectorFormat::Bits)?;
     let (mut nf, mut nvisited, mut depth) = (1usize, 1usize, 0i64);
@@ -110,18 +119,22 @@ where
         if pull_step(nf, n - nvisited, n) {
             ops::mxv(b, &mut next, LorLand, at, &frontier, &d)?;
         } else {
-            ops::vxm(b, &mut next, LorLand, &frontier, a_csr, &d)?;
+            ops::vxm(b, &mut next, LorLand, &frontier, a, &d)?;
         }
         nf = b.vector_nvals(&next)?;
         if nf == 0 {
             break;
         }
-        set_level(b, &mut level, &next, depth)?;
-        ops::assign_scalar(b, &mut visited, true, None, &Desc::new().mask(B::mask(&next).structure()))?;
+        let reached = b.download_vector(&next)?.pattern();
+        for v in reached.iter_ones() {
+            levels[v] = depth;
+        }
+        visited_h.or_assign(&reached);
+        visited = b.upload_vector(&Vector::from_bits(visited_h.clone()))?;
         nvisited += nf;
         std::mem::swap(&mut frontier, &mut next);
     }
-    Ok(b.download_vector(&level)?.to_vec(-1))
+    Ok(levels)
 }
 
 fn bfs_parents<B>(g: &Graph<'_, B>, source: usize) -> Result<BfsResult>

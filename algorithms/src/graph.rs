@@ -5,9 +5,8 @@
 //! `i -> j`), optional edge weights, and whether the pattern is symmetric.
 //! Backend matrices are made on first use and kept:
 //!
-//! - `A` and `A'` as boolean patterns in the chosen [`Format`] (B2SR for the pull
-//!   products of BFS) and in CSR (for the push products, where a sparse frontier
-//!   scatters along its rows);
+//! - `A` and `A'` as boolean patterns in the chosen [`Format`] (B2SR: `A` for
+//!   the push products of BFS, `A'` for the pull products);
 //! - the same patterns with `u64` and `f64` iso values (BFS parents, PageRank,
 //!   betweenness);
 //! - the weights (CSR, `f64`) for SSSP;
@@ -59,7 +58,6 @@ pub struct Graph<'b, B: Backend> {
     weights: Option<Matrix<f64>>,
     a_bool: OnceCell<B::Matrix<bool>>,
     at_bool: OnceCell<B::Matrix<bool>>,
-    a_bool_csr: OnceCell<B::Matrix<bool>>,
     a_u64_csr: OnceCell<B::Matrix<u64>>,
     at_u64: OnceCell<B::Matrix<u64>>,
     a_f64: OnceCell<B::Matrix<f64>>,
@@ -118,7 +116,6 @@ impl<'b, B: Backend> Graph<'b, B> {
             weights: weights.map(|w| w.to_format(Format::Csr)).transpose()?,
             a_bool: OnceCell::new(),
             at_bool: OnceCell::new(),
-            a_bool_csr: OnceCell::new(),
             a_u64_csr: OnceCell::new(),
             at_u64: OnceCell::new(),
             a_f64: OnceCell::new(),
@@ -194,13 +191,6 @@ impl<'b, B: Backend> Graph<'b, B> {
             return self.a_bool();
         }
         cached(&self.at_bool, || self.upload(true, self.format))
-    }
-    /// `A` (boolean) in CSR, for push products.
-    pub fn a_bool_csr(&self) -> Result<&B::Matrix<bool>> {
-        if self.format == Format::Csr {
-            return self.a_bool();
-        }
-        cached(&self.a_bool_csr, || self.upload(false, Format::Csr))
     }
     /// `A` with `u64` ones in CSR, for push products on vertex ids.
     pub fn a_u64_csr(&self) -> Result<&B::Matrix<u64>> {
@@ -288,8 +278,8 @@ where
     pub fn prepare(&self, alg: Algorithm) -> Result<()> {
         match alg {
             Algorithm::Bfs => {
+                self.a_bool()?;
                 self.at_bool()?;
-                self.a_bool_csr()?;
             }
             Algorithm::Sssp => {
                 if self.weights.is_some() {
