@@ -43,7 +43,7 @@ pub fn even_sources(n: usize, k: usize) -> Vec<usize> {
 /// use bitgraphblas_algorithms::{betweenness, Graph};
 /// // The path 0 - 1 - 2: vertex 1 is on the paths 0..2 and 2..0.
 /// let e = vec![(0, 1, true), (1, 0, true), (1, 2, true), (2, 1, true)];
-/// let g = Graph::new(&Cpu::new(), Matrix::from_triplets(3, 3, e).unwrap(), None, Format::B2sr(TileSize::T4)).unwrap();
+/// let g = Graph::new(&Cpu, Matrix::from_triplets(3, 3, e).unwrap(), None, Format::B2sr(TileSize::T4)).unwrap();
 /// assert_eq!(betweenness(&g, &[0, 1, 2]).unwrap(), vec![0.0, 2.0, 0.0]);
 /// ```
 pub fn betweenness<B>(g: &Graph<'_, B>, sources: &[usize]) -> Result<Vec<f64>>

@@ -57,7 +57,7 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// use bitgraphblas_algorithms::{bfs, Graph};
 /// // 0 -> 1 -> 2, and 3 alone.
 /// let a = Matrix::from_triplets(4, 4, vec![(0, 1, true), (1, 2, true)]).unwrap();
-/// let g = Graph::new(&Cpu::new(), a, None, Format::B2sr(TileSize::T4)).unwrap();
+/// let g = Graph::new(&Cpu, a, None, Format::B2sr(TileSize::T4)).unwrap();
 /// let r = bfs(&g, 0, true).unwrap();
 /// assert_eq!(r.levels, vec![0, 1, 2, -1]);
 /// assert_eq!(r.parents.unwrap(), vec![0, 0, 1, -1]);

@@ -31,7 +31,7 @@ use crate::graph::Graph;
 /// use bitgraphblas_algorithms::{connected_components, Graph};
 /// // 2 -> 0 and 3 -> 4: components {0, 2}, {1}, {3, 4}.
 /// let a = Matrix::from_triplets(5, 5, vec![(2, 0, true), (3, 4, true)]).unwrap();
-/// let g = Graph::new(&Cpu::new(), a, None, Format::Csr).unwrap();
+/// let g = Graph::new(&Cpu, a, None, Format::Csr).unwrap();
 /// assert_eq!(connected_components(&g).unwrap(), vec![0, 1, 0, 3, 3]);
 /// ```
 pub fn connected_components<B>(g: &Graph<'_, B>) -> Result<Vec<u64>>

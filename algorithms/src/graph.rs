@@ -46,7 +46,7 @@ pub enum Algorithm {
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
 /// use bitgraphblas_algorithms::Graph;
 /// let a = Matrix::from_triplets(3, 3, vec![(0, 1, true), (1, 2, true)]).unwrap();
-/// let g = Graph::new(&Cpu::new(), a, None, Format::B2sr(TileSize::T8)).unwrap();
+/// let g = Graph::new(&Cpu, a, None, Format::B2sr(TileSize::T8)).unwrap();
 /// assert_eq!(g.nvertices(), 3);
 /// assert!(!g.is_symmetric());
 /// ```

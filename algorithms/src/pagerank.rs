@@ -57,7 +57,7 @@ pub struct PageRank {
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
 /// use bitgraphblas_algorithms::{pagerank, Graph, PageRankOptions};
 /// let a = Matrix::from_triplets(2, 2, vec![(0, 1, true), (1, 0, true)]).unwrap();
-/// let g = Graph::new(&Cpu::new(), a, None, Format::B2sr(TileSize::T4)).unwrap();
+/// let g = Graph::new(&Cpu, a, None, Format::B2sr(TileSize::T4)).unwrap();
 /// let pr = pagerank(&g, &PageRankOptions::default()).unwrap();
 /// assert!((pr.ranks[0] - 0.5).abs() < 1e-12);
 /// ```

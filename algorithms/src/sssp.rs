@@ -33,7 +33,7 @@ use crate::graph::Graph;
 /// use bitgraphblas::{Cpu, Format, Matrix};
 /// use bitgraphblas_algorithms::{sssp, Graph};
 /// let a = Matrix::from_triplets(3, 3, vec![(0, 1, 5.0), (0, 2, 1.0), (2, 1, 2.0)]).unwrap();
-/// let g = Graph::from_weighted(&Cpu::new(), a, Format::Csr).unwrap();
+/// let g = Graph::from_weighted(&Cpu, a, Format::Csr).unwrap();
 /// assert_eq!(sssp(&g, 0, None).unwrap(), vec![0.0, 3.0, 1.0]);
 /// ```
 pub fn sssp<B>(g: &Graph<'_, B>, source: usize, delta: Option<f64>) -> Result<Vec<f64>>

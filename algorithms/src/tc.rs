@@ -23,7 +23,7 @@ use crate::graph::Graph;
 /// use bitgraphblas_algorithms::{triangle_count, Graph};
 /// // A 4-clique has 4 triangles; the edges are given one way only.
 /// let e = vec![(0, 1, true), (0, 2, true), (0, 3, true), (1, 2, true), (1, 3, true), (2, 3, true)];
-/// let g = Graph::new(&Cpu::new(), Matrix::from_triplets(4, 4, e).unwrap(), None, Format::B2sr(TileSize::T8)).unwrap();
+/// let g = Graph::new(&Cpu, Matrix::from_triplets(4, 4, e).unwrap(), None, Format::B2sr(TileSize::T8)).unwrap();
 /// assert_eq!(triangle_count(&g).unwrap(), 4);
 /// ```
 pub fn triangle_count<B>(g: &Graph<'_, B>) -> Result<u64>
