@@ -29,6 +29,7 @@
 pub mod algebra;
 pub mod backend;
 pub mod container;
+pub mod generate;
 mod error;
 pub mod io;
 pub mod ops;

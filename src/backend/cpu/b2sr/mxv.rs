@@ -61,14 +61,9 @@ fn bits_pull<L: TileOps>(
                     continue;
                 }
                 let mut acc = 0u64;
-                for t in b.tile_range(tr) {
-                    let xs = slice::<L>(x, b.tile_col_idx[t] as usize);
-                    if xs != 0 {
-                        acc |= b.tiles[t].any_rows(xs);
-                        if acc & m == m {
-                            break;
-                        }
-                    }
+                let range = b.tile_range(tr);
+                for (&tc, tile) in b.tile_col_idx[range.clone()].iter().zip(&b.tiles[range]) {
+                    acc |= tile.any_rows(slice::<L>(x, tc as usize));
                 }
                 let bit = tr * L::K;
                 words[bit / 64 - w0] |= (acc & m) << (bit % 64);
@@ -161,6 +156,8 @@ fn count_pull<L: TileOps, T: Scalar>(
 }
 
 /// `t_i = ⊕_j a ⊗ u_j` over the set bits `j` of row `i` with `u_j` present.
+/// Row-major inside a tile row: each row's accumulator stays in a register
+/// across the tile row's tiles (the tiles and `u`-slices are in L1 by then).
 fn value_pull<S: Semiring, L: TileOps>(
     s: S,
     b: &B2srBlocks<L>,
@@ -185,51 +182,42 @@ fn value_pull<S: Semiring, L: TileOps>(
         .zip(vp)
         .for_each(|((range, words), vals)| {
             let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
-            let mut acc = [s.zero(); 64];
+            // (first column, present bits of u) per tile of the current tile row.
+            let mut cols: Vec<(usize, u64)> = Vec::new();
             for tr in range {
                 let m = row_mask::<L>(allowed, tr);
                 if m == 0 {
                     continue;
                 }
-                let mut have = 0u64;
-                for t in b.tile_range(tr) {
-                    let tc = b.tile_col_idx[t] as usize;
-                    let xs = upresent.map_or(full, |p| slice::<L>(p, tc));
-                    if xs == 0 {
-                        continue;
-                    }
-                    let uj = &u[tc * L::K..];
-                    let tile = &b.tiles[t];
-                    let mut rows = m;
-                    while rows != 0 {
-                        let r = rows.trailing_zeros() as usize;
-                        rows &= rows - 1;
-                        let mut w = tile.row(r) & xs;
-                        if w == 0 {
-                            continue;
-                        }
-                        let mut a = if have >> r & 1 == 1 {
-                            acc[r]
-                        } else {
-                            let c = w.trailing_zeros() as usize;
-                            w &= w - 1;
-                            have |= 1 << r;
-                            s.mul(value, uj[c])
-                        };
-                        while w != 0 {
-                            let c = w.trailing_zeros() as usize;
-                            w &= w - 1;
-                            a = s.add(a, s.mul(value, uj[c]));
-                        }
-                        acc[r] = a;
-                    }
-                }
+                let tr_range = b.tile_range(tr);
+                let tiles = &b.tiles[tr_range.clone()];
+                cols.clear();
+                cols.extend(b.tile_col_idx[tr_range].iter().map(|&tc| {
+                    let tc = tc as usize;
+                    (tc * L::K, upresent.map_or(full, |p| slice::<L>(p, tc)))
+                }));
                 let base = tr * L::K;
-                let mut h = have;
-                while h != 0 {
-                    let r = h.trailing_zeros() as usize;
-                    h &= h - 1;
-                    vals[base + r - r0] = acc[r];
+                let mut have = 0u64;
+                let mut rows = m;
+                while rows != 0 {
+                    let r = rows.trailing_zeros() as usize;
+                    rows &= rows - 1;
+                    let mut acc: Option<S::T> = None;
+                    for (tile, &(c0, xs)) in tiles.iter().zip(&cols) {
+                        let mut w = tile.row(r) & xs;
+                        while w != 0 {
+                            let y = s.mul(value, u[c0 + w.trailing_zeros() as usize]);
+                            w &= w - 1;
+                            acc = Some(match acc {
+                                Some(a) => s.add(a, y),
+                                None => y,
+                            });
+                        }
+                    }
+                    if let Some(a) = acc {
+                        vals[base + r - r0] = a;
+                        have |= 1 << r;
+                    }
                 }
                 words[base / 64 - w0] |= have << (base % 64);
             }
