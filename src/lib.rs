@@ -38,6 +38,8 @@ pub mod storage;
 
 pub use algebra::{IndexOp, Semiring};
 pub use backend::{Backend, Cpu};
+#[cfg(feature = "cuda")]
+pub use backend::cuda::CudaBackend;
 pub use container::{Desc, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 pub use error::{Error, Result};
 pub use scalar::{Scalar, ScalarType};

@@ -8,6 +8,8 @@
 //! generic over `B: Backend`.
 
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 
 pub use cpu::Cpu;
 

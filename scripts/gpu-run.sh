@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the checkout root (copied into the bundle as
+# run.sh by scripts/gpu-bundle.sh). Logs go to $OUT (or ./gpu-out).
+#   bash .gpu/run.sh [tests] [bench] [bench-args...]
+set -o pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${OUT:-$PWD/gpu-out}"
+mkdir -p "$out"
+export BITGRAPHBLAS_DATA="$here/data" BITGRAPHBLAS_REQUIRE_GPU=1
+what="${1:-tests}"; shift || true
+log="$out/gpu-$what.log"
+{
+  echo "commit $(cat "$here/COMMIT")"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+} | tee "$log"
+status=0
+if [ "$what" = tests ]; then
+  for t in "$here"/tests/*; do
+    echo "== $(basename "$t")" | tee -a "$log"
+    "$t" --test-threads=1 "$@" 2>&1 | tee -a "$log" || status=1
+  done
+  echo "summary: $(grep -h '^test result' "$log" | awk '{p+=$4; f+=$6; i+=$8} END {print p" passed, "f" failed, "i" ignored"}')" | tee -a "$log"
+else
+  "$here/bin/gpu_bench" --data "$here/data" --out "$out" "$@" 2>&1 | tee -a "$log" || status=1
+fi
+exit $status

@@ -1,0 +1,403 @@
+//! The device: probing, the context and its one stream, the module cache
+//! (NVRTC at first use, for the device's own architecture), device buffers
+//! and the one place kernels are launched.
+//!
+//! cudarc's per-buffer event tracking is switched off: everything runs in
+//! order on one stream, and kernels get raw device addresses, so a buffer's
+//! lifetime is what keeps it valid (drops are stream-ordered frees).
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, PushKernelArg,
+};
+
+use super::kernels::{compile_ptx, ModuleId, ModuleSpec};
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+
+/// A driver error as our error.
+pub(crate) fn drv(op: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
+    move |e| Error::Cuda {
+        op,
+        detail: e.to_string(),
+    }
+}
+
+/// The raw bits of a scalar, zero-extended (how kernels take values: `u64 vbits`).
+pub(crate) fn bits_of<T: Scalar>(x: T) -> u64 {
+    let mut b = [0u8; 8];
+    let n = std::mem::size_of::<T>();
+    // SAFETY: T is one of bool, i32, u32, i64, u64, f32, f64 (at most 8 bytes, no padding).
+    unsafe { std::ptr::copy_nonoverlapping(&x as *const T as *const u8, b.as_mut_ptr(), n) };
+    u64::from_le_bytes(b)
+}
+
+/// A kernel argument.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Arg {
+    /// A device address (0 = NULL) or a 64-bit value.
+    U64(u64),
+    /// A 32-bit unsigned value.
+    U32(u32),
+    /// A 32-bit signed value.
+    I32(i32),
+    /// A 64-bit signed value.
+    I64(i64),
+}
+
+/// A typed device buffer of `len` elements (raw bytes underneath).
+pub(crate) struct DBuf<T> {
+    slice: CudaSlice<u8>,
+    ptr: u64,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T> DBuf<T> {
+    /// The device address.
+    pub fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// As a kernel argument.
+    pub fn arg(&self) -> Arg {
+        Arg::U64(self.ptr)
+    }
+}
+
+/// A device address argument for an optional buffer (NULL when absent).
+pub(crate) fn opt_arg<T>(b: Option<&DBuf<T>>) -> Arg {
+    Arg::U64(b.map_or(0, |b| b.ptr))
+}
+
+/// The device and everything cached on it.
+pub(crate) struct Dev {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub arch: &'static str,
+    pub sm_count: u32,
+    pub name: String,
+    modules: Mutex<HashMap<ModuleId, Arc<CudaModule>>>,
+    funcs: Mutex<HashMap<String, CudaFunction>>,
+    poison: AtomicBool,
+}
+
+fn arch_name(major: i32, minor: i32) -> &'static str {
+    match (major, minor) {
+        (7, 0) => "sm_70",
+        (7, 5) => "sm_75",
+        (8, 0) => "sm_80",
+        (8, 6) => "sm_86",
+        (8, 9) => "sm_89",
+        (9, 0) => "sm_90",
+        (10, 0) => "sm_100",
+        (12, 0) => "sm_120",
+        (a, b) => Box::leak(format!("sm_{a}{b}").into_boxed_str()),
+    }
+}
+
+impl Dev {
+    /// Opens device `ordinal`, or says why not (never panics when libcuda is missing).
+    pub fn open(ordinal: usize) -> Result<Dev> {
+        // SAFETY: only probes for the shared library.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::GpuUnavailable("libcuda not found".into()));
+        }
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            return Err(Error::GpuUnavailable("libnvrtc not found".into()));
+        }
+        let n = CudaContext::device_count().map_err(|e| Error::GpuUnavailable(e.to_string()))?;
+        if ordinal >= n.max(0) as usize {
+            return Err(Error::GpuUnavailable(format!(
+                "device {ordinal} asked for, {n} present"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| Error::GpuUnavailable(e.to_string()))?;
+        // SAFETY: we order all work on one stream and keep buffers alive ourselves.
+        unsafe { ctx.disable_event_tracking() };
+        let (major, minor) = ctx.compute_capability().map_err(drv("device"))?;
+        let sm_count = ctx
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .map_err(drv("device"))? as u32;
+        let name = ctx.name().map_err(drv("device"))?;
+        let stream = ctx.default_stream();
+        Ok(Dev {
+            ctx,
+            stream,
+            arch: arch_name(major, minor),
+            sm_count,
+            name,
+            modules: Mutex::new(HashMap::new()),
+            funcs: Mutex::new(HashMap::new()),
+            poison: AtomicBool::new(false),
+        })
+    }
+
+    /// Fill every new buffer with 0xFF bytes (tests: catches unwritten outputs);
+    /// also synchronises after every launch so faults surface at their kernel.
+    pub fn set_poison(&self, on: bool) {
+        self.poison.store(on, Ordering::Relaxed);
+    }
+
+    pub fn module(&self, id: ModuleId) -> Result<Arc<CudaModule>> {
+        let mut m = self.modules.lock().expect("module cache lock");
+        if let Some(x) = m.get(&id) {
+            return Ok(x.clone());
+        }
+        let spec: ModuleSpec = id.spec();
+        let ptx = compile_ptx(&spec, self.arch)?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(drv("load module"))?;
+        m.insert(id, module.clone());
+        Ok(module)
+    }
+
+    /// The kernel `base` (`_k<k>`) of module `id`, compiled on first use.
+    pub fn func(&self, id: ModuleId, base: &str, k: Option<usize>) -> Result<CudaFunction> {
+        let name = id.entry(base, k);
+        if let Some(f) = self.funcs.lock().expect("func cache lock").get(&name) {
+            return Ok(f.clone());
+        }
+        let module = self.module(id)?;
+        let f = module.load_function(&name).map_err(|e| Error::Cuda {
+            op: "load function",
+            detail: format!("{name}: {e}"),
+        })?;
+        self.funcs
+            .lock()
+            .expect("func cache lock")
+            .insert(name, f.clone());
+        Ok(f)
+    }
+
+    /// Launches `f` on `grid` blocks of `block` threads.
+    pub fn launch(&self, f: &CudaFunction, grid: u32, block: u32, args: &[Arg]) -> Result<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let mut b = self.stream.launch_builder(f);
+        for a in args {
+            match a {
+                Arg::U64(x) => b.arg(x),
+                Arg::U32(x) => b.arg(x),
+                Arg::I32(x) => b.arg(x),
+                Arg::I64(x) => b.arg(x),
+            };
+        }
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: argument order and types follow the kernel signatures; the
+        // typed wrappers in launch.rs are the only callers.
+        unsafe { b.launch(cfg) }.map_err(drv("launch"))?;
+        if self.poison.load(Ordering::Relaxed) {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    /// Runs `base` from `id` with a grid sized for `work` items (grid-stride kernels).
+    pub fn run(
+        &self,
+        id: ModuleId,
+        base: &str,
+        k: Option<usize>,
+        work: usize,
+        args: &[Arg],
+    ) -> Result<()> {
+        let f = self.func(id, base, k)?;
+        let block = 256u32;
+        let grid = work
+            .div_ceil(block as usize)
+            .clamp(1, self.sm_count as usize * 16) as u32;
+        self.launch(&f, grid, block, args)
+    }
+
+    /// Waits for the stream; reports asynchronous faults.
+    pub fn sync(&self) -> Result<()> {
+        self.stream.synchronize().map_err(drv("synchronize"))
+    }
+
+    /// A buffer of `len` elements (contents undefined; 0xFF bytes in poison mode).
+    pub fn alloc<T>(&self, len: usize) -> Result<DBuf<T>> {
+        let bytes = (len * std::mem::size_of::<T>()).max(1).next_multiple_of(4);
+        // SAFETY: the memory is only read after kernels or copies wrote it.
+        let slice = unsafe { self.stream.alloc::<u8>(bytes) }.map_err(drv("alloc"))?;
+        let ptr = slice.device_ptr(&self.stream).0;
+        if self.poison.load(Ordering::Relaxed) {
+            // SAFETY: ptr addresses `bytes` bytes of this allocation.
+            unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xff, bytes, self.stream.cu_stream()) }
+                .map_err(drv("memset"))?;
+        }
+        Ok(DBuf {
+            slice,
+            ptr,
+            len,
+            _t: PhantomData,
+        })
+    }
+
+    /// A zeroed buffer.
+    pub fn zeros<T>(&self, len: usize) -> Result<DBuf<T>> {
+        let b = self.alloc::<T>(len)?;
+        self.memset(&b, 0)?;
+        Ok(b)
+    }
+
+    /// Sets every byte of `b` to `byte`.
+    pub fn memset<T>(&self, b: &DBuf<T>, byte: u8) -> Result<()> {
+        // SAFETY: the whole allocation.
+        unsafe {
+            cudarc::driver::result::memset_d8_async(
+                b.ptr,
+                byte,
+                b.slice.len(),
+                self.stream.cu_stream(),
+            )
+        }
+        .map_err(drv("memset"))
+    }
+
+    /// Copies host data into a new buffer.
+    pub fn upload<T: Copy>(&self, data: &[T]) -> Result<DBuf<T>> {
+        let b = self.alloc::<T>(data.len())?;
+        if !data.is_empty() {
+            // SAFETY: plain data, viewed as bytes.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data))
+            };
+            // SAFETY: the destination holds at least that many bytes.
+            unsafe {
+                cudarc::driver::result::memcpy_htod_async(b.ptr, bytes, self.stream.cu_stream())
+            }
+            .map_err(drv("copy to device"))?;
+            // The host slice must outlive the asynchronous copy.
+            self.sync()?;
+        }
+        Ok(b)
+    }
+
+    /// Copies a buffer's bytes back.
+    pub fn download_bytes<T>(&self, b: &DBuf<T>, len: usize) -> Result<Vec<u8>> {
+        let n = len * std::mem::size_of::<T>();
+        let mut out = vec![0u8; n];
+        if n > 0 {
+            // SAFETY: the buffer holds at least n bytes.
+            unsafe {
+                cudarc::driver::result::memcpy_dtoh_async(&mut out, b.ptr, self.stream.cu_stream())
+            }
+            .map_err(drv("copy to host"))?;
+        }
+        self.sync()?;
+        Ok(out)
+    }
+
+    /// Element `i` of a u32 buffer.
+    pub fn read_u32(&self, b: &DBuf<u32>, i: usize) -> Result<u32> {
+        let mut out = [0u8; 4];
+        // SAFETY: i < len.
+        unsafe {
+            cudarc::driver::result::memcpy_dtoh_async(
+                &mut out,
+                b.ptr + 4 * i as u64,
+                self.stream.cu_stream(),
+            )
+        }
+        .map_err(drv("copy to host"))?;
+        self.sync()?;
+        Ok(u32::from_le_bytes(out))
+    }
+
+    /// Element 0 of a u64 buffer.
+    pub fn read_u64(&self, b: &DBuf<u64>) -> Result<u64> {
+        let v = self.download_bytes(b, 1)?;
+        Ok(u64::from_le_bytes(v[..8].try_into().expect("8 bytes")))
+    }
+
+    /// A device-to-device copy of a whole buffer.
+    pub fn copy<T>(&self, b: &DBuf<T>) -> Result<DBuf<T>> {
+        let out = self.alloc::<T>(b.len)?;
+        let n = (b.len * std::mem::size_of::<T>()).max(1).next_multiple_of(4);
+        // SAFETY: both hold n bytes.
+        unsafe {
+            cudarc::driver::result::memcpy_dtod_async(out.ptr, b.ptr, n, self.stream.cu_stream())
+        }
+        .map_err(drv("copy on device"))?;
+        Ok(out)
+    }
+
+    /// In-place exclusive scan of the first `n` elements of `data`.
+    pub fn scan(&self, data: &DBuf<u32>, n: usize) -> Result<()> {
+        const TILE: usize = 1024;
+        if n == 0 {
+            return Ok(());
+        }
+        let nb = n.div_ceil(TILE);
+        let sums = self.alloc::<u32>(nb)?;
+        let f = self.func(ModuleId::Pack, "scan_block", None)?;
+        self.launch(
+            &f,
+            nb as u32,
+            256,
+            &[data.arg(), Arg::U64(n as u64), sums.arg()],
+        )?;
+        if nb > 1 {
+            self.scan(&sums, nb)?;
+            let f = self.func(ModuleId::Pack, "scan_add", None)?;
+            self.launch(
+                &f,
+                nb as u32,
+                256,
+                &[data.arg(), Arg::U64(n as u64), sums.arg()],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Host data from downloaded bytes (bools normalised to 0/1).
+pub(crate) fn from_bytes<T: Scalar>(bytes: &[u8], len: usize) -> Vec<T> {
+    let sz = std::mem::size_of::<T>();
+    assert!(bytes.len() >= len * sz, "short download");
+    let mut out = Vec::<T>::with_capacity(len);
+    if T::TYPE == crate::ScalarType::Bool {
+        for &b in &bytes[..len] {
+            out.push(T::from_usize((b != 0) as usize));
+        }
+        return out;
+    }
+    // SAFETY: T is a plain numeric type; every bit pattern is valid.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, len * sz);
+        out.set_len(len);
+    }
+    out
+}
+
+/// Host bit vector words as the device's u32 words.
+pub(crate) fn words_to_u32(words: &[u64]) -> Vec<u32> {
+    words
+        .iter()
+        .flat_map(|&w| [w as u32, (w >> 32) as u32])
+        .collect()
+}
+
+/// Device u32 words back to host u64 words.
+pub(crate) fn u32_to_words(w: &[u32]) -> Vec<u64> {
+    w.chunks(2)
+        .map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32)
+        .collect()
+}

@@ -1,0 +1,290 @@
+//! The kernel table: every CUDA module, its compile-time defines and its entry
+//! points. This is the one place entry names are spelled on the Rust side;
+//! `tests/cuda_kernels.rs` checks it against the `.entry` set of the compiled
+//! PTX in both directions.
+//!
+//! Modules (sources in `cuda/`, headers inlined by `build.rs`):
+//! - `pack`: type-free kernels (scans, CSR <-> B2SR, segments, `bin_bin_sum`, bits).
+//! - `vec_<type>`: element-wise kernels for one element type.
+//! - `sr_<semiring>_<type>`: B2SR `mxv`/`vxm`/`mxm_dense` and CSR `mxv` for one
+//!   built-in semiring at one element type.
+
+use crate::algebra::SemiringKind;
+use crate::error::{Error, Result};
+use crate::scalar::ScalarType;
+
+/// The embedded sources (after `build.rs` inlined the headers).
+pub(crate) const PACK_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/pack.cu"));
+pub(crate) const VEC_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/vec.cu"));
+pub(crate) const SR_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/sr.cu"));
+
+/// Tile sizes with device kernels.
+pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
+
+/// Per-tile-size entries of `pack` (each gets `_k4`, `_k8`, `_k16`, `_k32`).
+pub(crate) const PACK_TILED: [&str; 6] = [
+    "csr_to_b2sr_count",
+    "csr_to_b2sr_fill",
+    "b2sr_to_csr_count",
+    "b2sr_to_csr_fill",
+    "b2sr_tc",
+    "b2sr_select",
+];
+/// Entries of `pack` without a tile size.
+pub(crate) const PACK_PLAIN: [&str; 9] = [
+    "scan_block",
+    "scan_add",
+    "seg_count",
+    "seg_fill",
+    "tiles_compact",
+    "popc_words",
+    "bits_not",
+    "bits_writeback",
+    "pres_flags",
+];
+/// Entries of `vec_<type>` (each gets `_<type>`).
+pub(crate) const VEC_ENTRIES: [&str; 17] = [
+    "vec_fill",
+    "vec_mask",
+    "vec_writeback",
+    "vec_ewise",
+    "vec_apply",
+    "vec_select",
+    "vec_reduce",
+    "bits_to_vals",
+    "count_ne",
+    "vec_compact",
+    "sparse_scatter",
+    "vec_gather",
+    "vec_scatter",
+    "reduce_rows_iso",
+    "reduce_rows_csr",
+    "scale_dense_rows",
+    "dense_accum",
+];
+/// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_mxv_k8_plus_times_f32`).
+pub(crate) const SR_TILED: [&str; 4] = ["b2sr_mxv", "b2sr_mxv_fix", "b2sr_vxm", "b2sr_mxm_dense"];
+/// Entries of `sr_<semiring>_<type>` without a tile size.
+pub(crate) const SR_PLAIN: [&str; 1] = ["csr_mxv"];
+
+/// Every element type.
+pub const SCALAR_TYPES: [ScalarType; 7] = [
+    ScalarType::Bool,
+    ScalarType::I32,
+    ScalarType::U32,
+    ScalarType::I64,
+    ScalarType::U64,
+    ScalarType::F32,
+    ScalarType::F64,
+];
+
+const NUMERIC: [ScalarType; 6] = [
+    ScalarType::I32,
+    ScalarType::U32,
+    ScalarType::I64,
+    ScalarType::U64,
+    ScalarType::F32,
+    ScalarType::F64,
+];
+
+/// The built-in semirings with device kernels, at each element type.
+pub fn semiring_instances() -> Vec<(SemiringKind, ScalarType)> {
+    let mut v = vec![(SemiringKind::LorLand, ScalarType::Bool)];
+    v.extend(SCALAR_TYPES.iter().map(|&t| (SemiringKind::AnyPair, t)));
+    for kind in [
+        SemiringKind::PlusTimes,
+        SemiringKind::PlusPair,
+        SemiringKind::MinPlus,
+        SemiringKind::MinSecond,
+        SemiringKind::MaxMin,
+    ] {
+        v.extend(NUMERIC.iter().map(|&t| (kind, t)));
+    }
+    v.extend(
+        [
+            ScalarType::U32,
+            ScalarType::U64,
+            ScalarType::F32,
+            ScalarType::F64,
+        ]
+        .iter()
+        .map(|&t| (SemiringKind::MaxTimes, t)),
+    );
+    v
+}
+
+/// The CUDA type name (the typedefs of `cuda/common.cuh`) and entry suffix of a type.
+pub fn type_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Bool => "bool",
+        ScalarType::I32 => "i32",
+        ScalarType::U32 => "u32",
+        ScalarType::I64 => "i64",
+        ScalarType::U64 => "u64",
+        ScalarType::F32 => "f32",
+        ScalarType::F64 => "f64",
+    }
+}
+
+/// The (additive, multiplicative) operator codes of a semiring family
+/// (the order of `BuiltinOp`, as in `cuda/common.cuh`).
+pub(crate) fn semiring_ops(kind: SemiringKind) -> (u32, u32) {
+    use crate::algebra::BuiltinOp as B;
+    let (a, m) = match kind {
+        SemiringKind::LorLand => (B::Lor, B::Land),
+        SemiringKind::AnyPair => (B::Any, B::Pair),
+        SemiringKind::PlusTimes => (B::Plus, B::Times),
+        SemiringKind::PlusPair => (B::Plus, B::Pair),
+        SemiringKind::MinPlus => (B::Min, B::Plus),
+        SemiringKind::MaxTimes => (B::Max, B::Times),
+        SemiringKind::MinSecond => (B::Min, B::Second),
+        SemiringKind::MaxMin => (B::Max, B::Min),
+    };
+    (a as u32, m as u32)
+}
+
+/// Which module a kernel lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ModuleId {
+    /// Type-free kernels.
+    Pack,
+    /// Element-wise kernels for one type.
+    Vec(ScalarType),
+    /// Semiring kernels for one built-in semiring and type.
+    Sr(SemiringKind, ScalarType),
+}
+
+/// A module: its name, source, NVRTC options and entry points.
+#[derive(Clone, Debug)]
+pub struct ModuleSpec {
+    /// Which module.
+    pub id: ModuleId,
+    /// Unique name (`sr_plus_times_f32`).
+    pub name: String,
+    /// The source text.
+    pub source: &'static str,
+    /// `-D` options.
+    pub options: Vec<String>,
+    /// Entry point names.
+    pub entries: Vec<String>,
+}
+
+fn tiled(bases: &[&str], suffix: &str) -> Vec<String> {
+    bases
+        .iter()
+        .flat_map(|b| TILE_KS.iter().map(move |k| format!("{b}_k{k}{suffix}")))
+        .collect()
+}
+
+impl ModuleId {
+    /// The module's specification.
+    pub fn spec(self) -> ModuleSpec {
+        match self {
+            ModuleId::Pack => {
+                let mut entries = tiled(&PACK_TILED, "");
+                entries.extend(PACK_PLAIN.iter().map(|s| s.to_string()));
+                ModuleSpec {
+                    id: self,
+                    name: "pack".into(),
+                    source: PACK_SRC,
+                    options: vec![],
+                    entries,
+                }
+            }
+            ModuleId::Vec(t) => {
+                let tn = type_name(t);
+                ModuleSpec {
+                    id: self,
+                    name: format!("vec_{tn}"),
+                    source: VEC_SRC,
+                    options: vec![format!("-DVT={tn}"), format!("-DVT_NAME={tn}")],
+                    entries: VEC_ENTRIES.iter().map(|e| format!("{e}_{tn}")).collect(),
+                }
+            }
+            ModuleId::Sr(kind, t) => {
+                let tn = type_name(t);
+                let name = format!("{}_{tn}", kind.name());
+                let (add, mul) = semiring_ops(kind);
+                let mut entries = tiled(&SR_TILED, &format!("_{name}"));
+                entries.extend(SR_PLAIN.iter().map(|e| format!("{e}_{name}")));
+                ModuleSpec {
+                    id: self,
+                    name: format!("sr_{name}"),
+                    source: SR_SRC,
+                    options: vec![
+                        format!("-DSR_T={tn}"),
+                        format!("-DSR_ADD={add}"),
+                        format!("-DSR_MUL={mul}"),
+                        format!("-DSR_NAME={name}"),
+                    ],
+                    entries,
+                }
+            }
+        }
+    }
+    /// The full entry name of `base` (with `_k<k>` where `k` is given) in this module.
+    pub(crate) fn entry(self, base: &str, k: Option<usize>) -> String {
+        let kk = k.map(|k| format!("_k{k}")).unwrap_or_default();
+        match self {
+            ModuleId::Pack => format!("{base}{kk}"),
+            ModuleId::Vec(t) => format!("{base}{kk}_{}", type_name(t)),
+            ModuleId::Sr(kind, t) => format!("{base}{kk}_{}_{}", kind.name(), type_name(t)),
+        }
+    }
+}
+
+/// Every module of the crate.
+pub fn all_modules() -> Vec<ModuleSpec> {
+    let mut v = vec![ModuleId::Pack.spec()];
+    v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Vec(t).spec()));
+    v.extend(
+        semiring_instances()
+            .into_iter()
+            .map(|(k, t)| ModuleId::Sr(k, t).spec()),
+    );
+    v
+}
+
+/// Compiles a module to PTX with NVRTC for `arch` (`"sm_90"`). Needs only
+/// libnvrtc (no GPU). A compile error carries the NVRTC log.
+pub fn compile_ptx(spec: &ModuleSpec, arch: &'static str) -> Result<String> {
+    // cudarc panics when the library is missing: probe first.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(Error::GpuUnavailable("libnvrtc not found".into()));
+    }
+    let opts = cudarc::nvrtc::CompileOptions {
+        arch: Some(arch),
+        options: spec.options.clone(),
+        name: Some(format!("{}.cu", spec.name)),
+        ..Default::default()
+    };
+    let ptx = cudarc::nvrtc::compile_ptx_with_opts(spec.source, opts).map_err(|e| {
+        let detail = match &e {
+            cudarc::nvrtc::CompileError::CompileError { log, options, .. } => format!(
+                "{}: NVRTC failed with {:?}:\n{}",
+                spec.name,
+                options,
+                log.to_string_lossy()
+            ),
+            other => format!("{}: {other:?}", spec.name),
+        };
+        Error::Cuda {
+            op: "nvrtc",
+            detail,
+        }
+    })?;
+    Ok(ptx.to_src())
+}
+
+/// The `.entry` names of a PTX text.
+pub fn ptx_entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let rest = l
+                .strip_prefix(".visible .entry ")
+                .or_else(|| l.strip_prefix(".entry "))?;
+            Some(rest.split('(').next()?.trim().to_string())
+        })
+        .collect()
+}

@@ -1,0 +1,412 @@
+//! Device-resident matrices, vectors and dense matrices, and their transfers.
+
+use super::device::{from_bytes, u32_to_words, words_to_u32, Arg, DBuf, Dev};
+use super::kernels::ModuleId;
+use crate::backend::{MatrixShape, VectorShape};
+use crate::container::{Matrix, MatrixRepr, Vector, VectorRepr};
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use crate::storage::b2sr::{with_blocks, B2srBlocks, B2srTiles, TileBits};
+use crate::storage::{B2sr, BitVec, Csr, DenseMatrix, TileSize};
+
+/// Tiles per load-balance segment, per tile size: 32 rounds of a warp.
+pub(crate) fn seg_len(k: usize) -> u32 {
+    32 * (32 / k as u32)
+}
+
+/// u32 words of a device bit vector of `n` bits (the host's u64 words as pairs).
+pub(crate) fn bit_words(n: usize) -> usize {
+    n.div_ceil(64) * 2
+}
+
+/// A B2SR pattern on the device, with its load-balance segments.
+pub(crate) struct DevB2sr {
+    pub k: usize,
+    pub nrows: usize,
+    pub ncols: usize,
+    pub tile_rows: usize,
+    pub ntiles: usize,
+    pub rowptr: DBuf<u32>,
+    pub colidx: DBuf<u32>,
+    pub tiles: DBuf<u8>,
+    pub nseg: usize,
+    pub seg_row: DBuf<u32>,
+    pub seg_off: DBuf<u32>,
+    pub split_rows: DBuf<u32>,
+    pub nsplit: usize,
+}
+
+impl DevB2sr {
+    /// Wraps device arrays and builds the segments on the device.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        dev: &Dev,
+        k: usize,
+        nrows: usize,
+        ncols: usize,
+        ntiles: usize,
+        rowptr: DBuf<u32>,
+        colidx: DBuf<u32>,
+        tiles: DBuf<u8>,
+    ) -> Result<DevB2sr> {
+        let tile_rows = nrows.div_ceil(k);
+        let seg_off = dev.alloc::<u32>(tile_rows + 1)?;
+        dev.run(
+            ModuleId::Pack,
+            "seg_count",
+            None,
+            tile_rows + 1,
+            &[
+                rowptr.arg(),
+                Arg::U32(tile_rows as u32),
+                Arg::U32(seg_len(k)),
+                seg_off.arg(),
+            ],
+        )?;
+        dev.scan(&seg_off, tile_rows + 1)?;
+        let nseg = dev.read_u32(&seg_off, tile_rows)? as usize;
+        let seg_row = dev.alloc::<u32>(nseg)?;
+        let split_rows = dev.alloc::<u32>(tile_rows)?;
+        let counter = dev.zeros::<u32>(1)?;
+        dev.run(
+            ModuleId::Pack,
+            "seg_fill",
+            None,
+            tile_rows,
+            &[
+                seg_off.arg(),
+                Arg::U32(tile_rows as u32),
+                seg_row.arg(),
+                split_rows.arg(),
+                counter.arg(),
+            ],
+        )?;
+        let nsplit = dev.read_u32(&counter, 0)? as usize;
+        Ok(DevB2sr {
+            k,
+            nrows,
+            ncols,
+            tile_rows,
+            ntiles,
+            rowptr,
+            colidx,
+            tiles,
+            nseg,
+            seg_row,
+            seg_off,
+            split_rows,
+            nsplit,
+        })
+    }
+
+    /// Bytes of the three B2SR arrays (what a product must read at least once).
+    pub fn bytes(&self) -> usize {
+        4 * (self.tile_rows + 1) + 4 * self.ntiles + self.ntiles * self.k * self.k / 8
+    }
+
+    fn upload_blocks<L: TileBits>(
+        dev: &Dev,
+        b: &B2srBlocks<L>,
+        nrows: usize,
+        ncols: usize,
+    ) -> Result<DevB2sr> {
+        let mut bytes = Vec::with_capacity(b.tiles().len() * L::BYTES);
+        for t in b.tiles() {
+            t.to_le_bytes(&mut bytes);
+        }
+        DevB2sr::new(
+            dev,
+            L::K,
+            nrows,
+            ncols,
+            b.tiles().len(),
+            dev.upload(b.tile_row_ptr())?,
+            dev.upload(b.tile_col_idx())?,
+            dev.upload(&bytes)?,
+        )
+    }
+
+    /// Copies a host pattern (tile sizes 4 to 32).
+    pub fn upload(dev: &Dev, p: &B2sr) -> Result<DevB2sr> {
+        if p.tile_size() == TileSize::T64 {
+            return Err(no_kernel("upload", "64x64 tiles (device kernels: 4, 8, 16, 32)"));
+        }
+        with_blocks!(p.tiles(), b => DevB2sr::upload_blocks(dev, b, p.nrows(), p.ncols()))
+    }
+
+    /// Copies the pattern back.
+    pub fn download(&self, dev: &Dev) -> Result<B2sr> {
+        let rowptr = from_bytes::<u32>(
+            &dev.download_bytes(&self.rowptr, self.tile_rows + 1)?,
+            self.tile_rows + 1,
+        );
+        let colidx = from_bytes::<u32>(&dev.download_bytes(&self.colidx, self.ntiles)?, self.ntiles);
+        let tb = self.k * self.k / 8;
+        let bytes = dev.download_bytes(&self.tiles, self.ntiles * tb)?;
+        fn blocks<L: TileBits>(r: Vec<u32>, c: Vec<u32>, bytes: &[u8]) -> B2srBlocks<L> {
+            let tiles = bytes.chunks_exact(L::BYTES).map(L::from_le_bytes).collect();
+            B2srBlocks::from_raw(r, c, tiles)
+        }
+        let tiles = match self.k {
+            4 => B2srTiles::T4(blocks(rowptr, colidx, &bytes)),
+            8 => B2srTiles::T8(blocks(rowptr, colidx, &bytes)),
+            16 => B2srTiles::T16(blocks(rowptr, colidx, &bytes)),
+            _ => B2srTiles::T32(blocks(rowptr, colidx, &bytes)),
+        };
+        B2sr::from_parts(self.nrows, self.ncols, tiles)
+    }
+}
+
+pub(crate) fn no_kernel(op: &'static str, what: impl Into<String>) -> Error {
+    Error::NoKernel {
+        backend: "cuda",
+        op,
+        what: what.into(),
+    }
+}
+
+/// A sparse matrix in device memory: CSR with values, or a B2SR pattern with
+/// one iso value.
+///
+/// Made by [`crate::Backend::upload_matrix`] or on the device by
+/// [`crate::Backend::convert`]; read back with [`crate::Backend::download_matrix`].
+pub struct CudaMatrix<T> {
+    pub(crate) nrows: usize,
+    pub(crate) ncols: usize,
+    pub(crate) repr: DMat<T>,
+}
+
+pub(crate) enum DMat<T> {
+    Csr {
+        rowptr: DBuf<u32>,
+        colidx: DBuf<u32>,
+        vals: DBuf<T>,
+        nnz: usize,
+    },
+    B2sr {
+        pat: DevB2sr,
+        value: T,
+    },
+}
+
+impl<T> MatrixShape for CudaMatrix<T> {
+    fn nrows(&self) -> usize {
+        self.nrows
+    }
+    fn ncols(&self) -> usize {
+        self.ncols
+    }
+}
+
+impl<T: Scalar> CudaMatrix<T> {
+    /// The B2SR tile size, `None` for CSR.
+    pub fn tile_size(&self) -> Option<usize> {
+        match &self.repr {
+            DMat::B2sr { pat, .. } => Some(pat.k),
+            DMat::Csr { .. } => None,
+        }
+    }
+    /// Bytes of the device arrays (B2SR: row pointers, tile columns, tiles;
+    /// CSR: row pointers, columns, values).
+    pub fn bytes(&self) -> usize {
+        match &self.repr {
+            DMat::B2sr { pat, .. } => pat.bytes(),
+            DMat::Csr { nnz, .. } => {
+                4 * (self.nrows + 1) + nnz * (4 + std::mem::size_of::<T>())
+            }
+        }
+    }
+    /// Number of non-empty tiles (B2SR) or stored entries (CSR).
+    pub fn ntiles(&self) -> usize {
+        match &self.repr {
+            DMat::B2sr { pat, .. } => pat.ntiles,
+            DMat::Csr { nnz, .. } => *nnz,
+        }
+    }
+    /// CSR device arrays `(row_ptr, col_idx, values, nnz)` as raw device
+    /// addresses (for handing to cuSPARSE); `None` for B2SR.
+    pub fn csr_device_ptrs(&self) -> Option<(u64, u64, u64, usize)> {
+        match &self.repr {
+            DMat::Csr {
+                rowptr,
+                colidx,
+                vals,
+                nnz,
+            } => Some((rowptr.ptr(), colidx.ptr(), vals.ptr(), *nnz)),
+            DMat::B2sr { .. } => None,
+        }
+    }
+
+    pub(crate) fn upload(dev: &Dev, m: &Matrix<T>) -> Result<Self> {
+        let repr = match m.repr() {
+            MatrixRepr::B2sr { pattern, value } => DMat::B2sr {
+                pat: DevB2sr::upload(dev, pattern)?,
+                value: *value,
+            },
+            MatrixRepr::Csr(c) => {
+                let rp: Vec<u32> = c
+                    .row_ptr()
+                    .iter()
+                    .map(|&x| {
+                        u32::try_from(x).map_err(|_| Error::TooLarge {
+                            what: "matrix",
+                            detail: "more than 2^32 - 1 entries".into(),
+                        })
+                    })
+                    .collect::<Result<_>>()?;
+                DMat::Csr {
+                    rowptr: dev.upload(&rp)?,
+                    colidx: dev.upload(c.col_idx())?,
+                    vals: dev.upload(c.values())?,
+                    nnz: c.nnz(),
+                }
+            }
+        };
+        Ok(CudaMatrix {
+            nrows: m.nrows(),
+            ncols: m.ncols(),
+            repr,
+        })
+    }
+
+    pub(crate) fn download(&self, dev: &Dev) -> Result<Matrix<T>> {
+        match &self.repr {
+            DMat::B2sr { pat, value } => Ok(Matrix::from_b2sr(pat.download(dev)?, *value)),
+            DMat::Csr {
+                rowptr,
+                colidx,
+                vals,
+                nnz,
+            } => {
+                let rp: Vec<usize> =
+                    from_bytes::<u32>(&dev.download_bytes(rowptr, self.nrows + 1)?, self.nrows + 1)
+                        .into_iter()
+                        .map(|x| x as usize)
+                        .collect();
+                let ci = from_bytes::<u32>(&dev.download_bytes(colidx, *nnz)?, *nnz);
+                let v = from_bytes::<T>(&dev.download_bytes(vals, *nnz)?, *nnz);
+                Ok(Matrix::from_csr(Csr::try_new(
+                    self.nrows, self.ncols, rp, ci, v,
+                )?))
+            }
+        }
+    }
+}
+
+/// A vector in device memory: dense values with an optional presence bit
+/// vector, packed bits, or sorted indices with values.
+pub struct CudaVector<T> {
+    pub(crate) len: usize,
+    pub(crate) repr: DVec<T>,
+}
+
+pub(crate) enum DVec<T> {
+    Dense {
+        vals: DBuf<T>,
+        pres: Option<DBuf<u32>>,
+    },
+    Bits(DBuf<u32>),
+    Sparse {
+        idx: DBuf<u32>,
+        vals: DBuf<T>,
+        nnz: usize,
+    },
+}
+
+impl<T> VectorShape for CudaVector<T> {
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+impl<T: Scalar> CudaVector<T> {
+    /// The storage format.
+    pub fn format(&self) -> crate::VectorFormat {
+        match &self.repr {
+            DVec::Dense { .. } => crate::VectorFormat::Dense,
+            DVec::Bits(_) => crate::VectorFormat::Bits,
+            DVec::Sparse { .. } => crate::VectorFormat::Sparse,
+        }
+    }
+
+    pub(crate) fn upload(dev: &Dev, v: &Vector<T>) -> Result<Self> {
+        let repr = match v.repr() {
+            VectorRepr::Dense { values, present } => DVec::Dense {
+                vals: dev.upload(values)?,
+                pres: match present {
+                    Some(p) => Some(dev.upload(&words_to_u32(p.words()))?),
+                    None => None,
+                },
+            },
+            VectorRepr::Bits(b) => DVec::Bits(dev.upload(&words_to_u32(b.words()))?),
+            VectorRepr::Sparse { indices, values } => DVec::Sparse {
+                idx: dev.upload(indices)?,
+                vals: dev.upload(values)?,
+                nnz: indices.len(),
+            },
+        };
+        Ok(CudaVector { len: v.len(), repr })
+    }
+
+    pub(crate) fn download(&self, dev: &Dev) -> Result<Vector<T>> {
+        let n = self.len;
+        let bits = |b: &DBuf<u32>| -> Result<BitVec> {
+            let w = from_bytes::<u32>(&dev.download_bytes(b, bit_words(n))?, bit_words(n));
+            BitVec::from_words(n, u32_to_words(&w))
+                .ok_or_else(|| Error::storage("device vector", "bit vector length"))
+        };
+        let repr = match &self.repr {
+            DVec::Dense { vals, pres } => VectorRepr::Dense {
+                values: from_bytes::<T>(&dev.download_bytes(vals, n)?, n),
+                present: match pres {
+                    Some(p) => Some(bits(p)?),
+                    None => None,
+                },
+            },
+            DVec::Bits(b) => VectorRepr::Bits(bits(b)?),
+            DVec::Sparse { idx, vals, nnz } => VectorRepr::Sparse {
+                indices: from_bytes::<u32>(&dev.download_bytes(idx, *nnz)?, *nnz),
+                values: from_bytes::<T>(&dev.download_bytes(vals, *nnz)?, *nnz),
+            },
+        };
+        Vector::from_repr(n, repr)
+    }
+}
+
+/// A dense row-major matrix in device memory.
+pub struct CudaDense<T> {
+    pub(crate) nrows: usize,
+    pub(crate) ncols: usize,
+    pub(crate) data: DBuf<T>,
+}
+
+impl<T> MatrixShape for CudaDense<T> {
+    fn nrows(&self) -> usize {
+        self.nrows
+    }
+    fn ncols(&self) -> usize {
+        self.ncols
+    }
+}
+
+impl<T: Scalar> CudaDense<T> {
+    pub(crate) fn upload(dev: &Dev, m: &DenseMatrix<T>) -> Result<Self> {
+        Ok(CudaDense {
+            nrows: m.nrows(),
+            ncols: m.ncols(),
+            data: dev.upload(m.as_slice())?,
+        })
+    }
+    pub(crate) fn download(&self, dev: &Dev) -> Result<DenseMatrix<T>> {
+        let n = self.nrows * self.ncols;
+        DenseMatrix::from_vec(
+            self.nrows,
+            self.ncols,
+            from_bytes::<T>(&dev.download_bytes(&self.data, n)?, n),
+        )
+    }
+    /// The device address of the data (row-major), for benchmarks and interop.
+    pub fn device_ptr(&self) -> u64 {
+        self.data.ptr()
+    }
+}
