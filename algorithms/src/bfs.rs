@@ -94,7 +94,7 @@ where
     ops::assign_scalar(b, level, depth, None, &Desc::new().mask(B::mask(next).structure()))
 }
 
-fn bfs_levels<B>(g: &Graph<'_, B>, source: usize) -> Result<Vec<i64>>
+pub(crate) fn bfs_levels<B>(g: &Graph<'_, B>, source: usize) -> Result<Vec<i64>>
 where
     B: Backend,
     B::MaskSource: VectorShape,

@@ -288,8 +288,8 @@ where
                         self.wt_csr()?;
                     }
                 } else {
-                    self.at_f64()?;
-                    self.w_csr()?;
+                    self.a_bool()?;
+                    self.at_bool()?;
                 }
             }
             Algorithm::PageRank => {

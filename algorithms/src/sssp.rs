@@ -3,9 +3,9 @@
 
 use bitgraphblas::algebra::{Identity, IndexOp, Min, MinPlus, Minus};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
-use bitgraphblas::{ops, Desc, Error, Matrix, Result, Vector, VectorFormat};
+use bitgraphblas::{ops, Desc, Error, Matrix, Result, VectorFormat};
 
-use crate::bfs::pull_step;
+use crate::bfs::bfs_levels;
 use crate::graph::Graph;
 
 /// Shortest-path distances from `source` (`f64::INFINITY` where unreachable).
@@ -13,10 +13,14 @@ use crate::graph::Graph;
 /// Edge weights come from the graph ([`Graph::weights`]); a graph without
 /// weights weighs every edge 1. Weights must be non-negative and finite.
 ///
-/// **Unweighted graphs** take the B2SR `MIN.PLUS` path: every level does
-/// `t_req<¬reached, replace> = frontier min.+ A` (pull: `mxv(A', frontier)` on
-/// B2SR, or push: `vxm(frontier, A)` on CSR while the frontier is small, as in
-/// [`crate::bfs`]); the first distance a vertex gets is final. Cost `O(n + m)`.
+/// **Unweighted graphs** (every weight 1) take the B2SR path of
+/// [`crate::bfs`]: level-synchronous `MIN.PLUS` with unit weights relaxes a
+/// frontier whose distances all equal `d` into `d + 1` exactly where the
+/// boolean product `frontier ∨.∧ A` is present, and the first distance a vertex
+/// gets is final, so the distance of a vertex is its BFS level: packed-bit
+/// frontiers, complemented visited mask, push (`vxm` on B2SR `A`) while the
+/// frontier is small and pull (`mxv` on B2SR `A'`) once it is large.
+/// Cost `O(n + m)`.
 ///
 /// **Weighted graphs** use delta-stepping (Meyer and Sanders) in the
 /// LAGraph formulation, on CSR with `MIN.PLUS` (`f64`). The edges split into
@@ -79,31 +83,8 @@ where
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let b = g.backend();
-    let n = g.nvertices();
-    let s = MinPlus::<f64>::new();
-    let (at, a_csr) = (g.at_f64()?, g.w_csr()?);
-    let start = Vector::from_entries(n, vec![(source, 0.0)])?;
-    let mut dist: B::Vector<f64> = b.upload_vector(&start)?;
-    let mut frontier: B::Vector<f64> = b.upload_vector(&start)?;
-    let mut next: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    let (mut nf, mut nreached) = (1usize, 1usize);
-    loop {
-        let d = Desc::new().mask(B::mask(&dist).structure().complement()).replace();
-        if pull_step(nf, n - nreached, n) {
-            ops::mxv(b, &mut next, s, at, &frontier, &d)?;
-        } else {
-            ops::vxm(b, &mut next, s, &frontier, a_csr, &d)?;
-        }
-        nf = b.vector_nvals(&next)?;
-        if nf == 0 {
-            break;
-        }
-        ops::apply(b, &mut dist, Identity, &next, &Desc::new().mask(B::mask(&next).structure()))?;
-        nreached += nf;
-        std::mem::swap(&mut frontier, &mut next);
-    }
-    Ok(b.download_vector(&dist)?.to_vec(f64::INFINITY))
+    let levels = bfs_levels(g, source)?;
+    Ok(levels.into_iter().map(|l| if l < 0 { f64::INFINITY } else { l as f64 }).collect())
 }
 
 /// The light and heavy parts of a weight matrix.
