@@ -106,7 +106,13 @@ where
     loop {
         ops::mxm_dense(b, &mut next, s, at, &frontier, &Desc::new())?;
         let flat = to_flat(b, &next)?;
-        ops::apply(b, &mut masked, Identity, &flat, &Desc::new().mask(B::mask(&sigma).complement()).replace())?;
+        ops::apply(
+            b,
+            &mut masked,
+            Identity,
+            &flat,
+            &Desc::new().mask(B::mask(&sigma).complement()).replace(),
+        )?;
         let mut level: B::Vector<f64> = b.vector_new(nk, None, VectorFormat::Sparse)?;
         ops::select(b, &mut level, IndexOp::ValueGt(0.0), &masked, &Desc::new())?;
         if b.vector_nvals(&level)? == 0 {
@@ -122,12 +128,26 @@ where
     let mut su: B::Vector<f64> = b.vector_new(nk, None, VectorFormat::Dense)?;
     // Level 0 holds the sources, whose own dependency is not counted.
     for d in (2..levels.len()).rev() {
-        ops::apply(b, &mut t, BindFirst(Plus, 1.0), &delta, &Desc::new().mask(B::mask(&levels[d]).structure()).replace())?;
+        ops::apply(
+            b,
+            &mut t,
+            BindFirst(Plus, 1.0),
+            &delta,
+            &Desc::new().mask(B::mask(&levels[d]).structure()).replace(),
+        )?;
         let tt = std::mem::replace(&mut t, b.vector_new(nk, None, VectorFormat::Sparse)?);
         ops::ewise_mult(b, &mut t, Div, &tt, &sigma, &Desc::new())?;
         ops::mxm_dense(b, &mut u, s, a, &to_dense(b, &t, n, k)?, &Desc::new())?;
         ops::ewise_mult(b, &mut su, Times, &sigma, &to_flat(b, &u)?, &Desc::new())?;
-        ops::apply(b, &mut delta, Identity, &su, &Desc::new().mask(B::mask(&levels[d - 1]).structure()).accum(Plus))?;
+        ops::apply(
+            b,
+            &mut delta,
+            Identity,
+            &su,
+            &Desc::new()
+                .mask(B::mask(&levels[d - 1]).structure())
+                .accum(Plus),
+        )?;
     }
     Ok(b.download_vector(&delta)?.to_vec(0.0))
 }

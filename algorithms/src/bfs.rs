@@ -1,7 +1,9 @@
 //! Breadth-first search: levels, and parents on request.
 
+use bitgraphblas::algebra::Semiring;
 use bitgraphblas::algebra::{Identity, LorLand, MinSecond, Second};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::container::MaskArg;
 use bitgraphblas::storage::BitVec;
 use bitgraphblas::{ops, Desc, Error, Result, Vector, VectorFormat};
 
@@ -86,12 +88,47 @@ where
     }
 }
 
+/// `w = u ⊕.⊗ A` pushed (`vxm`); where the backend has no kernel for the push
+/// form, the same product pulled through `A'` (`mxv(A', u)`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn push_or_pull<B, S, M>(
+    b: &B,
+    w: &mut B::Vector<S::T>,
+    s: S,
+    u: &B::Vector<S::T>,
+    a: &B::Matrix<S::T>,
+    at: &B::Matrix<S::T>,
+    d: &Desc<M>,
+) -> Result<()>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    S: Semiring,
+    M: MaskArg<B>,
+{
+    match ops::vxm(b, w, s, u, a, d) {
+        Err(Error::NoKernel { .. }) => ops::mxv(b, w, s, at, u, d),
+        r => r,
+    }
+}
+
 /// The level vector, `level<next> = depth`.
-fn set_level<B: Backend>(b: &B, level: &mut B::Vector<i64>, next: &B::Vector<impl bitgraphblas::Scalar>, depth: i64) -> Result<()>
+fn set_level<B: Backend>(
+    b: &B,
+    level: &mut B::Vector<i64>,
+    next: &B::Vector<impl bitgraphblas::Scalar>,
+    depth: i64,
+) -> Result<()>
 where
     B::MaskSource: VectorShape,
 {
-    ops::assign_scalar(b, level, depth, None, &Desc::new().mask(B::mask(next).structure()))
+    ops::assign_scalar(
+        b,
+        level,
+        depth,
+        None,
+        &Desc::new().mask(B::mask(next).structure()),
+    )
 }
 
 pub(crate) fn bfs_levels<B>(g: &Graph<'_, B>, source: usize) -> Result<Vec<i64>>
@@ -115,11 +152,13 @@ where
     let (mut nf, mut nvisited, mut depth) = (1usize, 1usize, 0i64);
     loop {
         depth += 1;
-        let d = Desc::new().mask(B::mask(&visited).structure().complement()).replace();
+        let d = Desc::new()
+            .mask(B::mask(&visited).structure().complement())
+            .replace();
         if pull_step(nf, n - nvisited, n) {
             ops::mxv(b, &mut next, LorLand, at, &frontier, &d)?;
         } else {
-            ops::vxm(b, &mut next, LorLand, &frontier, a, &d)?;
+            push_or_pull(b, &mut next, LorLand, &frontier, a, at, &d)?;
         }
         nf = b.vector_nvals(&next)?;
         if nf == 0 {
@@ -157,23 +196,36 @@ where
     let (mut nf, mut nvisited, mut depth) = (1usize, 1usize, 0i64);
     loop {
         depth += 1;
-        let d = Desc::new().mask(B::mask(&parent).structure().complement()).replace();
+        let d = Desc::new()
+            .mask(B::mask(&parent).structure().complement())
+            .replace();
         if pull_step(nf, n - nvisited, n) {
             ops::mxv(b, &mut next, s, at, &frontier, &d)?;
         } else {
-            ops::vxm(b, &mut next, s, &frontier, a_csr, &d)?;
+            push_or_pull(b, &mut next, s, &frontier, a_csr, at, &d)?;
         }
         nf = b.vector_nvals(&next)?;
         if nf == 0 {
             break;
         }
         set_level(b, &mut level, &next, depth)?;
-        ops::apply(b, &mut parent, Identity, &next, &Desc::new().mask(B::mask(&next).structure()))?;
+        ops::apply(
+            b,
+            &mut parent,
+            Identity,
+            &next,
+            &Desc::new().mask(B::mask(&next).structure()),
+        )?;
         // The next frontier carries its own vertex ids.
         ops::ewise_mult(b, &mut frontier, Second, &next, &ids, &Desc::new())?;
         nvisited += nf;
     }
-    let parents = b.download_vector(&parent)?.to_vec(u64::MAX).into_iter().map(|p| if p == u64::MAX { -1 } else { p as i64 }).collect();
+    let parents = b
+        .download_vector(&parent)?
+        .to_vec(u64::MAX)
+        .into_iter()
+        .map(|p| if p == u64::MAX { -1 } else { p as i64 })
+        .collect();
     Ok(BfsResult {
         levels: b.download_vector(&level)?.to_vec(-1),
         parents: Some(parents),

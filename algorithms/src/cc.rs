@@ -17,8 +17,8 @@ use crate::graph::Graph;
 /// 1. `mngp = min(mngp, A min.second gp)`: the smallest grandparent among the
 ///    neighbours (semiring `MIN.SECOND` on `u64`, accumulator `MIN`);
 /// 2. stochastic hooking `f[f_u] = min(f[f_u], mngp_u)`: a scatter-min, done as
-///    `f = min(f, P' min.second mngp)` with `P` the parent matrix (`P(u, f_u) = 1`,
-///    built from `f` each round);
+///    `f = min(f, P' min.second mngp)` with `P` the parent matrix (`P(u, f_u) = 1`;
+///    `P'` is built on the host from `f` each round by a counting sort);
 /// 3. aggressive hooking `f = min(f, mngp)` and shortcutting `f = min(f, gp)`;
 /// 4. `gp = f[f]` (`extract`); stop when `gp` no longer changes.
 ///
@@ -55,9 +55,8 @@ where
         ops::mxv(b, &mut mngp, s, a, &gp, &Desc::new().accum(Min))?;
         // Stochastic hooking through the parent matrix.
         let fh = parents_on_host(b, &f)?;
-        let p = parent_matrix(n, &fh)?;
-        let p = b.upload_matrix(&p)?;
-        ops::mxv(b, &mut f, s, &p, &mngp, &Desc::new().transpose_a().accum(Min))?;
+        let pt = b.upload_matrix(&parent_matrix_t(n, &fh)?)?;
+        ops::mxv(b, &mut f, s, &pt, &mngp, &Desc::new().accum(Min))?;
         // Aggressive hooking and shortcutting.
         ops::apply(b, &mut f, Identity, &mngp, &Desc::new().accum(Min))?;
         ops::apply(b, &mut f, Identity, &gp, &Desc::new().accum(Min))?;
@@ -75,11 +74,34 @@ where
 }
 
 fn parents_on_host<B: Backend>(b: &B, f: &B::Vector<u64>) -> Result<Vec<usize>> {
-    Ok(b.download_vector(f)?.to_vec(0).into_iter().map(|p| p as usize).collect())
+    Ok(b.download_vector(f)?
+        .to_vec(0)
+        .into_iter()
+        .map(|p| p as usize)
+        .collect())
 }
 
-/// `P(u, f_u) = 1`: one entry per row.
-fn parent_matrix(n: usize, f: &[usize]) -> Result<Matrix<u64>> {
-    let csr = Csr::try_new(n, n, (0..=n).collect(), f.iter().map(|&p| p as u32).collect(), vec![1u64; n])?;
-    Ok(Matrix::from_csr(csr))
+/// `P'` with `P(u, f_u) = 1`: row `p` of `P'` lists the children `u` of `p`
+/// (a counting sort of the vertices by parent).
+fn parent_matrix_t(n: usize, f: &[usize]) -> Result<Matrix<u64>> {
+    let mut row_ptr = vec![0usize; n + 1];
+    for &p in f {
+        row_ptr[p + 1] += 1;
+    }
+    for i in 0..n {
+        row_ptr[i + 1] += row_ptr[i];
+    }
+    let mut next = row_ptr.clone();
+    let mut cols = vec![0u32; n];
+    for (u, &p) in f.iter().enumerate() {
+        cols[next[p]] = u as u32;
+        next[p] += 1;
+    }
+    Ok(Matrix::from_csr(Csr::try_new(
+        n,
+        n,
+        row_ptr,
+        cols,
+        vec![1u64; n],
+    )?))
 }

@@ -20,8 +20,9 @@
 use std::cell::OnceCell;
 
 use bitgraphblas::algebra::{IndexOp, Lor};
-use bitgraphblas::backend::{Backend, MatrixShape};
-use bitgraphblas::{ops, Desc, Error, Format, Matrix, Result, Scalar};
+use bitgraphblas::backend::Backend;
+use bitgraphblas::storage::b2sr::Profile;
+use bitgraphblas::{ops, Cpu, Desc, Error, Format, Matrix, Result, Scalar, TileSize, Vector};
 
 /// Which algorithm [`Graph::prepare`] prepares for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +54,7 @@ pub enum Algorithm {
 pub struct Graph<'b, B: Backend> {
     backend: &'b B,
     format: Format,
+    value_format: Format,
     host: Matrix<bool>,
     host_t: Option<Matrix<bool>>,
     weights: Option<Matrix<f64>>,
@@ -68,7 +70,7 @@ pub struct Graph<'b, B: Backend> {
     tril_u64: OnceCell<B::Matrix<u64>>,
 }
 
-fn cached<'a, T>(cell: &'a OnceCell<T>, make: impl FnOnce() -> Result<T>) -> Result<&'a T> {
+fn cached<T>(cell: &OnceCell<T>, make: impl FnOnce() -> Result<T>) -> Result<&T> {
     if let Some(x) = cell.get() {
         return Ok(x);
     }
@@ -98,7 +100,9 @@ impl<'b, B: Backend> Graph<'b, B> {
             });
         }
         if let Some(w) = &weights {
-            if w.nvals() != pattern.nvals() || (w.nrows(), w.ncols()) != (pattern.nrows(), pattern.ncols()) {
+            if w.nvals() != pattern.nvals()
+                || (w.nrows(), w.ncols()) != (pattern.nrows(), pattern.ncols())
+            {
                 return Err(Error::DimensionMismatch {
                     op: "Graph::new",
                     detail: "the weights and the pattern differ in shape or entry count".into(),
@@ -106,11 +110,31 @@ impl<'b, B: Backend> Graph<'b, B> {
             }
         }
         let host = pattern.to_format(Format::Csr)?;
+        // Auto is resolved here, on the host, by the sampling profile (a backend
+        // may not pack with Auto itself).
+        // Full-precision products (PageRank, betweenness) run on CSR on the CPU
+        // backend when the format is left to Auto: measured on the graphs of
+        // ../shared/data, its generic CSR product beats the B2SR float kernel
+        // (benches/results/algorithms-cpu.md). An explicit tile size is obeyed
+        // for every product.
+        let value_auto = format == Format::Auto && backend.name() == "cpu";
+        let format = match format {
+            Format::Auto | Format::B2sr(TileSize::Auto) => {
+                let p = Profile::sample(&host.as_csr());
+                match (format, p.recommend()) {
+                    (Format::Auto, None) => Format::Csr,
+                    (Format::Auto, Some(t)) => Format::B2sr(t),
+                    _ => Format::B2sr(p.best_tile()),
+                }
+            }
+            f => f,
+        };
         let t = Matrix::from_csr(host.as_csr().transpose());
         let host_t = (t != host).then_some(t);
         Ok(Graph {
             backend,
             format,
+            value_format: if value_auto { Format::Csr } else { format },
             host,
             host_t,
             weights: weights.map(|w| w.to_format(Format::Csr)).transpose()?,
@@ -150,7 +174,7 @@ impl<'b, B: Backend> Graph<'b, B> {
     pub fn is_symmetric(&self) -> bool {
         self.host_t.is_none()
     }
-    /// The format asked for the pull matrices.
+    /// The format of the pull matrices (`Auto` resolved: a tile size, or CSR).
     pub fn format(&self) -> Format {
         self.format
     }
@@ -173,12 +197,7 @@ impl<'b, B: Backend> Graph<'b, B> {
     /// The pattern (`transposed`: of `A'`) with iso value one of type `T`, on the backend, in `format`.
     fn upload<T: Scalar>(&self, transposed: bool, format: Format) -> Result<B::Matrix<T>> {
         let ones = self.host_dir(transposed).as_csr().map(|_| T::one());
-        let m = self.backend.upload_matrix(&Matrix::from_csr(ones))?;
-        if format == Format::Csr {
-            Ok(m)
-        } else {
-            self.backend.convert(&m, format)
-        }
+        self.upload_as(&Matrix::from_csr(ones), format)
     }
 
     /// `A` (boolean) in the graph's format.
@@ -203,16 +222,21 @@ impl<'b, B: Backend> Graph<'b, B> {
         }
         cached(&self.at_u64, || self.upload(true, self.format))
     }
-    /// `A` with `f64` ones in the graph's format.
-    pub fn a_f64(&self) -> Result<&B::Matrix<f64>> {
-        cached(&self.a_f64, || self.upload(false, self.format))
+    /// The format of the full-precision (`f64`) products: the graph's format,
+    /// except CSR on the CPU backend when the format was left to Auto.
+    pub fn value_format(&self) -> Format {
+        self.value_format
     }
-    /// `A'` with `f64` ones in the graph's format (`A` itself when symmetric).
+    /// `A` with `f64` ones in [`Graph::value_format`].
+    pub fn a_f64(&self) -> Result<&B::Matrix<f64>> {
+        cached(&self.a_f64, || self.upload(false, self.value_format))
+    }
+    /// `A'` with `f64` ones in [`Graph::value_format`] (`A` itself when symmetric).
     pub fn at_f64(&self) -> Result<&B::Matrix<f64>> {
         if self.is_symmetric() {
             return self.a_f64();
         }
-        cached(&self.at_f64, || self.upload(true, self.format))
+        cached(&self.at_f64, || self.upload(true, self.value_format))
     }
     /// The weights (CSR); ones where the graph has none.
     pub fn w_csr(&self) -> Result<&B::Matrix<f64>> {
@@ -224,7 +248,9 @@ impl<'b, B: Backend> Graph<'b, B> {
     /// The transposed weights (CSR).
     pub fn wt_csr(&self) -> Result<&B::Matrix<f64>> {
         cached(&self.wt_csr, || match &self.weights {
-            Some(w) => self.backend.upload_matrix(&Matrix::from_csr(w.as_csr().transpose())),
+            Some(w) => self
+                .backend
+                .upload_matrix(&Matrix::from_csr(w.as_csr().transpose())),
             None => self.upload(true, Format::Csr),
         })
     }
@@ -235,43 +261,69 @@ impl<'b, B: Backend> Graph<'b, B> {
             Some(w) => self.is_symmetric() && w.as_csr().transpose() == *w.as_csr(),
         }
     }
-}
 
-impl<B: Backend> Graph<'_, B>
-where
-    B::MatrixMaskSource: MatrixShape,
-{
-    /// `A + A'` without self loops (`u64` ones, CSR): the undirected simple graph.
+    /// The undirected simple graph on the host: `A + A'` without self loops,
+    /// `u64` ones, CSR (built with the CPU backend's operations).
+    fn host_sym(&self) -> Result<Matrix<u64>> {
+        let cpu = Cpu::new();
+        let n = self.nvertices();
+        let a = Matrix::from_csr(self.host.as_csr().map(|_| 1u64));
+        let s = match &self.host_t {
+            None => a,
+            Some(_) => {
+                let mut s = Matrix::<u64>::empty(n, n);
+                ops::ewise_add_matrix(&cpu, &mut s, Lor, &a, &a, &Desc::new().transpose_b())?;
+                s
+            }
+        };
+        let mut out = Matrix::<u64>::empty(n, n);
+        ops::select_matrix(&cpu, &mut out, IndexOp::OffDiag(0), &s, &Desc::new())?;
+        Ok(out)
+    }
+
+    /// Uploads a host matrix and packs it into `format` on the backend.
+    fn upload_as<T: Scalar>(&self, m: &Matrix<T>, format: Format) -> Result<B::Matrix<T>> {
+        let d = self.backend.upload_matrix(m)?;
+        if format == Format::Csr {
+            Ok(d)
+        } else {
+            self.backend.convert(&d, format)
+        }
+    }
+
+    /// `A + A'` without self loops (`u64` ones) in the graph's format: the
+    /// undirected simple graph (connected components).
     pub fn sym_u64(&self) -> Result<&B::Matrix<u64>> {
         cached(&self.sym_u64, || {
-            let b = self.backend;
-            let n = self.nvertices();
-            let a = self.upload::<u64>(false, Format::Csr)?;
-            let s = if self.is_symmetric() {
-                a
-            } else {
-                let mut s = b.upload_matrix(&Matrix::<u64>::empty(n, n))?;
-                ops::ewise_add_matrix(b, &mut s, Lor, &a, &a, &Desc::new().transpose_b())?;
-                s
-            };
-            let mut out = b.upload_matrix(&Matrix::<u64>::empty(n, n))?;
-            ops::select_matrix(b, &mut out, IndexOp::OffDiag(0), &s, &Desc::new())?;
-            Ok(out)
+            self.upload_as(&self.host_sym()?, self.format)
         })
     }
-    /// The strictly lower triangle `L` of [`Graph::sym_u64`], in the graph's format.
+    /// The strictly lower triangle `L` of the undirected simple graph, in the
+    /// graph's format (triangle counting).
     pub fn tril_u64(&self) -> Result<&B::Matrix<u64>> {
         cached(&self.tril_u64, || {
-            let b = self.backend;
             let n = self.nvertices();
-            let mut l = b.upload_matrix(&Matrix::<u64>::empty(n, n))?;
-            ops::select_matrix(b, &mut l, IndexOp::Tril(-1), self.sym_u64()?, &Desc::new())?;
-            if self.format == Format::Csr {
-                Ok(l)
-            } else {
-                b.convert(&l, self.format)
-            }
+            let mut l = Matrix::<u64>::empty(n, n);
+            ops::select_matrix(
+                &Cpu::new(),
+                &mut l,
+                IndexOp::Tril(-1),
+                &self.host_sym()?,
+                &Desc::new(),
+            )?;
+            self.upload_as(&l, self.format)
         })
+    }
+    /// Out-degrees (`f64`), absent where a vertex has no out-edge.
+    pub fn out_degree(&self) -> Result<B::Vector<f64>> {
+        let c = self.host.as_csr();
+        let rp = c.row_ptr();
+        let e = (0..self.nvertices())
+            .filter(|&i| rp[i + 1] > rp[i])
+            .map(|i| (i, (rp[i + 1] - rp[i]) as f64))
+            .collect();
+        self.backend
+            .upload_vector(&Vector::from_entries(self.nvertices(), e)?)
     }
 
     /// Builds the matrices `alg` uses, so that running it times the algorithm alone.

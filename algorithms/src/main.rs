@@ -66,7 +66,8 @@ struct Common {
 }
 
 fn parse_tile(s: &str) -> Result<TileSize, String> {
-    s.parse::<TileSize>().map_err(|_| format!("'{s}' is not a tile size (4, 8, 16, 32, 64 or auto)"))
+    s.parse::<TileSize>()
+        .map_err(|_| format!("'{s}' is not a tile size (4, 8, 16, 32, 64 or auto)"))
 }
 
 #[derive(Subcommand)]
@@ -196,23 +197,48 @@ fn run(cli: Cli) -> AnyResult<()> {
     match cli.cmd {
         Cmd::Info { graph } => info(&graph),
         Cmd::Convert { graph, out, tile } => convert(&graph, &out, tile),
-        Cmd::Bfs { graph, source, common } => job(&graph, Job::Bfs { source }, &common),
-        Cmd::Sssp { graph, source, delta, common } => job(&graph, Job::Sssp { source, delta }, &common),
-        Cmd::Pagerank { graph, damping, tol, max_iters, common } => job(
+        Cmd::Bfs {
+            graph,
+            source,
+            common,
+        } => job(&graph, Job::Bfs { source }, &common),
+        Cmd::Sssp {
+            graph,
+            source,
+            delta,
+            common,
+        } => job(&graph, Job::Sssp { source, delta }, &common),
+        Cmd::Pagerank {
+            graph,
+            damping,
+            tol,
+            max_iters,
+            common,
+        } => job(
             &graph,
-            Job::PageRank(alg::PageRankOptions { damping, tol, max_iters }),
+            Job::PageRank(alg::PageRankOptions {
+                damping,
+                tol,
+                max_iters,
+            }),
             &common,
         ),
         Cmd::Cc { graph, common } => job(&graph, Job::Cc, &common),
         Cmd::Tc { graph, common } => job(&graph, Job::Tc, &common),
-        Cmd::Bc { graph, sources, common } => job(&graph, Job::Bc { sources }, &common),
+        Cmd::Bc {
+            graph,
+            sources,
+            common,
+        } => job(&graph, Job::Bc { sources }, &common),
     }
 }
 
 /// A spinner on standard error (drawn only when it is a terminal) while `f` runs.
 fn with_spinner<T>(msg: String, f: impl FnOnce() -> T) -> (T, Duration) {
     let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    pb.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("a valid template"));
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("a valid template"),
+    );
     pb.set_message(msg);
     pb.enable_steady_tick(Duration::from_millis(120));
     let t = Instant::now();
@@ -223,7 +249,9 @@ fn with_spinner<T>(msg: String, f: impl FnOnce() -> T) -> (T, Duration) {
 }
 
 fn load(path: &Path) -> AnyResult<(alg::load::Loaded, Duration)> {
-    let (r, dt) = with_spinner(format!("loading {}", path.display()), || alg::load::read_graph(path));
+    let (r, dt) = with_spinner(format!("loading {}", path.display()), || {
+        alg::load::read_graph(path)
+    });
     let loaded = r?;
     if loaded.matrix.nrows() != loaded.matrix.ncols() {
         return Err(format!(
@@ -238,7 +266,9 @@ fn load(path: &Path) -> AnyResult<(alg::load::Loaded, Duration)> {
 }
 
 fn info(path: &Path) -> AnyResult<()> {
-    let (loaded, _) = with_spinner(format!("loading {}", path.display()), || alg::load::read_graph(path));
+    let (loaded, _) = with_spinner(format!("loading {}", path.display()), || {
+        alg::load::read_graph(path)
+    });
     let m = loaded?.matrix;
     let csr = m.as_csr();
     let (profile, _) = with_spinner("profiling tiles".into(), || Profile::sample(&csr));
@@ -247,7 +277,11 @@ fn info(path: &Path) -> AnyResult<()> {
     writeln!(out, "rows      {}", m.nrows())?;
     writeln!(out, "columns   {}", m.ncols())?;
     writeln!(out, "entries   {} (after symmetric expansion)", m.nvals())?;
-    writeln!(out, "CSR bytes {} (pattern only, 32-bit indices)", profile.csr_bytes)?;
+    writeln!(
+        out,
+        "CSR bytes {} (pattern only, 32-bit indices)",
+        profile.csr_bytes
+    )?;
     writeln!(
         out,
         "{:>4} {:>10} {:>8} {:>12} {:>7} {:>12} {:>8} {:>7}",
@@ -256,7 +290,9 @@ fn info(path: &Path) -> AnyResult<()> {
     for t in TileSize::FIXED {
         let (b, _) = with_spinner(format!("packing {t}x{t} tiles"), || B2sr::from_csr(&csr, t));
         let b = b?;
-        let e = profile.estimate(t).ok_or("the profile has every fixed tile size")?;
+        let e = profile
+            .estimate(t)
+            .ok_or("the profile has every fixed tile size")?;
         let csr_b = profile.csr_bytes.max(1) as f64;
         writeln!(
             out,
@@ -272,8 +308,16 @@ fn info(path: &Path) -> AnyResult<()> {
         )?;
     }
     match profile.recommend() {
-        Some(t) => writeln!(out, "auto      {t} (sampled {} tile rows)", profile.sampled_rows)?,
-        None => writeln!(out, "auto      keep CSR (sampled {} tile rows)", profile.sampled_rows)?,
+        Some(t) => writeln!(
+            out,
+            "auto      {t} (sampled {} tile rows)",
+            profile.sampled_rows
+        )?,
+        None => writeln!(
+            out,
+            "auto      keep CSR (sampled {} tile rows)",
+            profile.sampled_rows
+        )?,
     }
     Ok(())
 }
@@ -284,7 +328,9 @@ fn convert(path: &Path, out: &Path, tile: TileSize) -> AnyResult<()> {
         eprintln!("bitgraphblas: note: B2SR stores the pattern only; the edge weights are dropped");
     }
     let pattern = Matrix::from_csr(loaded.matrix.as_csr().map(|_| true));
-    let (b, dt) = with_spinner(format!("packing {tile} tiles"), || pattern.to_format(Format::B2sr(tile)));
+    let (b, dt) = with_spinner(format!("packing {tile} tiles"), || {
+        pattern.to_format(Format::B2sr(tile))
+    });
     let b = b?;
     alg::load::write_b2sr(out, &b)?;
     let Format::B2sr(t) = b.format() else {
@@ -301,18 +347,6 @@ fn convert(path: &Path, out: &Path, tile: TileSize) -> AnyResult<()> {
     Ok(())
 }
 
-/// The format asked by `--tile`, and its name as actually used (`"csr"` where
-/// auto keeps CSR).
-fn format_of(tile: TileSize, m: &Matrix<bool>) -> (Format, String) {
-    match tile {
-        TileSize::Auto => match Profile::sample(&m.as_csr()).recommend() {
-            Some(t) => (Format::B2sr(t), t.to_string()),
-            None => (Format::Csr, "csr".into()),
-        },
-        t => (Format::B2sr(t), t.to_string()),
-    }
-}
-
 fn job(path: &Path, job: Job, c: &Common) -> AnyResult<()> {
     match c.backend {
         BackendKind::Cpu => job_on(&Cpu::new(), path, job, c),
@@ -322,16 +356,17 @@ fn job(path: &Path, job: Job, c: &Common) -> AnyResult<()> {
 
 #[cfg(not(feature = "cuda"))]
 fn cuda_job(_: &Path, _: Job, _: &Common) -> AnyResult<()> {
-    Err("this bitgraphblas was built without CUDA support; rebuild with `--features cuda` \
+    Err(
+        "this bitgraphblas was built without CUDA support; rebuild with `--features cuda` \
          (cargo build --release -p bitgraphblas-algorithms --features cuda) or use --backend cpu"
-        .into())
+            .into(),
+    )
 }
 
 #[cfg(feature = "cuda")]
-fn cuda_job(_: &Path, _: Job, _: &Common) -> AnyResult<()> {
-    // The CUDA backend implements the same `Backend` trait; this dispatch is
-    // wired once its type is public in bitgraphblas (branch `cuda`).
-    Err("the CUDA backend is not available in this build of bitgraphblas yet; use --backend cpu".into())
+fn cuda_job(path: &Path, job: Job, c: &Common) -> AnyResult<()> {
+    let gpu = bitgraphblas::CudaBackend::new(0).map_err(|e| format!("--backend cuda: {e}"))?;
+    job_on(&gpu, path, job, c)
 }
 
 /// Seconds as JSON.
@@ -350,38 +385,71 @@ where
     let entries = loaded.matrix.nvals();
     if let Job::Bfs { source } | Job::Sssp { source, .. } = job {
         if source >= n {
-            return Err(format!("source {source} is not a vertex: the graph has {n} vertices, numbered 0 to {}", n.saturating_sub(1)).into());
+            return Err(format!(
+                "source {source} is not a vertex: the graph has {n} vertices, numbered 0 to {}",
+                n.saturating_sub(1)
+            )
+            .into());
         }
     }
     let (g, t_conv, tile_name) = {
-        let (r, dt) = with_spinner(format!("converting for {} on {}", job.name(), b.name()), || {
-            let pattern = Matrix::from_csr(loaded.matrix.as_csr().map(|_| true));
-            let (format, name) = format_of(c.tile, &pattern);
-            let weights = (!loaded.pattern).then(|| loaded.matrix.clone());
-            let g = alg::Graph::new(b, pattern, weights, format)?;
-            g.prepare(job.algorithm())?;
-            Ok::<_, bitgraphblas::Error>((g, name))
-        });
+        let (r, dt) = with_spinner(
+            format!("converting for {} on {}", job.name(), b.name()),
+            || {
+                let pattern = Matrix::from_csr(loaded.matrix.as_csr().map(|_| true));
+                let format = match c.tile {
+                    TileSize::Auto => Format::Auto,
+                    t => Format::B2sr(t),
+                };
+                let weights = (!loaded.pattern).then(|| loaded.matrix.clone());
+                let g = alg::Graph::new(b, pattern, weights, format)?;
+                g.prepare(job.algorithm())?;
+                let name = match g.format() {
+                    Format::B2sr(t) => t.to_string(),
+                    _ => "csr".to_string(),
+                };
+                Ok::<_, bitgraphblas::Error>((g, name))
+            },
+        );
         let (g, name) = r?;
         (g, dt, name)
     };
     let t0 = Instant::now();
     let mut extra = String::new();
     let lines: Vec<String> = match &job {
-        Job::Bfs { source } => alg::bfs(&g, *source, false)?.levels.iter().map(|l| l.to_string()).collect(),
+        Job::Bfs { source } => alg::bfs(&g, *source, false)?
+            .levels
+            .iter()
+            .map(|l| l.to_string())
+            .collect(),
         Job::Sssp { source, delta } => alg::sssp(&g, *source, *delta)?
             .iter()
-            .map(|d| if d.is_infinite() { "inf".to_string() } else { d.to_string() })
+            .map(|d| {
+                if d.is_infinite() {
+                    "inf".to_string()
+                } else {
+                    d.to_string()
+                }
+            })
             .collect(),
         Job::PageRank(opts) => {
             let pr = alg::pagerank(&g, opts)?;
             if !pr.converged {
-                eprintln!("bitgraphblas: warning: pagerank did not converge in {} iterations", pr.iterations);
+                eprintln!(
+                    "bitgraphblas: warning: pagerank did not converge in {} iterations",
+                    pr.iterations
+                );
             }
-            extra = format!(",\"iterations\":{},\"converged\":{}", pr.iterations, pr.converged);
+            extra = format!(
+                ",\"iterations\":{},\"converged\":{}",
+                pr.iterations, pr.converged
+            );
             pr.ranks.iter().map(|r| format!("{r:.12e}")).collect()
         }
-        Job::Cc => alg::connected_components(&g)?.iter().map(|l| l.to_string()).collect(),
+        Job::Cc => alg::connected_components(&g)?
+            .iter()
+            .map(|l| l.to_string())
+            .collect(),
         Job::Tc => {
             let t = alg::triangle_count(&g)?;
             extra = format!(",\"triangles\":{t}");
@@ -390,7 +458,10 @@ where
         Job::Bc { sources } => {
             let src = alg::even_sources(n, *sources);
             extra = format!(",\"sources\":{}", src.len());
-            alg::betweenness(&g, &src)?.iter().map(|x| x.to_string()).collect()
+            alg::betweenness(&g, &src)?
+                .iter()
+                .map(|x| x.to_string())
+                .collect()
         }
     };
     let t_compute = t0.elapsed();
@@ -404,7 +475,9 @@ where
         Some(f) => {
             let file = std::fs::File::create(f).map_err(|e| format!("{}: {e}", f.display()))?;
             let mut w = std::io::BufWriter::new(file);
-            write(&mut w).and_then(|_| w.flush()).map_err(|e| format!("{}: {e}", f.display()))?;
+            write(&mut w)
+                .and_then(|_| w.flush())
+                .map_err(|e| format!("{}: {e}", f.display()))?;
         }
         None => {
             let mut w = std::io::BufWriter::new(std::io::stdout().lock());

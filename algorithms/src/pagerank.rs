@@ -47,8 +47,9 @@ pub struct PageRank {
 /// `c = (1 - α)/n + α · Σ_{dangling} x / n` as the initial value of the
 /// accumulated product.
 ///
-/// **Semiring**: `PLUS.TIMES` (`f64`) with `A'` in B2SR (iso value 1, the
-/// column-stochastic scaling lives in `w`, so the bit matrix holds no weights).
+/// **Semiring**: `PLUS.TIMES` (`f64`) with `A'` in [`Graph::value_format`]
+/// (B2SR with iso value 1: the column-stochastic scaling lives in `w`, so the
+/// bit matrix holds no weights; CSR on the CPU when the format is Auto).
 /// **Masks**: the dangling mass is `x` under the complemented structure of
 /// `d_out` (skipped when every vertex has an out-edge). **Cost**: one `mxv`
 /// over B2SR (`O(m)` bit work), one element-wise product, and one read-back of
@@ -69,22 +70,28 @@ where
     B::MatrixMaskSource: MatrixShape,
 {
     let alpha = opts.damping;
-    if !(0.0..=1.0).contains(&alpha) || !(opts.tol.is_finite() && opts.tol >= 0.0) {
+    if !((0.0..=1.0).contains(&alpha) && opts.tol.is_finite() && opts.tol >= 0.0) {
         return Err(Error::InvalidArgument {
             op: "pagerank",
-            detail: format!("damping must be in [0, 1] and tol non-negative; got {alpha} and {}", opts.tol),
+            detail: format!(
+                "damping must be in [0, 1] and tol non-negative; got {alpha} and {}",
+                opts.tol
+            ),
         });
     }
     let b = g.backend();
     let n = g.nvertices();
     if n == 0 {
-        return Ok(PageRank { ranks: vec![], iterations: 0, converged: true });
+        return Ok(PageRank {
+            ranks: vec![],
+            iterations: 0,
+            converged: true,
+        });
     }
     let nf = n as f64;
     let at = g.at_f64()?;
-    // Out-degrees: column sums of A' (absent where a vertex has no out-edge).
-    let mut dout: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::reduce_rows(b, &mut dout, Plus, at, &Desc::new().transpose_a())?;
+    // Out-degrees (absent where a vertex has no out-edge), from the host pattern.
+    let dout = g.out_degree()?;
     let mut scale: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     ops::apply(b, &mut scale, BindFirst(Div, alpha), &dout, &Desc::new())?;
 
@@ -99,7 +106,9 @@ where
         iterations += 1;
         ops::ewise_mult(b, &mut w, Times, &x, &scale, &Desc::new())?;
         let dsum = if has_dangling {
-            let m = Desc::new().mask(B::mask(&dout).structure().complement()).replace();
+            let m = Desc::new()
+                .mask(B::mask(&dout).structure().complement())
+                .replace();
             ops::apply(b, &mut dangling, Identity, &x, &m)?;
             ops::reduce(b, Plus, &dangling)?
         } else {
@@ -107,12 +116,23 @@ where
         };
         let c = (1.0 - alpha) / nf + alpha * dsum / nf;
         let mut xn: B::Vector<f64> = b.vector_new(n, Some(c), VectorFormat::Dense)?;
-        ops::mxv(b, &mut xn, PlusTimes::<f64>::new(), at, &w, &Desc::new().accum(Plus))?;
+        ops::mxv(
+            b,
+            &mut xn,
+            PlusTimes::<f64>::new(),
+            at,
+            &w,
+            &Desc::new().accum(Plus),
+        )?;
         // The ranks come back every iteration (they are the result), so the
         // L1 change is summed on the host: n additions instead of three
         // element-wise passes on the backend.
         let xn_host = b.download_vector(&xn)?.to_vec(0.0);
-        let err: f64 = xn_host.iter().zip(&x_host).map(|(a, b)| (a - b).abs()).sum();
+        let err: f64 = xn_host
+            .iter()
+            .zip(&x_host)
+            .map(|(a, b)| (a - b).abs())
+            .sum();
         x = xn;
         x_host = xn_host;
         if err < nf * opts.tol {

@@ -58,13 +58,21 @@ where
         None => sssp_unweighted(g, source),
         Some(w) => {
             let vals = w.as_csr();
-            if let Some(bad) = vals.values().iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+            if let Some(bad) = vals
+                .values()
+                .iter()
+                .find(|x| !(x.is_finite() && **x >= 0.0))
+            {
                 return Err(Error::InvalidArgument {
                     op: "sssp",
                     detail: format!("edge weights must be finite and non-negative, found {bad}"),
                 });
             }
-            let mean = if vals.nnz() == 0 { 1.0 } else { vals.values().iter().sum::<f64>() / vals.nnz() as f64 };
+            let mean = if vals.nnz() == 0 {
+                1.0
+            } else {
+                vals.values().iter().sum::<f64>() / vals.nnz() as f64
+            };
             let delta = delta.unwrap_or(if mean > 0.0 { mean } else { 1.0 });
             if !(delta.is_finite() && delta > 0.0) {
                 return Err(Error::InvalidArgument {
@@ -84,11 +92,18 @@ where
     B::MatrixMaskSource: MatrixShape,
 {
     let levels = bfs_levels(g, source)?;
-    Ok(levels.into_iter().map(|l| if l < 0 { f64::INFINITY } else { l as f64 }).collect())
+    Ok(levels
+        .into_iter()
+        .map(|l| if l < 0 { f64::INFINITY } else { l as f64 })
+        .collect())
 }
 
 /// The light and heavy parts of a weight matrix.
-fn split<B: Backend>(b: &B, w: &B::Matrix<f64>, delta: f64) -> Result<(B::Matrix<f64>, B::Matrix<f64>)>
+fn split<B: Backend>(
+    b: &B,
+    w: &B::Matrix<f64>,
+    delta: f64,
+) -> Result<(B::Matrix<f64>, B::Matrix<f64>)>
 where
     B::MatrixMaskSource: MatrixShape,
 {
@@ -116,7 +131,15 @@ where
         match &self.at {
             Some(at) if nvals * 16 >= t.len() => ops::mxv(b, out, s, at, t, &Desc::new()),
             None if nvals * 16 >= t.len() => ops::mxv(b, out, s, &self.a, t, &Desc::new()),
-            _ => ops::vxm(b, out, s, t, &self.a, &Desc::new()),
+            _ => crate::bfs::push_or_pull(
+                b,
+                out,
+                s,
+                t,
+                &self.a,
+                self.at.as_ref().unwrap_or(&self.a),
+                &Desc::new(),
+            ),
         }
     }
     fn nvals(&self, b: &B) -> Result<usize> {
@@ -125,7 +148,11 @@ where
 }
 
 /// `t<improved> = t_req` where `t_req < t`; returns the improved entries (values of `t_req`).
-fn improve<B: Backend>(b: &B, t: &mut B::Vector<f64>, t_req: &B::Vector<f64>) -> Result<B::Vector<f64>>
+fn improve<B: Backend>(
+    b: &B,
+    t: &mut B::Vector<f64>,
+    t_req: &B::Vector<f64>,
+) -> Result<B::Vector<f64>>
 where
     B::MaskSource: VectorShape,
 {
@@ -135,8 +162,20 @@ where
     let mut better: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     ops::select(b, &mut better, IndexOp::ValueLt(0.0), &diff, &Desc::new())?;
     let mut out: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::apply(b, &mut out, Identity, t_req, &Desc::new().mask(B::mask(&better).structure()).replace())?;
-    ops::apply(b, t, Identity, &out, &Desc::new().mask(B::mask(&out).structure()))?;
+    ops::apply(
+        b,
+        &mut out,
+        Identity,
+        t_req,
+        &Desc::new().mask(B::mask(&better).structure()).replace(),
+    )?;
+    ops::apply(
+        b,
+        t,
+        Identity,
+        &out,
+        &Desc::new().mask(B::mask(&out).structure()),
+    )?;
     Ok(out)
 }
 
@@ -173,7 +212,13 @@ where
         let mut settled: B::Vector<bool> = b.vector_new(n, None, VectorFormat::Bits)?;
         let mut nb = b.vector_nvals(&t_b)?;
         while nb > 0 {
-            ops::assign_scalar(b, &mut settled, true, None, &Desc::new().mask(B::mask(&t_b).structure()))?;
+            ops::assign_scalar(
+                b,
+                &mut settled,
+                true,
+                None,
+                &Desc::new().mask(B::mask(&t_b).structure()),
+            )?;
             light.run(b, &mut t_req, &t_b, nb)?;
             let better = improve(b, &mut t, &t_req)?;
             ops::select(b, &mut t_b, IndexOp::ValueLt(hi), &better, &Desc::new())?;
@@ -181,14 +226,26 @@ where
         }
         if has_heavy {
             let mut t_s: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-            ops::apply(b, &mut t_s, Identity, &t, &Desc::new().mask(B::mask(&settled).structure()).replace())?;
+            ops::apply(
+                b,
+                &mut t_s,
+                Identity,
+                &t,
+                &Desc::new().mask(B::mask(&settled).structure()).replace(),
+            )?;
             let ns = b.vector_nvals(&t_s)?;
             heavy.run(b, &mut t_req, &t_s, ns)?;
             improve(b, &mut t, &t_req)?;
         }
         // The next bucket starts at the smallest finite distance >= hi.
         ops::select(b, &mut tmp, IndexOp::ValueGe(hi), &t, &Desc::new())?;
-        ops::select(b, &mut t_b, IndexOp::ValueLt(f64::INFINITY), &tmp, &Desc::new())?;
+        ops::select(
+            b,
+            &mut t_b,
+            IndexOp::ValueLt(f64::INFINITY),
+            &tmp,
+            &Desc::new(),
+        )?;
         if b.vector_nvals(&t_b)? == 0 {
             break;
         }

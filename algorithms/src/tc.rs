@@ -34,6 +34,8 @@ where
 {
     let b = g.backend();
     let l = g.tril_u64()?;
-    let d = Desc::new().mask(B::matrix_mask(l).structure()).transpose_b();
+    let d = Desc::new()
+        .mask(B::matrix_mask(l).structure())
+        .transpose_b();
     ops::mxm_reduce(b, PlusPair::<u64>::new(), l, l, &d)
 }

@@ -1,5 +1,6 @@
 //! Every algorithm against its plain reference, on random graphs and on real
 //! graphs from ../shared/data, for several storage formats.
+#![allow(clippy::needless_range_loop)]
 
 mod common;
 
@@ -36,44 +37,94 @@ where
     let g = alg::Graph::new(b, p.pattern(), None, format).unwrap();
     let gw = alg::Graph::from_weighted(b, p.matrix(), format).unwrap();
     let n = p.n;
-    let sources: Vec<usize> = if n == 0 { vec![] } else { vec![0, n / 2, n - 1] };
+    let sources: Vec<usize> = if n == 0 {
+        vec![]
+    } else {
+        vec![0, n / 2, n - 1]
+    };
     for &s in &sources {
         let want = common::bfs_levels(p, s);
         let r = alg::bfs(&g, s, true).unwrap();
         assert_eq!(r.levels, want, "{what} {format:?}: bfs levels from {s}");
-        assert_eq!(r.parents.unwrap(), common::bfs_min_parents(p, s, &want), "{what} {format:?}: bfs parents from {s}");
-        assert_eq!(alg::bfs(&g, s, false).unwrap().levels, want, "{what} {format:?}: bfs (bits) from {s}");
+        assert_eq!(
+            r.parents.unwrap(),
+            common::bfs_min_parents(p, s, &want),
+            "{what} {format:?}: bfs parents from {s}"
+        );
+        assert_eq!(
+            alg::bfs(&g, s, false).unwrap().levels,
+            want,
+            "{what} {format:?}: bfs (bits) from {s}"
+        );
 
         let unweighted = Plain {
             n,
-            adj: p.adj.iter().map(|r| r.iter().map(|&(j, _)| (j, 1.0)).collect()).collect(),
+            adj: p
+                .adj
+                .iter()
+                .map(|r| r.iter().map(|&(j, _)| (j, 1.0)).collect())
+                .collect(),
         };
         let d = alg::sssp(&g, s, None).unwrap();
-        assert_eq!(d, common::dijkstra(&unweighted, s), "{what} {format:?}: unweighted sssp from {s}");
+        assert_eq!(
+            d,
+            common::dijkstra(&unweighted, s),
+            "{what} {format:?}: unweighted sssp from {s}"
+        );
         let want = common::dijkstra(p, s);
         for delta in [None, Some(0.7), Some(100.0)] {
             let d = alg::sssp(&gw, s, delta).unwrap();
             for v in 0..n {
-                assert!(close(d[v], want[v], 1e-12), "{what} {format:?}: sssp from {s} (delta {delta:?}) at {v}: {} vs {}", d[v], want[v]);
+                assert!(
+                    close(d[v], want[v], 1e-12),
+                    "{what} {format:?}: sssp from {s} (delta {delta:?}) at {v}: {} vs {}",
+                    d[v],
+                    want[v]
+                );
             }
         }
     }
     let (want, iters) = common::pagerank(p, 0.85, 1e-6, 100);
     let pr = alg::pagerank(&g, &alg::PageRankOptions::default()).unwrap();
-    assert_eq!(pr.iterations, iters, "{what} {format:?}: pagerank iterations");
+    assert_eq!(
+        pr.iterations, iters,
+        "{what} {format:?}: pagerank iterations"
+    );
     for v in 0..n {
-        assert!((pr.ranks[v] - want[v]).abs() < 1e-9, "{what} {format:?}: pagerank at {v}: {} vs {}", pr.ranks[v], want[v]);
+        assert!(
+            (pr.ranks[v] - want[v]).abs() < 1e-9,
+            "{what} {format:?}: pagerank at {v}: {} vs {}",
+            pr.ranks[v],
+            want[v]
+        );
     }
     assert!(n == 0 || (pr.ranks.iter().sum::<f64>() - 1.0).abs() < 1e-9);
-    assert_eq!(alg::connected_components(&g).unwrap(), common::components(p), "{what} {format:?}: components");
-    let tri = if checks.brute_tc { common::triangles_brute(p) } else { common::triangles_lists(p) };
-    assert_eq!(alg::triangle_count(&g).unwrap(), tri, "{what} {format:?}: triangles");
+    assert_eq!(
+        alg::connected_components(&g).unwrap(),
+        common::components(p),
+        "{what} {format:?}: components"
+    );
+    let tri = if checks.brute_tc {
+        common::triangles_brute(p)
+    } else {
+        common::triangles_lists(p)
+    };
+    assert_eq!(
+        alg::triangle_count(&g).unwrap(),
+        tri,
+        "{what} {format:?}: triangles"
+    );
     if checks.bc_sources > 0 {
         let src = alg::even_sources(n, checks.bc_sources);
         let got = alg::betweenness(&g, &src).unwrap();
         let want = common::brandes(p, &src);
         for v in 0..n {
-            assert!(close(got[v], want[v], 1e-9), "{what} {format:?}: bc at {v}: {} vs {}", got[v], want[v]);
+            assert!(
+                close(got[v], want[v], 1e-9),
+                "{what} {format:?}: bc at {v}: {} vs {}",
+                got[v],
+                want[v]
+            );
         }
     }
 }
@@ -81,8 +132,18 @@ where
 #[test]
 fn random_graphs_all_algorithms() {
     let cpu = Cpu::new();
-    let checks = Checks { bc_sources: usize::MAX, brute_tc: true };
-    for (seed, n, deg, sym) in [(1, 1, 1.0, false), (2, 7, 2.0, true), (3, 70, 3.0, false), (4, 130, 4.0, true), (5, 200, 1.2, false), (6, 97, 8.0, true)] {
+    let checks = Checks {
+        bc_sources: usize::MAX,
+        brute_tc: true,
+    };
+    for (seed, n, deg, sym) in [
+        (1, 1, 1.0, false),
+        (2, 7, 2.0, true),
+        (3, 70, 3.0, false),
+        (4, 130, 4.0, true),
+        (5, 200, 1.2, false),
+        (6, 97, 8.0, true),
+    ] {
         let p = common::random_graph(seed, n, deg, sym);
         for f in FORMATS {
             check_graph(&cpu, &p, f, checks, &format!("random(seed {seed}, n {n})"));
@@ -93,9 +154,15 @@ fn random_graphs_all_algorithms() {
 #[test]
 fn empty_and_edgeless_graphs() {
     let cpu = Cpu::new();
-    let checks = Checks { bc_sources: usize::MAX, brute_tc: true };
+    let checks = Checks {
+        bc_sources: usize::MAX,
+        brute_tc: true,
+    };
     for n in [0, 5] {
-        let p = Plain { n, adj: vec![vec![]; n] };
+        let p = Plain {
+            n,
+            adj: vec![vec![]; n],
+        };
         check_graph(&cpu, &p, Format::B2sr(TileSize::T8), checks, "edgeless");
     }
 }
@@ -103,7 +170,10 @@ fn empty_and_edgeless_graphs() {
 #[test]
 fn small_real_graphs() {
     let cpu = Cpu::new();
-    let checks = Checks { bc_sources: 64, brute_tc: false };
+    let checks = Checks {
+        bc_sources: 64,
+        brute_tc: false,
+    };
     for rel in [
         "suitesparse/extra/karate.mtx",
         "suitesparse/extra/curtis54.mtx",
@@ -113,7 +183,11 @@ fn small_real_graphs() {
         "suitesparse/extra/delaunay_n10.mtx",
     ] {
         let (_, p) = common::load(rel);
-        for f in [Format::B2sr(TileSize::T4), Format::B2sr(TileSize::T32), Format::Auto] {
+        for f in [
+            Format::B2sr(TileSize::T4),
+            Format::B2sr(TileSize::T32),
+            Format::Auto,
+        ] {
             check_graph(&cpu, &p, f, checks, rel);
         }
     }
@@ -122,7 +196,10 @@ fn small_real_graphs() {
 #[test]
 fn larger_real_graphs() {
     let cpu = Cpu::new();
-    let checks = Checks { bc_sources: 8, brute_tc: false };
+    let checks = Checks {
+        bc_sources: 8,
+        brute_tc: false,
+    };
     for rel in ["suitesparse/delaunay_n14.mtx", "large/cit-HepPh.mtx.gz"] {
         let (_, p) = common::load(rel);
         check_graph(&cpu, &p, Format::Auto, checks, rel);
@@ -137,7 +214,10 @@ fn bad_arguments_are_errors() {
     assert!(alg::bfs(&g, 10, false).is_err());
     assert!(alg::sssp(&g, 11, None).is_err());
     assert!(alg::betweenness(&g, &[3, 10]).is_err());
-    let opts = alg::PageRankOptions { damping: 1.5, ..Default::default() };
+    let opts = alg::PageRankOptions {
+        damping: 1.5,
+        ..Default::default()
+    };
     assert!(alg::pagerank(&g, &opts).is_err());
     let neg = bitgraphblas::Matrix::from_triplets(2, 2, vec![(0, 1, -1.0)]).unwrap();
     let gn = alg::Graph::from_weighted(&cpu, neg, Format::Csr).unwrap();

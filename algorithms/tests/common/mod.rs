@@ -1,5 +1,5 @@
 //! Independent plain references (no bitgraphblas operation is used) and test graphs.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::needless_range_loop)]
 
 use std::collections::{BinaryHeap, VecDeque};
 use std::path::PathBuf;
@@ -27,7 +27,11 @@ impl Plain {
         bitgraphblas::Matrix::from_triplets(self.n, self.n, self.edges()).unwrap()
     }
     pub fn pattern(&self) -> bitgraphblas::Matrix<bool> {
-        let e = self.edges().into_iter().map(|(i, j, _)| (i, j, true)).collect();
+        let e = self
+            .edges()
+            .into_iter()
+            .map(|(i, j, _)| (i, j, true))
+            .collect();
         bitgraphblas::Matrix::from_triplets(self.n, self.n, e).unwrap()
     }
     pub fn from_matrix(m: &bitgraphblas::Matrix<f64>) -> Plain {
@@ -35,7 +39,10 @@ impl Plain {
         let adj = (0..c.nrows())
             .map(|i| {
                 let (cols, vals) = c.row(i);
-                cols.iter().zip(vals).map(|(&j, &w)| (j as usize, w)).collect()
+                cols.iter()
+                    .zip(vals)
+                    .map(|(&j, &w)| (j as usize, w))
+                    .collect()
             })
             .collect();
         Plain { n: c.nrows(), adj }
@@ -291,8 +298,14 @@ pub fn brandes(g: &Plain, sources: &[usize]) -> Vec<f64> {
 
 /// `../shared/data/<rel>` from the workspace root.
 pub fn data(rel: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data").join(rel);
-    assert!(p.exists(), "test graph {} is missing (shared/data must sit beside the repository)", p.display());
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data")
+        .join(rel);
+    assert!(
+        p.exists(),
+        "test graph {} is missing (shared/data must sit beside the repository)",
+        p.display()
+    );
     p
 }
 
