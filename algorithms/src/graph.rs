@@ -9,7 +9,7 @@
 //!   the push products of BFS, `A'` for the pull products);
 //! - the same patterns with `u64` and `f64` iso values (BFS parents, PageRank,
 //!   betweenness);
-//! - the weights (CSR, `f64`) for SSSP;
+//! - (the weights stay on the host; SSSP splits and uploads them per run);
 //! - the symmetrised pattern without self loops and its strict lower triangle
 //!   (connected components, triangle counting).
 //!
@@ -64,8 +64,6 @@ pub struct Graph<'b, B: Backend> {
     at_u64: OnceCell<B::Matrix<u64>>,
     a_f64: OnceCell<B::Matrix<f64>>,
     at_f64: OnceCell<B::Matrix<f64>>,
-    w_csr: OnceCell<B::Matrix<f64>>,
-    wt_csr: OnceCell<B::Matrix<f64>>,
     sym_u64: OnceCell<B::Matrix<u64>>,
     tril_u64: OnceCell<B::Matrix<u64>>,
 }
@@ -144,8 +142,6 @@ impl<'b, B: Backend> Graph<'b, B> {
             at_u64: OnceCell::new(),
             a_f64: OnceCell::new(),
             at_f64: OnceCell::new(),
-            w_csr: OnceCell::new(),
-            wt_csr: OnceCell::new(),
             sym_u64: OnceCell::new(),
             tril_u64: OnceCell::new(),
         })
@@ -238,22 +234,6 @@ impl<'b, B: Backend> Graph<'b, B> {
         }
         cached(&self.at_f64, || self.upload(true, self.value_format))
     }
-    /// The weights (CSR); ones where the graph has none.
-    pub fn w_csr(&self) -> Result<&B::Matrix<f64>> {
-        cached(&self.w_csr, || match &self.weights {
-            Some(w) => self.backend.upload_matrix(w),
-            None => self.upload(false, Format::Csr),
-        })
-    }
-    /// The transposed weights (CSR).
-    pub fn wt_csr(&self) -> Result<&B::Matrix<f64>> {
-        cached(&self.wt_csr, || match &self.weights {
-            Some(w) => self
-                .backend
-                .upload_matrix(&Matrix::from_csr(w.as_csr().transpose())),
-            None => self.upload(true, Format::Csr),
-        })
-    }
     /// True when the weights equal their transpose (or there are none and the pattern is symmetric).
     pub fn weights_symmetric(&self) -> bool {
         match &self.weights {
@@ -334,12 +314,7 @@ impl<'b, B: Backend> Graph<'b, B> {
                 self.at_bool()?;
             }
             Algorithm::Sssp => {
-                if self.weights.is_some() {
-                    self.w_csr()?;
-                    if !self.weights_symmetric() {
-                        self.wt_csr()?;
-                    }
-                } else {
+                if self.weights.is_none() {
                     self.a_bool()?;
                     self.at_bool()?;
                 }

@@ -3,7 +3,7 @@
 
 use bitgraphblas::algebra::{Identity, IndexOp, Min, MinPlus, Minus};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
-use bitgraphblas::{ops, Desc, Error, Matrix, Result, VectorFormat};
+use bitgraphblas::{ops, Cpu, Desc, Error, Matrix, Result, VectorFormat};
 
 use crate::bfs::bfs_levels;
 use crate::graph::Graph;
@@ -98,21 +98,15 @@ where
         .collect())
 }
 
-/// The light and heavy parts of a weight matrix.
-fn split<B: Backend>(
-    b: &B,
-    w: &B::Matrix<f64>,
-    delta: f64,
-) -> Result<(B::Matrix<f64>, B::Matrix<f64>)>
-where
-    B::MatrixMaskSource: MatrixShape,
-{
-    let n = w.nrows();
-    let mut light = b.upload_matrix(&Matrix::<f64>::empty(n, n))?;
-    let mut heavy = b.upload_matrix(&Matrix::<f64>::empty(n, n))?;
-    ops::select_matrix(b, &mut light, IndexOp::ValueLe(delta), w, &Desc::new())?;
-    ops::select_matrix(b, &mut heavy, IndexOp::ValueGt(delta), w, &Desc::new())?;
-    Ok((light, heavy))
+/// The light and heavy parts of a host weight matrix (split on the host with
+/// the CPU backend's `select`), uploaded.
+fn split<B: Backend>(b: &B, w: &Matrix<f64>, delta: f64) -> Result<(B::Matrix<f64>, B::Matrix<f64>)> {
+    let (cpu, n) = (Cpu::new(), w.nrows());
+    let mut light = Matrix::<f64>::empty(n, n);
+    let mut heavy = Matrix::<f64>::empty(n, n);
+    ops::select_matrix(&cpu, &mut light, IndexOp::ValueLe(delta), w, &Desc::new())?;
+    ops::select_matrix(&cpu, &mut heavy, IndexOp::ValueGt(delta), w, &Desc::new())?;
+    Ok((b.upload_matrix(&light)?, b.upload_matrix(&heavy)?))
 }
 
 /// Relaxation `t_req = t_B min.+ A`: push along the CSR rows of `A` while
@@ -187,11 +181,15 @@ where
 {
     let b = g.backend();
     let n = g.nvertices();
-    let (al, ah) = split(b, g.w_csr()?, delta)?;
+    let w = g.weights().ok_or_else(|| Error::InvalidArgument {
+        op: "sssp",
+        detail: "delta-stepping needs edge weights".into(),
+    })?;
+    let (al, ah) = split(b, w, delta)?;
     let (alt, aht) = if g.weights_symmetric() {
         (None, None)
     } else {
-        let (l, h) = split(b, g.wt_csr()?, delta)?;
+        let (l, h) = split(b, &Matrix::from_csr(w.as_csr().transpose()), delta)?;
         (Some(l), Some(h))
     };
     let light = Relax::<B> { a: al, at: alt };

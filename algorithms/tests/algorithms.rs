@@ -225,3 +225,35 @@ fn bad_arguments_are_errors() {
     let rect = bitgraphblas::Matrix::<bool>::empty(2, 3);
     assert!(alg::Graph::new(&cpu, rect, None, Format::Csr).is_err());
 }
+
+/// The same checks on the CUDA backend (B2SR formats the device packs; no
+/// 64x64 tiles there). Without a GPU the test prints SKIPPED and passes,
+/// unless BITGRAPHBLAS_REQUIRE_GPU=1.
+#[cfg(feature = "cuda")]
+#[test]
+fn gpu_backend_all_algorithms() {
+    let gpu = match bitgraphblas::CudaBackend::new(0) {
+        Ok(g) => g,
+        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
+        }
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED gpu_backend_all_algorithms: {e}");
+            return;
+        }
+    };
+    let formats = [Format::B2sr(TileSize::T4), Format::B2sr(TileSize::T8), Format::B2sr(TileSize::T32), Format::Auto];
+    let checks = Checks { bc_sources: usize::MAX, brute_tc: true };
+    for (seed, n, deg, sym) in [(2, 7, 2.0, true), (3, 70, 3.0, false), (4, 130, 4.0, true), (6, 97, 8.0, true)] {
+        let p = common::random_graph(seed, n, deg, sym);
+        for f in formats {
+            check_graph(&gpu, &p, f, checks, &format!("gpu random(seed {seed}, n {n})"));
+        }
+    }
+    let checks = Checks { bc_sources: 8, brute_tc: false };
+    for rel in ["suitesparse/extra/karate.mtx", "suitesparse/extra/curtis54.mtx", "suitesparse/delaunay_n14.mtx", "large/cit-HepPh.mtx.gz"] {
+        let (_, p) = common::load(rel);
+        check_graph(&gpu, &p, Format::B2sr(TileSize::T8), checks, &format!("gpu {rel}"));
+    }
+}
