@@ -110,11 +110,11 @@ impl<'b, B: Backend> Graph<'b, B> {
         let host = pattern.to_format(Format::Csr)?;
         // Auto is resolved here, on the host, by the sampling profile (a backend
         // may not pack with Auto itself).
-        // Full-precision products (PageRank, betweenness) run on CSR on the CPU
-        // backend when the format is left to Auto: measured on the graphs of
-        // ../shared/data, its generic CSR product beats the B2SR float kernel
-        // (benches/results/algorithms-cpu.md). An explicit tile size is obeyed
-        // for every product.
+        // Valued products (f64 in PageRank and betweenness, u64 vertex ids in
+        // connected components) run on CSR on the CPU backend when the format is
+        // left to Auto: measured on the graphs of ../shared/data, the generic CSR
+        // product beats the B2SR valued kernel 2-4x (benches/results/
+        // algorithms-cpu.md). An explicit tile size is obeyed for every product.
         let value_auto = format == Format::Auto && backend.name() == "cpu";
         let format = match format {
             Format::Auto | Format::B2sr(TileSize::Auto) => {
@@ -218,8 +218,9 @@ impl<'b, B: Backend> Graph<'b, B> {
         }
         cached(&self.at_u64, || self.upload(true, self.format))
     }
-    /// The format of the full-precision (`f64`) products: the graph's format,
-    /// except CSR on the CPU backend when the format was left to Auto.
+    /// The format of the valued products (`f64` PageRank and betweenness, `u64`
+    /// ids in connected components): the graph's format, except CSR on the CPU
+    /// backend when the format was left to Auto (bit products stay on B2SR).
     pub fn value_format(&self) -> Format {
         self.value_format
     }
@@ -271,11 +272,12 @@ impl<'b, B: Backend> Graph<'b, B> {
         }
     }
 
-    /// `A + A'` without self loops (`u64` ones) in the graph's format: the
-    /// undirected simple graph (connected components).
+    /// `A + A'` without self loops (`u64` ones) in [`Graph::value_format`]: the
+    /// undirected simple graph (connected components, whose `MIN.SECOND`
+    /// products carry vertex ids).
     pub fn sym_u64(&self) -> Result<&B::Matrix<u64>> {
         cached(&self.sym_u64, || {
-            self.upload_as(&self.host_sym()?, self.format)
+            self.upload_as(&self.host_sym()?, self.value_format)
         })
     }
     /// The strictly lower triangle `L` of the undirected simple graph, in the

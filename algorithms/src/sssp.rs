@@ -100,7 +100,11 @@ where
 
 /// The light and heavy parts of a host weight matrix (split on the host with
 /// the CPU backend's `select`), uploaded.
-fn split<B: Backend>(b: &B, w: &Matrix<f64>, delta: f64) -> Result<(B::Matrix<f64>, B::Matrix<f64>)> {
+fn split<B: Backend>(
+    b: &B,
+    w: &Matrix<f64>,
+    delta: f64,
+) -> Result<(B::Matrix<f64>, B::Matrix<f64>)> {
     let (cpu, n) = (Cpu::new(), w.nrows());
     let mut light = Matrix::<f64>::empty(n, n);
     let mut heavy = Matrix::<f64>::empty(n, n);

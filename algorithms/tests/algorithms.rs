@@ -243,17 +243,50 @@ fn gpu_backend_all_algorithms() {
             return;
         }
     };
-    let formats = [Format::B2sr(TileSize::T4), Format::B2sr(TileSize::T8), Format::B2sr(TileSize::T32), Format::Auto];
-    let checks = Checks { bc_sources: usize::MAX, brute_tc: true };
-    for (seed, n, deg, sym) in [(2, 7, 2.0, true), (3, 70, 3.0, false), (4, 130, 4.0, true), (6, 97, 8.0, true)] {
+    let formats = [
+        Format::B2sr(TileSize::T4),
+        Format::B2sr(TileSize::T8),
+        Format::B2sr(TileSize::T32),
+        Format::Auto,
+    ];
+    let checks = Checks {
+        bc_sources: usize::MAX,
+        brute_tc: true,
+    };
+    for (seed, n, deg, sym) in [
+        (2, 7, 2.0, true),
+        (3, 70, 3.0, false),
+        (4, 130, 4.0, true),
+        (6, 97, 8.0, true),
+    ] {
         let p = common::random_graph(seed, n, deg, sym);
         for f in formats {
-            check_graph(&gpu, &p, f, checks, &format!("gpu random(seed {seed}, n {n})"));
+            check_graph(
+                &gpu,
+                &p,
+                f,
+                checks,
+                &format!("gpu random(seed {seed}, n {n})"),
+            );
         }
     }
-    let checks = Checks { bc_sources: 8, brute_tc: false };
-    for rel in ["suitesparse/extra/karate.mtx", "suitesparse/extra/curtis54.mtx", "suitesparse/delaunay_n14.mtx", "large/cit-HepPh.mtx.gz"] {
+    let checks = Checks {
+        bc_sources: 8,
+        brute_tc: false,
+    };
+    for rel in [
+        "suitesparse/extra/karate.mtx",
+        "suitesparse/extra/curtis54.mtx",
+        "suitesparse/delaunay_n14.mtx",
+        "large/cit-HepPh.mtx.gz",
+    ] {
         let (_, p) = common::load(rel);
-        check_graph(&gpu, &p, Format::B2sr(TileSize::T8), checks, &format!("gpu {rel}"));
+        check_graph(
+            &gpu,
+            &p,
+            Format::B2sr(TileSize::T8),
+            checks,
+            &format!("gpu {rel}"),
+        );
     }
 }
