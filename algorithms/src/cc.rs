@@ -1,0 +1,107 @@
+//! Connected components by FastSV (Zhang, Azad and Hu, 2020), as in LAGraph.
+
+use bitgraphblas::algebra::{Identity, IndexOp, Min, MinSecond, Minus};
+use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::storage::Csr;
+use bitgraphblas::{ops, Desc, Matrix, Result, Vector, VectorFormat};
+
+use crate::graph::Graph;
+
+/// The weakly connected component of every vertex, named by its smallest vertex.
+///
+/// Directed graphs are symmetrised first (`A + A'`, self loops dropped:
+/// [`Graph::sym_u64`]), so the components are the weak ones.
+///
+/// FastSV keeps a parent vector `f` (initially `f_i = i`) and its grandparents
+/// `gp = f[f]`; each round:
+/// 1. `mngp = min(mngp, A min.second gp)`: the smallest grandparent among the
+///    neighbours (semiring `MIN.SECOND` on `u64`, accumulator `MIN`);
+/// 2. stochastic hooking `f[f_u] = min(f[f_u], mngp_u)`: a scatter-min, done as
+///    `f = min(f, P' min.second mngp)` with `P` the parent matrix (`P(u, f_u) = 1`;
+///    `P'` is built on the host from `f` each round by a counting sort);
+/// 3. aggressive hooking `f = min(f, mngp)` and shortcutting `f = min(f, gp)`;
+/// 4. `gp = f[f]` (`extract`); stop when `gp` no longer changes.
+///
+/// No mask is needed. **Cost**: `O(m + n)` per round (one `mxv` over `A`, one over
+/// the `n`-entry `P`); the number of rounds is `O(log n)` in practice. Each round
+/// reads `f` back to the host to form the index lists of the extract and of `P`.
+///
+/// ```
+/// use bitgraphblas::{Cpu, Format, Matrix};
+/// use bitgraphblas_algorithms::{connected_components, Graph};
+/// // 2 -> 0 and 3 -> 4: components {0, 2}, {1}, {3, 4}.
+/// let a = Matrix::from_triplets(5, 5, vec![(2, 0, true), (3, 4, true)]).unwrap();
+/// let g = Graph::new(&Cpu, a, None, Format::Csr).unwrap();
+/// assert_eq!(connected_components(&g).unwrap(), vec![0, 1, 0, 3, 3]);
+/// ```
+pub fn connected_components<B>(g: &Graph<'_, B>) -> Result<Vec<u64>>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let b = g.backend();
+    let n = g.nvertices();
+    let a = g.sym_u64()?;
+    let s = MinSecond::<u64>::new();
+    let ids = Vector::from_dense((0..n as u64).collect());
+    let mut f: B::Vector<u64> = b.upload_vector(&ids)?;
+    let mut gp: B::Vector<u64> = b.upload_vector(&ids)?;
+    let mut mngp: B::Vector<u64> = b.upload_vector(&ids)?;
+    let mut gp_new: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    let mut diff: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    let mut changed: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Sparse)?;
+    loop {
+        ops::mxv(b, &mut mngp, s, a, &gp, &Desc::new().accum(Min))?;
+        // Stochastic hooking through the parent matrix.
+        let fh = parents_on_host(b, &f)?;
+        let pt = b.upload_matrix(&parent_matrix_t(n, &fh)?)?;
+        ops::mxv(b, &mut f, s, &pt, &mngp, &Desc::new().accum(Min))?;
+        // Aggressive hooking and shortcutting.
+        ops::apply(b, &mut f, Identity, &mngp, &Desc::new().accum(Min))?;
+        ops::apply(b, &mut f, Identity, &gp, &Desc::new().accum(Min))?;
+        // Grandparents.
+        let fh = parents_on_host(b, &f)?;
+        ops::extract(b, &mut gp_new, &f, &fh, &Desc::new())?;
+        ops::ewise_mult(b, &mut diff, Minus, &gp_new, &gp, &Desc::new())?;
+        ops::select(b, &mut changed, IndexOp::ValueNe(0), &diff, &Desc::new())?;
+        std::mem::swap(&mut gp, &mut gp_new);
+        if b.vector_nvals(&changed)? == 0 {
+            break;
+        }
+    }
+    Ok(b.download_vector(&f)?.to_vec(0))
+}
+
+fn parents_on_host<B: Backend>(b: &B, f: &B::Vector<u64>) -> Result<Vec<usize>> {
+    Ok(b.download_vector(f)?
+        .to_vec(0)
+        .into_iter()
+        .map(|p| p as usize)
+        .collect())
+}
+
+/// `P'` with `P(u, f_u) = 1`: row `p` of `P'` lists the children `u` of `p`
+/// (a counting sort of the vertices by parent).
+fn parent_matrix_t(n: usize, f: &[usize]) -> Result<Matrix<u64>> {
+    let mut row_ptr = vec![0usize; n + 1];
+    for &p in f {
+        row_ptr[p + 1] += 1;
+    }
+    for i in 0..n {
+        row_ptr[i + 1] += row_ptr[i];
+    }
+    let mut next = row_ptr.clone();
+    let mut cols = vec![0u32; n];
+    for (u, &p) in f.iter().enumerate() {
+        cols[next[p]] = u as u32;
+        next[p] += 1;
+    }
+    Ok(Matrix::from_csr(Csr::try_new(
+        n,
+        n,
+        row_ptr,
+        cols,
+        vec![1u64; n],
+    )?))
+}

@@ -1,0 +1,340 @@
+//! [`Graph`]: a graph on a backend, with the derived matrices algorithms need
+//! built once and cached (the idea of LAGraph's `LAGraph_Graph` properties).
+//!
+//! A graph is held as its host pattern (CSR, `A(i, j)` present for an edge
+//! `i -> j`), optional edge weights, and whether the pattern is symmetric.
+//! Backend matrices are made on first use and kept:
+//!
+//! - `A` and `A'` as boolean patterns in the chosen [`Format`] (B2SR: `A` for
+//!   the push products of BFS, `A'` for the pull products);
+//! - the same patterns with `u64` and `f64` iso values (BFS parents, PageRank,
+//!   betweenness);
+//! - (the weights stay on the host; SSSP splits and uploads them per run);
+//! - the symmetrised pattern without self loops and its strict lower triangle
+//!   (connected components, triangle counting).
+//!
+//! For a symmetric pattern `A' = A` and no transpose is stored.
+//! [`Graph::prepare`] builds what one algorithm needs ahead of time, so a
+//! benchmark can time the algorithm alone.
+
+use std::cell::OnceCell;
+
+use bitgraphblas::algebra::{IndexOp, Lor};
+use bitgraphblas::backend::Backend;
+use bitgraphblas::storage::b2sr::Profile;
+use bitgraphblas::{ops, Cpu, Desc, Error, Format, Matrix, Result, Scalar, TileSize, Vector};
+
+/// Which algorithm [`Graph::prepare`] prepares for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Breadth-first search (levels, and parents when asked).
+    Bfs,
+    /// Single-source shortest paths.
+    Sssp,
+    /// PageRank.
+    PageRank,
+    /// Connected components.
+    Cc,
+    /// Triangle counting.
+    Tc,
+    /// Betweenness centrality.
+    Bc,
+}
+
+/// A graph on backend `B` with lazily built, cached backend matrices.
+///
+/// ```
+/// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
+/// use bitgraphblas_algorithms::Graph;
+/// let a = Matrix::from_triplets(3, 3, vec![(0, 1, true), (1, 2, true)]).unwrap();
+/// let g = Graph::new(&Cpu, a, None, Format::B2sr(TileSize::T8)).unwrap();
+/// assert_eq!(g.nvertices(), 3);
+/// assert!(!g.is_symmetric());
+/// ```
+pub struct Graph<'b, B: Backend> {
+    backend: &'b B,
+    format: Format,
+    value_format: Format,
+    host: Matrix<bool>,
+    host_t: Option<Matrix<bool>>,
+    weights: Option<Matrix<f64>>,
+    a_bool: OnceCell<B::Matrix<bool>>,
+    at_bool: OnceCell<B::Matrix<bool>>,
+    a_u64_csr: OnceCell<B::Matrix<u64>>,
+    at_u64: OnceCell<B::Matrix<u64>>,
+    a_f64: OnceCell<B::Matrix<f64>>,
+    at_f64: OnceCell<B::Matrix<f64>>,
+    sym_u64: OnceCell<B::Matrix<u64>>,
+    tril_u64: OnceCell<B::Matrix<u64>>,
+}
+
+fn cached<T>(cell: &OnceCell<T>, make: impl FnOnce() -> Result<T>) -> Result<&T> {
+    if let Some(x) = cell.get() {
+        return Ok(x);
+    }
+    let x = make()?;
+    Ok(cell.get_or_init(|| x))
+}
+
+impl<'b, B: Backend> Graph<'b, B> {
+    /// A graph from a square host matrix whose stored entries are the edges
+    /// (`pattern(i, j)` present: an edge `i -> j`), optional weights with the same
+    /// pattern, and the format for the backend's pull matrices ([`Format::Auto`]
+    /// lets the sampling profile choose, and may keep CSR).
+    pub fn new(
+        backend: &'b B,
+        pattern: Matrix<bool>,
+        weights: Option<Matrix<f64>>,
+        format: Format,
+    ) -> Result<Self> {
+        if pattern.nrows() != pattern.ncols() {
+            return Err(Error::DimensionMismatch {
+                op: "Graph::new",
+                detail: format!(
+                    "an adjacency matrix is square, this one is {}x{}",
+                    pattern.nrows(),
+                    pattern.ncols()
+                ),
+            });
+        }
+        if let Some(w) = &weights {
+            if w.nvals() != pattern.nvals()
+                || (w.nrows(), w.ncols()) != (pattern.nrows(), pattern.ncols())
+            {
+                return Err(Error::DimensionMismatch {
+                    op: "Graph::new",
+                    detail: "the weights and the pattern differ in shape or entry count".into(),
+                });
+            }
+        }
+        let host = pattern.to_format(Format::Csr)?;
+        // Auto is resolved here, on the host, by the sampling profile (a backend
+        // may not pack with Auto itself).
+        // Valued products (f64 in PageRank and betweenness, u64 vertex ids in
+        // connected components) run on CSR on the CPU backend when the format is
+        // left to Auto: measured on the graphs of ../shared/data, the generic CSR
+        // product beats the B2SR valued kernel 2-4x (benches/results/
+        // algorithms-cpu.md). An explicit tile size is obeyed for every product.
+        let value_auto = format == Format::Auto && backend.name() == "cpu";
+        let format = match format {
+            Format::Auto | Format::B2sr(TileSize::Auto) => {
+                let p = Profile::sample(&host.as_csr());
+                match (format, p.recommend()) {
+                    (Format::Auto, None) => Format::Csr,
+                    (Format::Auto, Some(t)) => Format::B2sr(t),
+                    _ => Format::B2sr(p.best_tile()),
+                }
+            }
+            f => f,
+        };
+        let t = Matrix::from_csr(host.as_csr().transpose());
+        let host_t = (t != host).then_some(t);
+        Ok(Graph {
+            backend,
+            format,
+            value_format: if value_auto { Format::Csr } else { format },
+            host,
+            host_t,
+            weights: weights.map(|w| w.to_format(Format::Csr)).transpose()?,
+            a_bool: OnceCell::new(),
+            at_bool: OnceCell::new(),
+            a_u64_csr: OnceCell::new(),
+            at_u64: OnceCell::new(),
+            a_f64: OnceCell::new(),
+            at_f64: OnceCell::new(),
+            sym_u64: OnceCell::new(),
+            tril_u64: OnceCell::new(),
+        })
+    }
+
+    /// A graph from a valued host matrix: the stored entries are the edges and
+    /// their values the weights.
+    pub fn from_weighted(backend: &'b B, a: Matrix<f64>, format: Format) -> Result<Self> {
+        let pattern = Matrix::from_csr(a.as_csr().map(|_| true));
+        Graph::new(backend, pattern, Some(a), format)
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &'b B {
+        self.backend
+    }
+    /// Number of vertices.
+    pub fn nvertices(&self) -> usize {
+        self.host.nrows()
+    }
+    /// Number of edges (stored entries; an undirected edge counts twice).
+    pub fn nedges(&self) -> usize {
+        self.host.nvals()
+    }
+    /// True when `A' = A` (every edge has its reverse).
+    pub fn is_symmetric(&self) -> bool {
+        self.host_t.is_none()
+    }
+    /// The format of the pull matrices (`Auto` resolved: a tile size, or CSR).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+    /// The host pattern (CSR).
+    pub fn pattern(&self) -> &Matrix<bool> {
+        &self.host
+    }
+    /// The host weights, if the graph has them.
+    pub fn weights(&self) -> Option<&Matrix<f64>> {
+        self.weights.as_ref()
+    }
+
+    fn host_dir(&self, transposed: bool) -> &Matrix<bool> {
+        match (&self.host_t, transposed) {
+            (Some(t), true) => t,
+            _ => &self.host,
+        }
+    }
+
+    /// The pattern (`transposed`: of `A'`) with iso value one of type `T`, on the backend, in `format`.
+    fn upload<T: Scalar>(&self, transposed: bool, format: Format) -> Result<B::Matrix<T>> {
+        let ones = self.host_dir(transposed).as_csr().map(|_| T::one());
+        self.upload_as(&Matrix::from_csr(ones), format)
+    }
+
+    /// `A` (boolean) in the graph's format.
+    pub fn a_bool(&self) -> Result<&B::Matrix<bool>> {
+        cached(&self.a_bool, || self.upload(false, self.format))
+    }
+    /// `A'` (boolean) in the graph's format (`A` itself when symmetric).
+    pub fn at_bool(&self) -> Result<&B::Matrix<bool>> {
+        if self.is_symmetric() {
+            return self.a_bool();
+        }
+        cached(&self.at_bool, || self.upload(true, self.format))
+    }
+    /// `A` with `u64` ones in CSR, for push products on vertex ids.
+    pub fn a_u64_csr(&self) -> Result<&B::Matrix<u64>> {
+        cached(&self.a_u64_csr, || self.upload(false, Format::Csr))
+    }
+    /// `A'` with `u64` ones in the graph's format, for pull products on vertex ids.
+    pub fn at_u64(&self) -> Result<&B::Matrix<u64>> {
+        if self.is_symmetric() && self.format == Format::Csr {
+            return self.a_u64_csr();
+        }
+        cached(&self.at_u64, || self.upload(true, self.format))
+    }
+    /// The format of the valued products (`f64` PageRank and betweenness, `u64`
+    /// ids in connected components): the graph's format, except CSR on the CPU
+    /// backend when the format was left to Auto (bit products stay on B2SR).
+    pub fn value_format(&self) -> Format {
+        self.value_format
+    }
+    /// `A` with `f64` ones in [`Graph::value_format`].
+    pub fn a_f64(&self) -> Result<&B::Matrix<f64>> {
+        cached(&self.a_f64, || self.upload(false, self.value_format))
+    }
+    /// `A'` with `f64` ones in [`Graph::value_format`] (`A` itself when symmetric).
+    pub fn at_f64(&self) -> Result<&B::Matrix<f64>> {
+        if self.is_symmetric() {
+            return self.a_f64();
+        }
+        cached(&self.at_f64, || self.upload(true, self.value_format))
+    }
+    /// True when the weights equal their transpose (or there are none and the pattern is symmetric).
+    pub fn weights_symmetric(&self) -> bool {
+        match &self.weights {
+            None => self.is_symmetric(),
+            Some(w) => self.is_symmetric() && w.as_csr().transpose() == *w.as_csr(),
+        }
+    }
+
+    /// The undirected simple graph on the host: `A + A'` without self loops,
+    /// `u64` ones, CSR (built with the CPU backend's operations).
+    fn host_sym(&self) -> Result<Matrix<u64>> {
+        let cpu = Cpu::new();
+        let n = self.nvertices();
+        let a = Matrix::from_csr(self.host.as_csr().map(|_| 1u64));
+        let s = match &self.host_t {
+            None => a,
+            Some(_) => {
+                let mut s = Matrix::<u64>::empty(n, n);
+                ops::ewise_add_matrix(&cpu, &mut s, Lor, &a, &a, &Desc::new().transpose_b())?;
+                s
+            }
+        };
+        let mut out = Matrix::<u64>::empty(n, n);
+        ops::select_matrix(&cpu, &mut out, IndexOp::OffDiag(0), &s, &Desc::new())?;
+        Ok(out)
+    }
+
+    /// Uploads a host matrix and packs it into `format` on the backend.
+    fn upload_as<T: Scalar>(&self, m: &Matrix<T>, format: Format) -> Result<B::Matrix<T>> {
+        let d = self.backend.upload_matrix(m)?;
+        if format == Format::Csr {
+            Ok(d)
+        } else {
+            self.backend.convert(&d, format)
+        }
+    }
+
+    /// `A + A'` without self loops (`u64` ones) in [`Graph::value_format`]: the
+    /// undirected simple graph (connected components, whose `MIN.SECOND`
+    /// products carry vertex ids).
+    pub fn sym_u64(&self) -> Result<&B::Matrix<u64>> {
+        cached(&self.sym_u64, || {
+            self.upload_as(&self.host_sym()?, self.value_format)
+        })
+    }
+    /// The strictly lower triangle `L` of the undirected simple graph, in the
+    /// graph's format (triangle counting).
+    pub fn tril_u64(&self) -> Result<&B::Matrix<u64>> {
+        cached(&self.tril_u64, || {
+            let n = self.nvertices();
+            let mut l = Matrix::<u64>::empty(n, n);
+            ops::select_matrix(
+                &Cpu::new(),
+                &mut l,
+                IndexOp::Tril(-1),
+                &self.host_sym()?,
+                &Desc::new(),
+            )?;
+            self.upload_as(&l, self.format)
+        })
+    }
+    /// Out-degrees (`f64`), absent where a vertex has no out-edge.
+    pub fn out_degree(&self) -> Result<B::Vector<f64>> {
+        let c = self.host.as_csr();
+        let rp = c.row_ptr();
+        let e = (0..self.nvertices())
+            .filter(|&i| rp[i + 1] > rp[i])
+            .map(|i| (i, (rp[i + 1] - rp[i]) as f64))
+            .collect();
+        self.backend
+            .upload_vector(&Vector::from_entries(self.nvertices(), e)?)
+    }
+
+    /// Builds the matrices `alg` uses, so that running it times the algorithm alone.
+    pub fn prepare(&self, alg: Algorithm) -> Result<()> {
+        match alg {
+            Algorithm::Bfs => {
+                self.a_bool()?;
+                self.at_bool()?;
+            }
+            Algorithm::Sssp => {
+                if self.weights.is_none() {
+                    self.a_bool()?;
+                    self.at_bool()?;
+                }
+            }
+            Algorithm::PageRank => {
+                self.at_f64()?;
+            }
+            Algorithm::Cc => {
+                self.sym_u64()?;
+            }
+            Algorithm::Tc => {
+                self.tril_u64()?;
+            }
+            Algorithm::Bc => {
+                self.a_f64()?;
+                self.at_f64()?;
+            }
+        }
+        Ok(())
+    }
+}

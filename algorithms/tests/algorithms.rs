@@ -1,0 +1,292 @@
+//! Every algorithm against its plain reference, on random graphs and on real
+//! graphs from ../shared/data, for several storage formats.
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::{Cpu, Format, TileSize};
+use bitgraphblas_algorithms as alg;
+use common::Plain;
+
+const FORMATS: [Format; 5] = [
+    Format::Csr,
+    Format::B2sr(TileSize::T4),
+    Format::B2sr(TileSize::T8),
+    Format::B2sr(TileSize::T32),
+    Format::B2sr(TileSize::T64),
+];
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a == b) || (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+/// Which algorithms to check (BC is the slow one).
+#[derive(Clone, Copy)]
+struct Checks {
+    bc_sources: usize,
+    brute_tc: bool,
+}
+
+fn check_graph<B>(b: &B, p: &Plain, format: Format, checks: Checks, what: &str)
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let g = alg::Graph::new(b, p.pattern(), None, format).unwrap();
+    let gw = alg::Graph::from_weighted(b, p.matrix(), format).unwrap();
+    let n = p.n;
+    let sources: Vec<usize> = if n == 0 {
+        vec![]
+    } else {
+        vec![0, n / 2, n - 1]
+    };
+    for &s in &sources {
+        let want = common::bfs_levels(p, s);
+        let r = alg::bfs(&g, s, true).unwrap();
+        assert_eq!(r.levels, want, "{what} {format:?}: bfs levels from {s}");
+        assert_eq!(
+            r.parents.unwrap(),
+            common::bfs_min_parents(p, s, &want),
+            "{what} {format:?}: bfs parents from {s}"
+        );
+        assert_eq!(
+            alg::bfs(&g, s, false).unwrap().levels,
+            want,
+            "{what} {format:?}: bfs (bits) from {s}"
+        );
+
+        let unweighted = Plain {
+            n,
+            adj: p
+                .adj
+                .iter()
+                .map(|r| r.iter().map(|&(j, _)| (j, 1.0)).collect())
+                .collect(),
+        };
+        let d = alg::sssp(&g, s, None).unwrap();
+        assert_eq!(
+            d,
+            common::dijkstra(&unweighted, s),
+            "{what} {format:?}: unweighted sssp from {s}"
+        );
+        let want = common::dijkstra(p, s);
+        for delta in [None, Some(0.7), Some(100.0)] {
+            let d = alg::sssp(&gw, s, delta).unwrap();
+            for v in 0..n {
+                assert!(
+                    close(d[v], want[v], 1e-12),
+                    "{what} {format:?}: sssp from {s} (delta {delta:?}) at {v}: {} vs {}",
+                    d[v],
+                    want[v]
+                );
+            }
+        }
+    }
+    let (want, iters) = common::pagerank(p, 0.85, 1e-6, 100);
+    let pr = alg::pagerank(&g, &alg::PageRankOptions::default()).unwrap();
+    assert_eq!(
+        pr.iterations, iters,
+        "{what} {format:?}: pagerank iterations"
+    );
+    for v in 0..n {
+        assert!(
+            (pr.ranks[v] - want[v]).abs() < 1e-9,
+            "{what} {format:?}: pagerank at {v}: {} vs {}",
+            pr.ranks[v],
+            want[v]
+        );
+    }
+    assert!(n == 0 || (pr.ranks.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    assert_eq!(
+        alg::connected_components(&g).unwrap(),
+        common::components(p),
+        "{what} {format:?}: components"
+    );
+    let tri = if checks.brute_tc {
+        common::triangles_brute(p)
+    } else {
+        common::triangles_lists(p)
+    };
+    assert_eq!(
+        alg::triangle_count(&g).unwrap(),
+        tri,
+        "{what} {format:?}: triangles"
+    );
+    if checks.bc_sources > 0 {
+        let src = alg::even_sources(n, checks.bc_sources);
+        let got = alg::betweenness(&g, &src).unwrap();
+        let want = common::brandes(p, &src);
+        for v in 0..n {
+            assert!(
+                close(got[v], want[v], 1e-9),
+                "{what} {format:?}: bc at {v}: {} vs {}",
+                got[v],
+                want[v]
+            );
+        }
+    }
+}
+
+#[test]
+fn random_graphs_all_algorithms() {
+    let cpu = Cpu::new();
+    let checks = Checks {
+        bc_sources: usize::MAX,
+        brute_tc: true,
+    };
+    for (seed, n, deg, sym) in [
+        (1, 1, 1.0, false),
+        (2, 7, 2.0, true),
+        (3, 70, 3.0, false),
+        (4, 130, 4.0, true),
+        (5, 200, 1.2, false),
+        (6, 97, 8.0, true),
+    ] {
+        let p = common::random_graph(seed, n, deg, sym);
+        for f in FORMATS {
+            check_graph(&cpu, &p, f, checks, &format!("random(seed {seed}, n {n})"));
+        }
+    }
+}
+
+#[test]
+fn empty_and_edgeless_graphs() {
+    let cpu = Cpu::new();
+    let checks = Checks {
+        bc_sources: usize::MAX,
+        brute_tc: true,
+    };
+    for n in [0, 5] {
+        let p = Plain {
+            n,
+            adj: vec![vec![]; n],
+        };
+        check_graph(&cpu, &p, Format::B2sr(TileSize::T8), checks, "edgeless");
+    }
+}
+
+#[test]
+fn small_real_graphs() {
+    let cpu = Cpu::new();
+    let checks = Checks {
+        bc_sources: 64,
+        brute_tc: false,
+    };
+    for rel in [
+        "suitesparse/extra/karate.mtx",
+        "suitesparse/extra/curtis54.mtx",
+        "suitesparse/ash292.mtx",
+        "suitesparse/extra/jagmesh7.mtx",
+        "suitesparse/extra/dwt_1242.mtx",
+        "suitesparse/extra/delaunay_n10.mtx",
+    ] {
+        let (_, p) = common::load(rel);
+        for f in [
+            Format::B2sr(TileSize::T4),
+            Format::B2sr(TileSize::T32),
+            Format::Auto,
+        ] {
+            check_graph(&cpu, &p, f, checks, rel);
+        }
+    }
+}
+
+#[test]
+fn larger_real_graphs() {
+    let cpu = Cpu::new();
+    let checks = Checks {
+        bc_sources: 8,
+        brute_tc: false,
+    };
+    for rel in ["suitesparse/delaunay_n14.mtx", "large/cit-HepPh.mtx.gz"] {
+        let (_, p) = common::load(rel);
+        check_graph(&cpu, &p, Format::Auto, checks, rel);
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let cpu = Cpu::new();
+    let p = common::random_graph(9, 10, 2.0, false);
+    let g = alg::Graph::new(&cpu, p.pattern(), None, Format::B2sr(TileSize::T4)).unwrap();
+    assert!(alg::bfs(&g, 10, false).is_err());
+    assert!(alg::sssp(&g, 11, None).is_err());
+    assert!(alg::betweenness(&g, &[3, 10]).is_err());
+    let opts = alg::PageRankOptions {
+        damping: 1.5,
+        ..Default::default()
+    };
+    assert!(alg::pagerank(&g, &opts).is_err());
+    let neg = bitgraphblas::Matrix::from_triplets(2, 2, vec![(0, 1, -1.0)]).unwrap();
+    let gn = alg::Graph::from_weighted(&cpu, neg, Format::Csr).unwrap();
+    assert!(alg::sssp(&gn, 0, None).is_err());
+    let rect = bitgraphblas::Matrix::<bool>::empty(2, 3);
+    assert!(alg::Graph::new(&cpu, rect, None, Format::Csr).is_err());
+}
+
+/// The same checks on the CUDA backend (B2SR formats the device packs; no
+/// 64x64 tiles there). Without a GPU the test prints SKIPPED and passes,
+/// unless BITGRAPHBLAS_REQUIRE_GPU=1.
+#[cfg(feature = "cuda")]
+#[test]
+fn gpu_backend_all_algorithms() {
+    let gpu = match bitgraphblas::CudaBackend::new(0) {
+        Ok(g) => g,
+        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
+        }
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED gpu_backend_all_algorithms: {e}");
+            return;
+        }
+    };
+    let formats = [
+        Format::B2sr(TileSize::T4),
+        Format::B2sr(TileSize::T8),
+        Format::B2sr(TileSize::T32),
+        Format::Auto,
+    ];
+    let checks = Checks {
+        bc_sources: usize::MAX,
+        brute_tc: true,
+    };
+    for (seed, n, deg, sym) in [
+        (2, 7, 2.0, true),
+        (3, 70, 3.0, false),
+        (4, 130, 4.0, true),
+        (6, 97, 8.0, true),
+    ] {
+        let p = common::random_graph(seed, n, deg, sym);
+        for f in formats {
+            check_graph(
+                &gpu,
+                &p,
+                f,
+                checks,
+                &format!("gpu random(seed {seed}, n {n})"),
+            );
+        }
+    }
+    let checks = Checks {
+        bc_sources: 8,
+        brute_tc: false,
+    };
+    for rel in [
+        "suitesparse/extra/karate.mtx",
+        "suitesparse/extra/curtis54.mtx",
+        "suitesparse/delaunay_n14.mtx",
+        "large/cit-HepPh.mtx.gz",
+    ] {
+        let (_, p) = common::load(rel);
+        check_graph(
+            &gpu,
+            &p,
+            Format::B2sr(TileSize::T8),
+            checks,
+            &format!("gpu {rel}"),
+        );
+    }
+}

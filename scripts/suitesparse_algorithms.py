@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Times SuiteSparse:GraphBLAS (through python-graphblas) on the algorithms of
+bitgraphblas-algorithms, with LAGraph-style formulations, on the real graphs of
+../shared/data. The counterpart in Rust is algorithms/examples/bench_cpu.rs;
+benches/results/algorithms-cpu.md records both, measured in one run.
+
+    python scripts/suitesparse_algorithms.py [--threads 2] [--reps 5] [GRAPH ...]
+
+Needs python-graphblas, suitesparse-graphblas and scipy (pip install
+python-graphblas suitesparse-graphblas scipy). Prints one line per graph and
+algorithm: the best and the median wall time over the repetitions (after one
+warm-up run) and a check value to compare with the Rust side.
+
+Conventions as in the bitgraphblas command line: vertices from 0, an entry
+(i, j) is an edge i -> j, symmetric files hold both directions, pattern entries
+weigh 1; the graph is loaded and the derived matrices (A', the lower triangle,
+out-degrees) are built before timing, as LAGraph caches them as graph properties.
+"""
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.io
+
+import graphblas as gb
+
+gb.init("suitesparse", blocking=True)
+
+from graphblas import Matrix, Vector, binary, dtypes, monoid, semiring, select, unary  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
+GRAPHS = [
+    "suitesparse/delaunay_n14.mtx",
+    "large/USA-road-d.NY.mtx.gz",
+    "large/ego-Twitter.mtx.gz",
+    "large/cnr-2000.mtx.gz",
+]
+BC_SOURCES = 16
+# Betweenness on the high-diameter road graph and the large web crawl takes
+# minutes on both sides; it runs on these.
+BC_GRAPHS = ("delaunay_n14", "ego-Twitter")
+
+
+def load(path):
+    m = scipy.io.mmread(str(path)).tocsr()
+    m.data[:] = 1.0
+    m.sum_duplicates()
+    m.data[:] = 1.0
+    return gb.io.from_scipy_sparse(m).apply(unary.one).new(dtype=dtypes.FP64)
+
+
+def even_sources(n, k):
+    k = min(k, n)
+    return [i * n // k for i in range(k)]
+
+
+def bfs_levels(A, s):
+    """LAGraph-style BFS levels: q<!v, replace> = q any.pair A (SuiteSparse picks push or pull)."""
+    n = A.nrows
+    v = Vector(dtypes.INT64, n)
+    q = Vector(dtypes.BOOL, n)
+    q[s] << True
+    level = 0
+    while q.nvals:
+        v(q.S)[:] << level
+        level += 1
+        q(~v.S, replace=True) << q.vxm(A, semiring.any_pair)
+    return v
+
+
+def sssp_unweighted(A, s):
+    """Level-synchronous MIN.PLUS relaxation (delta-stepping with delta = 1 on unit weights)."""
+    n = A.nrows
+    d = Vector(dtypes.FP64, n)
+    d[s] << 0.0
+    f = d.dup()
+    while f.nvals:
+        f(~d.S, replace=True) << f.vxm(A, semiring.min_plus)
+        d(f.S) << f
+    return d
+
+
+def pagerank(AT, dout_scale, dangling, n, iters, damping=0.85):
+    """NetworkX's PageRank, fixed iteration count: r' = c + A' (r .* damping/dout)."""
+    r = Vector(dtypes.FP64, n)
+    r[:] << 1.0 / n
+    for _ in range(iters):
+        w = r.ewise_mult(dout_scale, binary.times).new()
+        dsum = r.ewise_mult(dangling, binary.times).reduce(monoid.plus).value if dangling.nvals else 0.0
+        c = (1.0 - damping) / n + damping * (dsum or 0.0) / n
+        rn = Vector(dtypes.FP64, n)
+        rn[:] << c
+        rn(binary.plus) << AT.mxv(w, semiring.plus_times)
+        err = (rn - r).apply(unary.abs).reduce(monoid.plus).value
+        r = rn
+    return r, err
+
+
+def triangles(L):
+    """Sandia LL': sum((L * L') .* L) with plus.pair, masked by L."""
+    C = L.mxm(L.T, semiring.plus_pair).new(mask=L.S)
+    return C.reduce_scalar(monoid.plus).value or 0
+
+
+def fastsv(S):
+    """FastSV as in bitgraphblas: min.second on the symmetric S, hooking through the parent matrix."""
+    n = S.nrows
+    ids = np.arange(n, dtype=np.uint64)
+    f = Vector.from_coo(np.arange(n), ids, dtype=dtypes.UINT64)
+    gp = f.dup()
+    mngp = f.dup()
+    while True:
+        mngp(binary.min) << S.mxv(gp, semiring.min_second)
+        fh = f.to_coo()[1].astype(np.int64)
+        P = Matrix.from_coo(np.arange(n), fh, np.ones(n, dtype=np.uint64), nrows=n, ncols=n)
+        f(binary.min) << P.T.mxv(mngp, semiring.min_second)
+        f(binary.min) << mngp
+        f(binary.min) << gp
+        fh = f.to_coo()[1].astype(np.int64)
+        gp_new = f[fh].new()
+        changed = gp_new.ewise_mult(gp, binary.ne).reduce(monoid.lor).value
+        gp = gp_new
+        if not changed:
+            return f
+
+
+def betweenness(A, AT, sources):
+    """LAGraph-style batched Brandes (LAGr_Betweenness): dense n x k frontiers, plus.second."""
+    n, k = A.nrows, len(sources)
+    frontier = Matrix.from_coo(sources, list(range(k)), [1.0] * k, nrows=n, ncols=k)
+    paths = frontier.dup()
+    levels = []
+    while frontier.nvals:
+        levels.append(frontier.dup())
+        frontier(~paths.S, replace=True) << AT.mxm(frontier, semiring.plus_second)
+        paths(binary.plus) << frontier
+    bcu = Matrix(dtypes.FP64, n, k)
+    bcu[:, :] << 1.0
+    w = Matrix(dtypes.FP64, n, k)
+    # Level 0 holds the sources, whose own dependency is not counted (Brandes).
+    for d in range(len(levels) - 1, 1, -1):
+        w(levels[d].S, replace=True) << bcu.ewise_mult(paths, binary.truediv)
+        w(levels[d - 1].S, replace=True) << A.mxm(w, semiring.plus_second)
+        bcu(binary.plus) << w.ewise_mult(paths, binary.times)
+    return bcu.reduce_rowwise(monoid.plus).new() - k
+
+
+def timed(fn, reps):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t)
+    return min(ts), statistics.median(ts), out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--pr-iters", type=int, default=20)
+    ap.add_argument("graphs", nargs="*", default=GRAPHS)
+    args = ap.parse_args()
+    gb.ss.config["nthreads"] = args.threads
+    print(f"# SuiteSparse:GraphBLAS {gb.ss.about['library_version']} via python-graphblas "
+          f"{gb.__version__}, {gb.ss.config['nthreads']} threads, best and median of {args.reps}")
+    print(f"{'graph':<16} {'algorithm':<10} {'best ms':>9} {'median ms':>10}  check")
+    for rel in args.graphs:
+        path = DATA / rel
+        name = Path(rel).name.split(".")[0]
+        A = load(path)
+        n = A.nrows
+        AT = A.T.new()
+        Ab = A.apply(unary.one).new(dtype=dtypes.BOOL)
+        # Undirected simple graph for CC and TC.
+        S = A.ewise_add(AT, binary.plus).new(dtype=dtypes.UINT64)
+        S = select.offdiag(S).new()
+        S = S.apply(unary.one).new()
+        L = select.tril(S, -1).new()
+        dout = A.reduce_rowwise(monoid.plus).new()
+        dout_scale = dout.apply(binary.rdiv, 0.85).new()  # 0.85 / dout
+        present = Vector(dtypes.BOOL, n)
+        present(dout.S) << True
+        dangling = Vector(dtypes.FP64, n)
+        dangling(~present.S)[:] << 1.0
+        src = even_sources(n, BC_SOURCES)
+
+        def row(alg, res):
+            best, med, check = res
+            print(f"{name:<16} {alg:<10} {best * 1e3:>9.2f} {med * 1e3:>10.2f}  {check}", flush=True)
+
+        b, m, v = timed(lambda: bfs_levels(Ab, 0), args.reps)
+        row("bfs", (b, m, f"reached={v.nvals} max_level={v.reduce(monoid.max).value}"))
+        b, m, d = timed(lambda: sssp_unweighted(A, 0), args.reps)
+        row("sssp", (b, m, f"reached={d.nvals} max_dist={d.reduce(monoid.max).value}"))
+        b, m, (r, err) = timed(lambda: pagerank(AT, dout_scale, dangling, n, args.pr_iters), args.reps)
+        row(f"pagerank{args.pr_iters}", (b, m, f"sum={r.reduce(monoid.plus).value:.12f} r0={r[0].value:.12e}"))
+        b, m, f = timed(lambda: fastsv(S), args.reps)
+        ncomp = int((f.to_coo()[1] == np.arange(n)).sum())
+        row("cc", (b, m, f"components={ncomp}"))
+        b, m, t = timed(lambda: triangles(L), args.reps)
+        row("tc", (b, m, f"triangles={t}"))
+        if name in BC_GRAPHS:
+            b, m, c = timed(lambda: betweenness(A, AT, src), max(1, args.reps // 2))
+            row(f"bc{len(src)}", (b, m, f"sum={c.reduce(monoid.plus).value:.6f}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
