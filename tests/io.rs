@@ -24,7 +24,8 @@ const BUNDLED: &[(&str, usize, usize, usize)] = &[
 /// A fresh path under cargo's per-crate temp dir, private to this process
 /// (two test runs at once must not share files).
 fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("io_tests_{}", std::process::id()));
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("io_tests_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     let _ = std::fs::remove_file(&p);
