@@ -14,6 +14,9 @@ mkdir -p "$dest/tests" "$dest/bin" "$dest/data/large"
 json="$dest/build.json"
 cargo test --release --features cuda --no-run --message-format=json \
   --test cuda_vs_cpu --test cuda_props --test cuda_kernels > "$json"
+# The algorithms (each against its plain reference, on the GPU backend too).
+cargo test --release --features cuda --no-run --message-format=json \
+  -p bitgraphblas-algorithms --test algorithms >> "$json"
 python3 - "$json" "$dest/tests" <<'PY'
 import json, shutil, sys, os
 for line in open(sys.argv[1]):
@@ -27,11 +30,18 @@ if [ -e examples/gpu_bench.rs ]; then
   cargo build --release --features cuda --example gpu_bench
   cp "$target/release/examples/gpu_bench" "$dest/bin/"
 fi
+cargo build --release --features cuda -p bitgraphblas-algorithms --bin bitgraphblas
+cp "$target/release/bitgraphblas" "$dest/bin/"
 strip "$dest"/tests/* "$dest"/bin/* 2>/dev/null || true
 cp data/*.mtx "$dest/data/"
 for g in USA-road-d.NY cit-HepPh ego-Twitter cnr-2000; do
   cp ../shared/data/large/$g.mtx.gz "$dest/data/large/"
 done
+# The shared/data layout the algorithms tests read (BITGRAPHBLAS_SHARED_DATA).
+mkdir -p "$dest/shared/suitesparse/extra" "$dest/shared/large"
+cp ../shared/data/suitesparse/*.mtx "$dest/shared/suitesparse/"
+cp ../shared/data/suitesparse/extra/*.mtx "$dest/shared/suitesparse/extra/"
+cp ../shared/data/large/cit-HepPh.mtx.gz "$dest/shared/large/"
 cp scripts/gpu-run.sh "$dest/run.sh"
 cp scripts/gpu-tc-cupy.py "$dest/"
 git rev-parse HEAD > "$dest/COMMIT"

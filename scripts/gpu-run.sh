@@ -6,7 +6,7 @@ set -o pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
-export BITGRAPHBLAS_DATA="$here/data" BITGRAPHBLAS_REQUIRE_GPU=1 BITGRAPHBLAS_COMMIT="$(cat "$here/COMMIT")"
+export BITGRAPHBLAS_DATA="$here/data" BITGRAPHBLAS_SHARED_DATA="$here/shared" BITGRAPHBLAS_REQUIRE_GPU=1 BITGRAPHBLAS_COMMIT="$(cat "$here/COMMIT")"
 what="${1:-tests}"; shift || true
 log="$out/gpu-$what.log"
 {

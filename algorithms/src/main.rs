@@ -1,6 +1,7 @@
 //! `bitgraphblas`: graph algorithms and B2SR tools on the command line.
 //!
 //! ```text
+//! bitgraphblas tour GRAPH [--backend cpu|cuda] [--tile T]
 //! bitgraphblas info GRAPH
 //! bitgraphblas convert GRAPH OUT [--tile 4|8|16|32|64|auto]
 //! bitgraphblas bfs GRAPH --source S [--output FILE]
@@ -72,6 +73,18 @@ fn parse_tile(s: &str) -> Result<TileSize, String> {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// The main job: BFS, PageRank, connected components and triangle counting on
+    /// GRAPH, with the time each takes (load and convert once).
+    Tour {
+        /// The graph file.
+        graph: PathBuf,
+        /// Where to run.
+        #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+        backend: BackendKind,
+        /// Tile size of the B2SR matrices (4, 8, 16, 32, 64 or auto).
+        #[arg(long, default_value = "auto", value_parser = parse_tile)]
+        tile: TileSize,
+    },
     /// Size, tile statistics and B2SR storage against CSR for every tile size.
     Info {
         /// The graph file.
@@ -202,6 +215,14 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> AnyResult<()> {
     match cli.cmd {
+        Cmd::Tour {
+            graph,
+            backend,
+            tile,
+        } => match backend {
+            BackendKind::Cpu => tour(&Cpu::new(), &graph, tile),
+            BackendKind::Cuda => cuda_tour(&graph, tile),
+        },
         Cmd::Info { graph } => info(&graph),
         Cmd::Convert { graph, out, tile } => convert(&graph, &out, tile),
         Cmd::Bfs {
@@ -362,12 +383,13 @@ fn job(path: &Path, job: Job, c: &Common) -> AnyResult<()> {
 }
 
 #[cfg(not(feature = "cuda"))]
+const NO_CUDA: &str =
+    "this bitgraphblas was built without CUDA support; rebuild with `--features cuda` \
+     (cargo build --release -p bitgraphblas-algorithms --features cuda) or use --backend cpu";
+
+#[cfg(not(feature = "cuda"))]
 fn cuda_job(_: &Path, _: Job, _: &Common) -> AnyResult<()> {
-    Err(
-        "this bitgraphblas was built without CUDA support; rebuild with `--features cuda` \
-         (cargo build --release -p bitgraphblas-algorithms --features cuda) or use --backend cpu"
-            .into(),
-    )
+    Err(NO_CUDA.into())
 }
 
 #[cfg(feature = "cuda")]
@@ -422,8 +444,53 @@ where
         (g, dt, name)
     };
     let t0 = Instant::now();
+    let (lines, extra) = compute(&g, &job)?;
+    let t_compute = t0.elapsed();
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        for l in &lines {
+            writeln!(w, "{l}")?;
+        }
+        Ok(())
+    };
+    match &c.output {
+        Some(f) => {
+            let file = std::fs::File::create(f).map_err(|e| format!("{}: {e}", f.display()))?;
+            let mut w = std::io::BufWriter::new(file);
+            write(&mut w)
+                .and_then(|_| w.flush())
+                .map_err(|e| format!("{}: {e}", f.display()))?;
+        }
+        None => {
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            write(&mut w)?;
+            w.flush()?;
+        }
+    }
+    if c.json {
+        println!(
+            "{{\"algorithm\":\"{}\",\"graph\":{:?},\"vertices\":{n},\"entries\":{entries},\"backend\":\"{}\",\"tile\":\"{tile_name}\",\"load_s\":{:.6},\"convert_s\":{:.6},\"compute_s\":{:.6}{extra}}}",
+            job.name(),
+            path.display().to_string(),
+            b.name(),
+            secs(t_load),
+            secs(t_conv),
+            secs(t_compute)
+        );
+    }
+    Ok(())
+}
+
+/// Runs `job` on `g`: the output lines (one per vertex, or the count) and extra
+/// JSON fields.
+fn compute<B>(g: &alg::Graph<'_, B>, job: &Job) -> AnyResult<(Vec<String>, String)>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let n = g.nvertices();
     let mut extra = String::new();
-    let lines: Vec<String> = match &job {
+    let lines: Vec<String> = match job {
         Job::Bfs { source } => alg::bfs(&g, *source, false)?
             .levels
             .iter()
@@ -471,37 +538,95 @@ where
                 .collect()
         }
     };
-    let t_compute = t0.elapsed();
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        for l in &lines {
-            writeln!(w, "{l}")?;
-        }
-        Ok(())
+    Ok((lines, extra))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda_tour(_: &Path, _: TileSize) -> AnyResult<()> {
+    Err(NO_CUDA.into())
+}
+
+#[cfg(feature = "cuda")]
+fn cuda_tour(path: &Path, tile: TileSize) -> AnyResult<()> {
+    let gpu = bitgraphblas::CudaBackend::new(0).map_err(|e| format!("--backend cuda: {e}"))?;
+    tour(&gpu, path, tile)
+}
+
+/// The main job: each algorithm once, with its time and a one-line result.
+fn tour<B>(b: &B, path: &Path, tile: TileSize) -> AnyResult<()>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let (loaded, t_load) = load(path)?;
+    let n = loaded.matrix.nrows();
+    println!(
+        "{}: {n} vertices, {} entries, loaded in {:.1} ms; backend {}",
+        path.display(),
+        loaded.matrix.nvals(),
+        t_load.as_secs_f64() * 1e3,
+        b.name()
+    );
+    let format = match tile {
+        TileSize::Auto => Format::Auto,
+        t => Format::B2sr(t),
     };
-    match &c.output {
-        Some(f) => {
-            let file = std::fs::File::create(f).map_err(|e| format!("{}: {e}", f.display()))?;
-            let mut w = std::io::BufWriter::new(file);
-            write(&mut w)
-                .and_then(|_| w.flush())
-                .map_err(|e| format!("{}: {e}", f.display()))?;
-        }
-        None => {
-            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-            write(&mut w)?;
-            w.flush()?;
-        }
-    }
-    if c.json {
+    let pattern = Matrix::from_csr(loaded.matrix.as_csr().map(|_| true));
+    let weights = (!loaded.pattern).then(|| loaded.matrix.clone());
+    let g = alg::Graph::new(b, pattern, weights, format)?;
+    let jobs = [
+        Job::Bfs { source: 0 },
+        Job::PageRank(alg::PageRankOptions::default()),
+        Job::Cc,
+        Job::Tc,
+    ];
+    for job in &jobs {
+        let t = Instant::now();
+        g.prepare(job.algorithm())?;
+        let t_conv = t.elapsed();
+        let t = Instant::now();
+        let (lines, _) = compute(&g, job)?;
+        let t_compute = t.elapsed();
+        let summary = match job {
+            Job::Bfs { .. } => {
+                let levels: Vec<i64> = lines.iter().filter_map(|l| l.parse().ok()).collect();
+                format!(
+                    "reached {} vertices from vertex 0 in {} levels",
+                    levels.iter().filter(|&&l| l >= 0).count(),
+                    levels.iter().max().copied().unwrap_or(0)
+                )
+            }
+            Job::PageRank(_) => {
+                let ranks: Vec<f64> = lines.iter().filter_map(|l| l.parse().ok()).collect();
+                let (best, r) =
+                    ranks
+                        .iter()
+                        .enumerate()
+                        .fold((0, f64::MIN), |a, (i, &r)| if r > a.1 { (i, r) } else { a });
+                format!("top vertex {best} with rank {r:.6e}")
+            }
+            Job::Cc => {
+                let mut labels: Vec<&String> = lines.iter().collect();
+                labels.sort_unstable();
+                labels.dedup();
+                format!("{} components", labels.len())
+            }
+            _ => format!("{} triangles", lines.first().map_or("?", |s| s.as_str())),
+        };
         println!(
-            "{{\"algorithm\":\"{}\",\"graph\":{:?},\"vertices\":{n},\"entries\":{entries},\"backend\":\"{}\",\"tile\":\"{tile_name}\",\"load_s\":{:.6},\"convert_s\":{:.6},\"compute_s\":{:.6}{extra}}}",
+            "{:<9} {:>9.3} ms  (+{:.1} ms to convert)  {summary}",
             job.name(),
-            path.display().to_string(),
-            b.name(),
-            secs(t_load),
-            secs(t_conv),
-            secs(t_compute)
+            t_compute.as_secs_f64() * 1e3,
+            t_conv.as_secs_f64() * 1e3
         );
     }
+    println!(
+        "tile format: {}",
+        match g.format() {
+            Format::B2sr(t) => format!("B2SR {t}x{t}"),
+            _ => "CSR (Auto kept CSR)".to_string(),
+        }
+    );
     Ok(())
 }
