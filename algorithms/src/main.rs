@@ -491,12 +491,12 @@ where
     let n = g.nvertices();
     let mut extra = String::new();
     let lines: Vec<String> = match job {
-        Job::Bfs { source } => alg::bfs(&g, *source, false)?
+        Job::Bfs { source } => alg::bfs(g, *source, false)?
             .levels
             .iter()
             .map(|l| l.to_string())
             .collect(),
-        Job::Sssp { source, delta } => alg::sssp(&g, *source, *delta)?
+        Job::Sssp { source, delta } => alg::sssp(g, *source, *delta)?
             .iter()
             .map(|d| {
                 if d.is_infinite() {
@@ -507,7 +507,7 @@ where
             })
             .collect(),
         Job::PageRank(opts) => {
-            let pr = alg::pagerank(&g, opts)?;
+            let pr = alg::pagerank(g, opts)?;
             if !pr.converged {
                 eprintln!(
                     "bitgraphblas: warning: pagerank did not converge in {} iterations",
@@ -520,19 +520,19 @@ where
             );
             pr.ranks.iter().map(|r| format!("{r:.12e}")).collect()
         }
-        Job::Cc => alg::connected_components(&g)?
+        Job::Cc => alg::connected_components(g)?
             .iter()
             .map(|l| l.to_string())
             .collect(),
         Job::Tc => {
-            let t = alg::triangle_count(&g)?;
+            let t = alg::triangle_count(g)?;
             extra = format!(",\"triangles\":{t}");
             vec![t.to_string()]
         }
         Job::Bc { sources } => {
             let src = alg::even_sources(n, *sources);
             extra = format!(",\"sources\":{}", src.len());
-            alg::betweenness(&g, &src)?
+            alg::betweenness(g, &src)?
                 .iter()
                 .map(|x| x.to_string())
                 .collect()
