@@ -44,3 +44,8 @@ pub use container::{Desc, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat
 pub use error::{Error, Result};
 pub use scalar::{Scalar, ScalarType};
 pub use storage::{DenseMatrix, TileSize};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
