@@ -86,6 +86,30 @@ fn oriented(a: &B2sr, transpose: bool) -> Cow<'_, B2sr> {
     }
 }
 
+/// A B2SR pattern and its iso value.
+type IsoPattern<'m, T> = (&'m B2sr, &'m T);
+
+/// Both operands' B2SR patterns and iso values, when both are B2SR of one tile
+/// size (the condition every B2SR `mxm` kernel needs); `None` otherwise.
+fn b2sr_pair<'m, T: Scalar>(
+    a: &'m Matrix<T>,
+    b: &'m Matrix<T>,
+) -> Option<(IsoPattern<'m, T>, IsoPattern<'m, T>)> {
+    match (a.repr(), b.repr()) {
+        (
+            MatrixRepr::B2sr {
+                pattern: pa,
+                value: va,
+            },
+            MatrixRepr::B2sr {
+                pattern: pb,
+                value: vb,
+            },
+        ) if pa.tile_size() == pb.tile_size() => Some(((pa, va), (pb, vb))),
+        _ => None,
+    }
+}
+
 /// `⊕` over `(A ⊕.⊗ B)<M>` for `PLUS.PAIR` / `PLUS.TIMES`, B2SR operands of one
 /// tile size and a non-complemented mask: integer counts, converted to the
 /// result type exactly (floats only while the count is exact; else `None`).
@@ -99,22 +123,7 @@ pub(crate) fn mxm_reduce<S: Semiring>(
     if add_class::<S>()? != AddClass::Plus || mask.complemented {
         return None;
     }
-    let (
-        MatrixRepr::B2sr {
-            pattern: pa,
-            value: va,
-        },
-        MatrixRepr::B2sr {
-            pattern: pb,
-            value: vb,
-        },
-    ) = (a.repr(), b.repr())
-    else {
-        return None;
-    };
-    if pa.tile_size() != pb.tile_size() {
-        return None;
-    }
+    let ((pa, va), (pb, vb)) = b2sr_pair(a, b)?;
     let x = match S::KERNEL?.kind() {
         SemiringKind::PlusPair => S::T::one(),
         _ => s.mul(*va, *vb),
@@ -215,22 +224,7 @@ pub(crate) fn mxm_pattern<S: Semiring>(
     if add_class::<S>()? != AddClass::Idempotent {
         return None;
     }
-    let (
-        MatrixRepr::B2sr {
-            pattern: pa,
-            value: va,
-        },
-        MatrixRepr::B2sr {
-            pattern: pb,
-            value: vb,
-        },
-    ) = (a.repr(), b.repr())
-    else {
-        return None;
-    };
-    if pa.tile_size() != pb.tile_size() {
-        return None;
-    }
+    let ((pa, va), (pb, vb)) = b2sr_pair(a, b)?;
     let (a_op, b_op) = (
         oriented(pa, flags.transpose_a),
         oriented(pb, flags.transpose_b),
