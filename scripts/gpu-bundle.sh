@@ -12,8 +12,9 @@ dest="${1:-.gpu}"
 target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$dest/tests" "$dest/bin" "$dest/data/large"
 json="$dest/build.json"
+# Every tests/cuda_*.rs (cargo expands the glob).
 cargo test --release --features cuda --no-run --message-format=json \
-  --test cuda_vs_cpu --test cuda_props --test cuda_kernels > "$json"
+  --test 'cuda_*' > "$json"
 # The algorithms (each against its plain reference, on the GPU backend too).
 cargo test --release --features cuda --no-run --message-format=json \
   -p bitgraphblas-algorithms --test algorithms >> "$json"
@@ -32,6 +33,11 @@ if [ -e examples/gpu_bench.rs ]; then
 fi
 cargo build --release --features cuda -p bitgraphblas-algorithms --bin bitgraphblas
 cp "$target/release/bitgraphblas" "$dest/bin/"
+# The GPU algorithm benchmark (and its CuPy anchor), where present.
+if [ -e algorithms/examples/bench_gpu.rs ]; then
+  cargo build --release --features cuda -p bitgraphblas-algorithms --example bench_gpu
+  cp "$target/release/examples/bench_gpu" "$dest/bin/"
+fi
 strip "$dest"/tests/* "$dest"/bin/* 2>/dev/null || true
 cp data/*.mtx "$dest/data/"
 for g in USA-road-d.NY cit-HepPh ego-Twitter cnr-2000; do
@@ -43,7 +49,7 @@ cp ../shared/data/suitesparse/*.mtx "$dest/shared/suitesparse/"
 cp ../shared/data/suitesparse/extra/*.mtx "$dest/shared/suitesparse/extra/"
 cp ../shared/data/large/cit-HepPh.mtx.gz "$dest/shared/large/"
 cp scripts/gpu-run.sh "$dest/run.sh"
-cp scripts/gpu-tc-cupy.py "$dest/"
+cp scripts/gpu-*.py "$dest/"
 git rev-parse HEAD > "$dest/COMMIT"
 rm -f "$json"
 du -sh "$dest"

@@ -2,6 +2,8 @@
 # Runs on the GPU machine from the checkout root (copied into the bundle as
 # run.sh by scripts/gpu-bundle.sh). Logs go to $OUT (or ./gpu-out).
 #   bash .gpu/run.sh [tests] [bench] [bench-args...]
+#   bash .gpu/run.sh exec COMMAND [ARGS...]   (any program, with the bundle's environment;
+#                                              $BUNDLE is the bundle folder)
 set -o pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/gpu-out}"
@@ -14,7 +16,10 @@ log="$out/gpu-$what.log"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 } | tee "$log"
 status=0
-if [ "$what" = tests ]; then
+export BUNDLE="$here"
+if [ "$what" = exec ]; then
+  "$@" 2>&1 | tee -a "$log" || status=1
+elif [ "$what" = tests ]; then
   for t in "$here"/tests/*; do
     echo "== $(basename "$t")" | tee -a "$log"
     "$t" --test-threads=1 "$@" 2>&1 | tee -a "$log" || status=1
