@@ -8,6 +8,8 @@
 //! - `vec_<type>`: element-wise kernels for one element type.
 //! - `sr_<semiring>_<type>`: B2SR `mxv`/`vxm`/`mxm_dense` and CSR `mxv` for one
 //!   built-in semiring at one element type.
+//! - `mat_<type>`: matrix-level kernels on CSR with values (transpose,
+//!   element-wise, select, scale, extract/assign maps, the masked output phase).
 
 use crate::algebra::SemiringKind;
 use crate::error::{Error, Result};
@@ -17,6 +19,7 @@ use crate::scalar::ScalarType;
 pub(crate) const PACK_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/pack.cu"));
 pub(crate) const VEC_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/vec.cu"));
 pub(crate) const SR_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/sr.cu"));
+pub(crate) const MAT_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/matrix.cu"));
 
 /// Tile sizes with device kernels.
 pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
@@ -61,6 +64,24 @@ pub(crate) const VEC_ENTRIES: [&str; 17] = [
     "reduce_rows_csr",
     "scale_dense_rows",
     "dense_accum",
+];
+/// Entries of `mat_<type>` (each gets `_<type>`).
+pub(crate) const MAT_ENTRIES: [&str; 15] = [
+    "csr_row_ids",
+    "col_counts",
+    "radix_hist",
+    "radix_scatter",
+    "csr_gather",
+    "ewise_count",
+    "ewise_fill",
+    "select_flags",
+    "scale_flags",
+    "region_flags",
+    "csr_compact",
+    "map_count",
+    "map_fill",
+    "mat_write_count",
+    "mat_write_fill",
 ];
 /// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_mxv_k8_plus_times_f32`).
 pub(crate) const SR_TILED: [&str; 5] = [
@@ -158,6 +179,8 @@ pub enum ModuleId {
     Vec(ScalarType),
     /// Semiring kernels for one built-in semiring and type.
     Sr(SemiringKind, ScalarType),
+    /// Matrix-level CSR kernels for one type.
+    Mat(ScalarType),
 }
 
 /// A module: its name, source, NVRTC options and entry points.
@@ -207,6 +230,16 @@ impl ModuleId {
                     entries: VEC_ENTRIES.iter().map(|e| format!("{e}_{tn}")).collect(),
                 }
             }
+            ModuleId::Mat(t) => {
+                let tn = type_name(t);
+                ModuleSpec {
+                    id: self,
+                    name: format!("mat_{tn}"),
+                    source: MAT_SRC,
+                    options: vec![format!("-DMT={tn}"), format!("-DMT_NAME={tn}")],
+                    entries: MAT_ENTRIES.iter().map(|e| format!("{e}_{tn}")).collect(),
+                }
+            }
             ModuleId::Sr(kind, t) => {
                 let tn = type_name(t);
                 let name = format!("{}_{tn}", kind.name());
@@ -233,7 +266,7 @@ impl ModuleId {
         let kk = k.map(|k| format!("_k{k}")).unwrap_or_default();
         match self {
             ModuleId::Pack => format!("{base}{kk}"),
-            ModuleId::Vec(t) => format!("{base}{kk}_{}", type_name(t)),
+            ModuleId::Vec(t) | ModuleId::Mat(t) => format!("{base}{kk}_{}", type_name(t)),
             ModuleId::Sr(kind, t) => format!("{base}{kk}_{}_{}", kind.name(), type_name(t)),
         }
     }
@@ -243,6 +276,7 @@ impl ModuleId {
 pub fn all_modules() -> Vec<ModuleSpec> {
     let mut v = vec![ModuleId::Pack.spec()];
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Vec(t).spec()));
+    v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Mat(t).spec()));
     v.extend(
         semiring_instances()
             .into_iter()

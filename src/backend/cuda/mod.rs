@@ -8,10 +8,8 @@
 //! read back one scalar: a count that sizes an allocation, or a reduction's
 //! result). Operations with no device kernel return [`Error::NoKernel`]:
 //!
-//! - `mxm` with a sparse result, `ewise_matrix`, `apply_matrix`,
-//!   `extract_matrix`, `assign_matrix`, `transpose`, `scale` (matrix);
-//! - `select_matrix` except on B2SR with a built-in predicate and no
-//!   mask/accumulator; `mxm_reduce` except `PLUS.PAIR` on B2SR operands of one
+//! - `mxm` with a sparse result, `transpose`;
+//! - `mxm_reduce` except `PLUS.PAIR` on B2SR operands of one
 //!   tile size with `B` transposed by the descriptor and a plain B2SR mask;
 //! - transposed CSR `mxv`, CSR `mxm_dense`, 64x64 tiles, `Format::Auto`,
 //!   user-defined semirings and operators.
@@ -31,10 +29,13 @@
 
 mod device;
 pub mod kernels;
+mod matrix_ops;
 mod mem;
 
 use std::sync::OnceLock;
 
+#[doc(hidden)]
+pub use matrix_ops::MaskPattern;
 pub use mem::{CudaDense, CudaMatrix, CudaVector};
 
 use self::device::{bits_of, opt_arg, Arg, DBuf, Dev};
@@ -79,6 +80,9 @@ pub trait DeviceMatrixMask: MatrixShape + Sync {
     /// The B2SR pattern and whether its iso value is nonzero; `None` for CSR.
     #[doc(hidden)]
     fn b2sr_mask(&self) -> Option<(&DevB2srRef, bool)>;
+    /// The selected pattern (every entry, or the nonzero ones) as device CSR.
+    #[doc(hidden)]
+    fn mask_pattern(&self, b: &CudaBackend, structural: bool) -> Result<MaskPattern>;
 }
 
 /// Device bits (opaque; for [`DeviceMask`]).
@@ -127,6 +131,9 @@ impl<T: Scalar> DeviceMatrixMask for CudaMatrix<T> {
             }
             DMat::Csr { .. } => None,
         }
+    }
+    fn mask_pattern(&self, b: &CudaBackend, structural: bool) -> Result<MaskPattern> {
+        b.mask_pattern_of(self, structural)
     }
 }
 
@@ -207,6 +214,8 @@ fn from_bits<T: Scalar>(b: u64) -> T {
     x
 }
 
+// Unused here since the matrix entry points run on the device; kept for callers on other branches.
+#[allow(dead_code)]
 fn no_mask_no_accum<T: Scalar, A: Accumulate<T>>(op: &'static str, has_mask: bool) -> Result<()> {
     if has_mask || A::ACTIVE {
         return Err(no_kernel(op, "a mask or accumulator on a matrix result"));
@@ -1371,16 +1380,16 @@ impl Backend for CudaBackend {
 
     fn ewise_matrix<T: Scalar, Op: BinaryOp<T>, A: Accumulate<T>>(
         &self,
-        _c: &mut CudaMatrix<T>,
-        _mask: Option<MatrixMask<'_, Self>>,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
         _accum: A,
-        _kind: EwiseKind<T>,
+        kind: EwiseKind<T>,
         _op: Op,
-        _a: &CudaMatrix<T>,
-        _b: &CudaMatrix<T>,
-        _flags: Flags,
+        a: &CudaMatrix<T>,
+        b: &CudaMatrix<T>,
+        flags: Flags,
     ) -> Result<()> {
-        Err(no_kernel("ewise_matrix", "matrix element-wise operations"))
+        self.ewise_matrix_op::<T, Op, A>(c, mask, kind, a, b, flags)
     }
 
     fn apply_vector<T: Scalar, F: UnaryOp<T>, A: Accumulate<T>>(
@@ -1433,14 +1442,14 @@ impl Backend for CudaBackend {
 
     fn apply_matrix<T: Scalar, F: UnaryOp<T>, A: Accumulate<T>>(
         &self,
-        _c: &mut CudaMatrix<T>,
-        _mask: Option<MatrixMask<'_, Self>>,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
         _accum: A,
-        _f: F,
-        _a: &CudaMatrix<T>,
-        _flags: Flags,
+        f: F,
+        a: &CudaMatrix<T>,
+        flags: Flags,
     ) -> Result<()> {
-        Err(no_kernel("apply_matrix", "apply on matrices"))
+        self.apply_matrix_op::<T, F, A>(c, mask, f, a, flags)
     }
 
     fn select_vector<T: Scalar, P: IndexUnaryOp<T>, A: Accumulate<T>>(
@@ -1492,9 +1501,11 @@ impl Backend for CudaBackend {
         a: &CudaMatrix<T>,
         flags: Flags,
     ) -> Result<()> {
-        no_mask_no_accum::<T, A>("select_matrix", mask.is_some())?;
-        let (DMat::B2sr { pat, value }, false) = (&a.repr, flags.transpose_a) else {
-            return Err(no_kernel("select_matrix", "a CSR or transposed matrix"));
+        let (DMat::B2sr { pat, value }, false, None, false) =
+            (&a.repr, flags.transpose_a, &mask, A::ACTIVE)
+        else {
+            // CSR, transposed, masked or accumulated: the CSR path.
+            return self.select_matrix_op::<T, P, A>(c, mask, pred, a, flags);
         };
         let p = pred
             .builtin()
@@ -1588,14 +1599,36 @@ impl Backend for CudaBackend {
     ) -> Result<()> {
         let code = op_code::<T, M>("reduce_rows")?;
         let acc = accum_code::<T, A>("reduce_rows")?;
-        if flags.transpose_a {
-            return Err(no_kernel("reduce_rows", "column reductions (transposed)"));
-        }
         let allowed = self.allowed(mask)?;
-        let n = a.nrows;
+        // Column reductions: the rows of A', transposed on the device.
+        let at = flags
+            .transpose_a
+            .then(|| self.reduce_input(a))
+            .transpose()?;
+        let n = at.as_ref().map_or(a.nrows, |t| t.rows_vals().2);
         let vals = self.dev.alloc::<T>(n)?;
         let pres = self.dev.alloc::<u32>(bit_words(n))?;
         let id = ModuleId::Vec(T::TYPE);
+        if let Some(t) = &at {
+            let (rowptr, av, _) = t.rows_vals();
+            self.dev.run(
+                id,
+                "reduce_rows_csr",
+                None,
+                bit_words(n) * 32,
+                &[
+                    Arg::I32(code),
+                    Arg::U64(rowptr),
+                    Arg::U64(av),
+                    Arg::U64(n as u64),
+                    vals.arg(),
+                    pres.arg(),
+                ],
+            )?;
+            drop(at);
+            let t = self.dense_vec(n, vals, pres);
+            return self.write_vector(w, t, allowed.as_ref(), acc, flags.replace);
+        }
         match &a.repr {
             DMat::B2sr { pat, value } => {
                 let lens = self.b2sr_row_lens(pat)?;
@@ -1705,15 +1738,15 @@ impl Backend for CudaBackend {
 
     fn extract_matrix<T: Scalar, A: Accumulate<T>>(
         &self,
-        _c: &mut CudaMatrix<T>,
-        _mask: Option<MatrixMask<'_, Self>>,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
         _accum: A,
-        _a: &CudaMatrix<T>,
-        _rows: &[usize],
-        _cols: &[usize],
-        _flags: Flags,
+        a: &CudaMatrix<T>,
+        rows: &[usize],
+        cols: &[usize],
+        flags: Flags,
     ) -> Result<()> {
-        Err(no_kernel("extract_matrix", "sub-matrix extraction"))
+        self.extract_matrix_op::<T, A>(c, mask, a, rows, cols, flags)
     }
 
     fn assign_vector<T: Scalar, A: Accumulate<T>>(
@@ -1750,15 +1783,15 @@ impl Backend for CudaBackend {
 
     fn assign_matrix<T: Scalar, A: Accumulate<T>>(
         &self,
-        _c: &mut CudaMatrix<T>,
-        _mask: Option<MatrixMask<'_, Self>>,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
         _accum: A,
-        _a: &CudaMatrix<T>,
-        _rows: &[usize],
-        _cols: &[usize],
-        _flags: Flags,
+        a: &CudaMatrix<T>,
+        rows: &[usize],
+        cols: &[usize],
+        flags: Flags,
     ) -> Result<()> {
-        Err(no_kernel("assign_matrix", "sub-matrix assignment"))
+        self.assign_matrix_op::<T, A>(c, mask, a, rows, cols, flags)
     }
 
     fn transpose<T: Scalar, A: Accumulate<T>>(
@@ -1774,13 +1807,13 @@ impl Backend for CudaBackend {
 
     fn scale<T: Scalar, Op: BinaryOp<T>>(
         &self,
-        _c: &mut CudaMatrix<T>,
+        c: &mut CudaMatrix<T>,
         _op: Op,
-        _d: &CudaVector<T>,
-        _a: &CudaMatrix<T>,
-        _rows: bool,
+        d: &CudaVector<T>,
+        a: &CudaMatrix<T>,
+        rows: bool,
     ) -> Result<()> {
-        Err(no_kernel("scale", "diagonal scaling of a sparse matrix"))
+        self.scale_op::<T, Op>(c, d, a, rows)
     }
 
     fn scale_dense_rows<T: Scalar, Op: BinaryOp<T>>(
