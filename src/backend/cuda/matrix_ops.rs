@@ -43,7 +43,14 @@ pub struct MaskPattern {
     _own: Option<(DBuf<u32>, DBuf<u32>)>,
 }
 
-fn csr<T>(nrows: usize, ncols: usize, rowptr: DBuf<u32>, colidx: DBuf<u32>, vals: DBuf<T>, nnz: usize) -> CudaMatrix<T> {
+fn csr<T>(
+    nrows: usize,
+    ncols: usize,
+    rowptr: DBuf<u32>,
+    colidx: DBuf<u32>,
+    vals: DBuf<T>,
+    nnz: usize,
+) -> CudaMatrix<T> {
     CudaMatrix {
         nrows,
         ncols,
@@ -249,7 +256,12 @@ impl CudaBackend {
 
     /// The permutation that sorts `n` keys (below `bound`) stably: LSD radix
     /// passes of 8 bits. `None` when no pass is needed (identity).
-    fn radix_perm<T: Scalar>(&self, keys: u64, n: usize, bound: usize) -> Result<Option<DBuf<u32>>> {
+    fn radix_perm<T: Scalar>(
+        &self,
+        keys: u64,
+        n: usize,
+        bound: usize,
+    ) -> Result<Option<DBuf<u32>>> {
         if n == 0 || bound <= 1 {
             return Ok(None);
         }
@@ -311,7 +323,11 @@ impl CudaBackend {
 
     /// Counts per row into a zeroed `nrows + 1` buffer via `count`, scans it
     /// into row pointers, and returns them with the total.
-    fn count_scan(&self, nrows: usize, count: impl FnOnce(&DBuf<u32>) -> Result<()>) -> Result<(DBuf<u32>, usize)> {
+    fn count_scan(
+        &self,
+        nrows: usize,
+        count: impl FnOnce(&DBuf<u32>) -> Result<()>,
+    ) -> Result<(DBuf<u32>, usize)> {
         let rowptr = self.dev.zeros::<u32>(nrows + 1)?;
         count(&rowptr)?;
         self.dev.scan(&rowptr, nrows + 1)?;
@@ -358,14 +374,25 @@ impl CudaBackend {
         Ok((rowptr, colidx, out_vals, nnz))
     }
 
-    fn compact_matrix<T: Scalar>(&self, r: &CsrRef<T>, flags: DBuf<u32>, vals: Option<u64>) -> Result<CudaMatrix<T>> {
+    fn compact_matrix<T: Scalar>(
+        &self,
+        r: &CsrRef<T>,
+        flags: DBuf<u32>,
+        vals: Option<u64>,
+    ) -> Result<CudaMatrix<T>> {
         let (rowptr, colidx, v, nnz) = self.compact(r, flags, vals, true)?;
         let v = v.expect("values asked for");
         Ok(csr(r.nrows, r.ncols, rowptr, colidx, v, nnz))
     }
 
     /// Flags of the entries a built-in predicate keeps (`nnz + 1`, last 0).
-    fn select_flags<T: Scalar>(&self, r: &CsrRef<T>, code: i32, k: i64, th: T) -> Result<DBuf<u32>> {
+    fn select_flags<T: Scalar>(
+        &self,
+        r: &CsrRef<T>,
+        code: i32,
+        k: i64,
+        th: T,
+    ) -> Result<DBuf<u32>> {
         let flags = self.dev.alloc::<u32>(r.nnz + 1)?;
         self.dev.run(
             ModuleId::Mat(T::TYPE),
@@ -389,7 +416,11 @@ impl CudaBackend {
 
     /// The pattern a matrix mask over `m` selects: every entry (`structural`)
     /// or the nonzero ones.
-    pub(crate) fn mask_pattern_of<T: Scalar>(&self, m: &CudaMatrix<T>, structural: bool) -> Result<MaskPattern> {
+    pub(crate) fn mask_pattern_of<T: Scalar>(
+        &self,
+        m: &CudaMatrix<T>,
+        structural: bool,
+    ) -> Result<MaskPattern> {
         let owned = |rowptr: DBuf<u32>, colidx: DBuf<u32>| MaskPattern {
             rowptr: rowptr.ptr(),
             colidx: colidx.ptr(),
@@ -821,7 +852,14 @@ impl CudaBackend {
             )?;
             let kept = CsrRef::owned(self.compact_matrix(&cr, fl, None)?);
             // disjoint patterns: the operator is never applied
-            self.ewise_raw(0, BuiltinOp::Second as i32, T::zero(), T::zero(), &kept, &mr)?
+            self.ewise_raw(
+                0,
+                BuiltinOp::Second as i32,
+                T::zero(),
+                T::zero(),
+                &kept,
+                &mr,
+            )?
         };
         drop((cr, mr));
         self.write_matrix(c, z, mask, -1, flags.replace)
