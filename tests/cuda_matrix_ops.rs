@@ -17,13 +17,14 @@
 
 use bitgraphblas::algebra::{
     Abs, Ainv, BinaryOp, BindFirst, BindSecond, Div, First, Identity, IndexOp, Lnot, Lxor, Max,
-    Min, Minus, Monoid, One, Plus, Second, Times, UnaryOp,
+    MaxTimes, Min, MinPlus, MinSecond, Minus, Monoid, One, Plus, PlusPair, PlusTimes, Second,
+    Semiring, Times, UnaryOp,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
 use bitgraphblas::backend::EwiseKind;
 use bitgraphblas::container::{Accum, Accumulate, Flags, MatrixMask, NoAccum};
 use bitgraphblas::{
-    Backend, Cpu, Format, Matrix, Scalar, ScalarType, TileSize, Vector, VectorFormat,
+    Backend, Cpu, DenseMatrix, Format, Matrix, Scalar, ScalarType, TileSize, Vector, VectorFormat,
 };
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -653,4 +654,211 @@ fn user_operators_are_no_kernel_errors() {
         .apply_matrix(&mut c, None, NoAccum, f, &a, Flags::default())
         .unwrap_err();
     assert!(matches!(e, bitgraphblas::Error::NoKernel { .. }), "{e}");
+}
+
+fn dense<T: Scalar>(rng: &mut StdRng, n: usize, m: usize) -> DenseMatrix<T> {
+    let v = (0..n * m).map(|_| rand_val::<T>(rng)).collect();
+    DenseMatrix::from_vec(n, m, v).unwrap()
+}
+
+#[track_caller]
+fn same_dense<T: Scalar>(cpu: &DenseMatrix<T>, gpu: &DenseMatrix<T>, ctx: &str) {
+    assert_eq!(
+        (cpu.nrows(), cpu.ncols()),
+        (gpu.nrows(), gpu.ncols()),
+        "{ctx}: shape"
+    );
+    for (q, (a, b)) in cpu.as_slice().iter().zip(gpu.as_slice()).enumerate() {
+        #[allow(clippy::eq_op)]
+        let both_nan = a != a && b != b;
+        assert!(
+            a == b || both_nan,
+            "{ctx}: element {q}: cpu {a:?} gpu {b:?}"
+        );
+    }
+}
+
+fn mxm_dense_with<S: Semiring + Copy>(gpu: &CudaBackend, rng: &mut StdRng, s: S)
+where
+    Accum<Plus>: Accumulate<S::T>,
+{
+    let cpu = Cpu::new();
+    for &(n, m) in &SHAPES {
+        for nf in [1usize, 5, 33] {
+            let transpose_a = rng.gen_bool(0.5);
+            let a = rand_stored::<S::T>(rng, n, m, transpose_a);
+            let b = dense::<S::T>(rng, m, nf);
+            let c0 = dense::<S::T>(rng, n, nf);
+            let flags = Flags {
+                transpose_a,
+                ..Flags::default()
+            };
+            let (ga, gb) = (
+                gpu.upload_matrix(&a).unwrap(),
+                gpu.upload_dense(&b).unwrap(),
+            );
+            for accum in [false, true] {
+                let (mut cc, mut gc) = (c0.clone(), gpu.upload_dense(&c0).unwrap());
+                if accum {
+                    cpu.mxm_dense(&mut cc, Accum(Plus), s, &a, &b, flags)
+                        .unwrap();
+                    gpu.mxm_dense_csr_into::<S, Accum<Plus>>(&mut gc, s, &ga, &gb, flags)
+                        .unwrap();
+                } else {
+                    cpu.mxm_dense(&mut cc, NoAccum, s, &a, &b, flags).unwrap();
+                    gpu.mxm_dense_csr_into::<S, NoAccum>(&mut gc, s, &ga, &gb, flags)
+                        .unwrap();
+                }
+                let ctx = format!(
+                    "mxm_dense {} {n}x{m} ({:?}) nf={nf} transpose={transpose_a} accum={accum}",
+                    S::NAME,
+                    a.format()
+                );
+                same_dense(&cc, &gpu.download_dense(&gc).unwrap(), &ctx);
+            }
+        }
+    }
+}
+
+#[test]
+fn csr_mxm_dense_matches_cpu() {
+    let Some(gpu) = cuda_or_skip("csr_mxm_dense_matches_cpu") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(seed());
+    mxm_dense_with(gpu, &mut rng, PlusTimes::<f32>::new());
+    mxm_dense_with(gpu, &mut rng, MinPlus::<f64>::new());
+    mxm_dense_with(gpu, &mut rng, PlusPair::<u32>::new());
+    mxm_dense_with(gpu, &mut rng, MaxTimes::<f32>::new());
+    mxm_dense_with(gpu, &mut rng, MinSecond::<i64>::new());
+}
+
+/// A GCN-style pipeline on real graphs, each step against the CPU: `A'`,
+/// `S = A + A'`, column sums, `D^-1 S` (row scaling), `S<S, struct> = S .* S`,
+/// `tril(S)`, and the aggregation `(D^-1 S) X` on the CSR path.
+#[test]
+fn real_graphs_pipeline_matches_cpu() {
+    let Some(gpu) = cuda_or_skip("real_graphs_pipeline_matches_cpu") else {
+        return;
+    };
+    let cpu = Cpu::new();
+    let mut rng = StdRng::seed_from_u64(seed());
+    for name in [
+        "karate.mtx",
+        "ash292.mtx",
+        "delaunay_n14.mtx",
+        "curtis54.mtx",
+    ] {
+        let path = bitgraphblas::io::data_path(name);
+        let g = bitgraphblas::io::read_matrix_market::<f32>(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (n, m) = (g.nrows(), g.ncols());
+        // random values on the graph's pattern
+        let csr = g.as_csr();
+        let mut e = Vec::new();
+        for i in 0..n {
+            for &j in csr.row(i).0 {
+                e.push((i, j as usize, rand_val::<f32>(&mut rng)));
+            }
+        }
+        let a = Matrix::from_triplets(n, m, e).unwrap();
+        let ga = gpu.upload_matrix(&a).unwrap();
+        let ctx = |s: &str| format!("{name}: {s}");
+        // A'
+        let gt = gpu.csr_transpose(&ga).unwrap();
+        let at = Matrix::from_csr(a.as_csr().transpose());
+        same(&at, &gpu.download_matrix(&gt).unwrap(), &ctx("transpose"));
+        if n != m {
+            continue;
+        }
+        // S = A + A' (B read transposed)
+        let tb = Flags {
+            transpose_b: true,
+            ..Flags::default()
+        };
+        let mut s = Matrix::empty(n, n);
+        let mut gs = gpu.upload_matrix(&s).unwrap();
+        cpu.ewise_matrix(&mut s, None, NoAccum, EwiseKind::Add, Plus, &a, &a, tb)
+            .unwrap();
+        gpu.ewise_matrix(&mut gs, None, NoAccum, EwiseKind::Add, Plus, &ga, &ga, tb)
+            .unwrap();
+        same(&s, &gpu.download_matrix(&gs).unwrap(), &ctx("A + A'"));
+        // column sums of S
+        let ta = Flags {
+            transpose_a: true,
+            ..Flags::default()
+        };
+        let mut d = Vector::empty(n);
+        let mut gd = gpu.upload_vector(&d).unwrap();
+        cpu.reduce_rows(&mut d, None, NoAccum, Plus, &s, ta)
+            .unwrap();
+        gpu.reduce_rows(&mut gd, None, NoAccum, Plus, &gs, ta)
+            .unwrap();
+        assert_eq!(
+            d.entries(),
+            gpu.download_vector(&gd).unwrap().entries(),
+            "{name}: column sums"
+        );
+        // D^-1 S: c_ij = s_ij / d_i
+        let (mut ns, mut gns) = (s.clone(), gpu.upload_matrix(&s).unwrap());
+        cpu.scale(&mut ns, Div, &d, &s, true).unwrap();
+        gpu.scale(&mut gns, Div, &gd, &gs, true).unwrap();
+        same(&ns, &gpu.download_matrix(&gns).unwrap(), &ctx("D^-1 S"));
+        // S<S, structural> = S .* S, then tril
+        let (mut q, mut gq) = (s.clone(), gpu.upload_matrix(&s).unwrap());
+        cpu.ewise_matrix(
+            &mut q,
+            Some(s.as_mask().structure()),
+            NoAccum,
+            EwiseKind::Mult,
+            Times,
+            &s,
+            &s,
+            Flags::default(),
+        )
+        .unwrap();
+        gpu.ewise_matrix(
+            &mut gq,
+            Some(CudaBackend::matrix_mask(&gs).structure()),
+            NoAccum,
+            EwiseKind::Mult,
+            Times,
+            &gs,
+            &gs,
+            Flags::default(),
+        )
+        .unwrap();
+        same(&q, &gpu.download_matrix(&gq).unwrap(), &ctx("S .* S"));
+        let (mut l, mut gl) = (q.clone(), gpu.upload_matrix(&q).unwrap());
+        cpu.select_matrix(
+            &mut l,
+            None,
+            NoAccum,
+            IndexOp::Tril(-1),
+            &q,
+            Flags::default(),
+        )
+        .unwrap();
+        gpu.select_matrix(
+            &mut gl,
+            None,
+            NoAccum,
+            IndexOp::Tril(-1),
+            &gq,
+            Flags::default(),
+        )
+        .unwrap();
+        same(&l, &gpu.download_matrix(&gl).unwrap(), &ctx("tril"));
+        // aggregation (D^-1 S) X
+        let x = dense::<f32>(&mut rng, n, 16);
+        let gx = gpu.upload_dense(&x).unwrap();
+        let mut y = DenseMatrix::filled(n, 16, 0.0f32);
+        let mut gy = gpu.upload_dense(&y).unwrap();
+        let pt = PlusTimes::<f32>::new();
+        cpu.mxm_dense(&mut y, NoAccum, pt, &ns, &x, Flags::default())
+            .unwrap();
+        gpu.mxm_dense_csr_into::<_, NoAccum>(&mut gy, pt, &gns, &gx, Flags::default())
+            .unwrap();
+        same_dense(&y, &gpu.download_dense(&gy).unwrap(), &ctx("(D^-1 S) X"));
+    }
 }

@@ -66,7 +66,7 @@ pub(crate) const VEC_ENTRIES: [&str; 17] = [
     "dense_accum",
 ];
 /// Entries of `mat_<type>` (each gets `_<type>`).
-pub(crate) const MAT_ENTRIES: [&str; 15] = [
+pub(crate) const MAT_ENTRIES: [&str; 16] = [
     "csr_row_ids",
     "col_counts",
     "radix_hist",
@@ -82,6 +82,7 @@ pub(crate) const MAT_ENTRIES: [&str; 15] = [
     "map_fill",
     "mat_write_count",
     "mat_write_fill",
+    "csr_mxm_dense",
 ];
 /// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_mxv_k8_plus_times_f32`).
 pub(crate) const SR_TILED: [&str; 5] = [

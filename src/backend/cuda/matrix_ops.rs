@@ -10,10 +10,13 @@
 //! are checked and uploaded, with their inverse maps built on the host.
 
 use super::device::{bits_of, opt_arg, Arg, DBuf};
-use super::kernels::ModuleId;
+use super::kernels::{semiring_ops, ModuleId};
 use super::mem::DMat;
-use super::{accum_code, op_code, select_code, unary_code, CudaBackend, CudaMatrix, CudaVector};
-use crate::algebra::{BinaryOp, BuiltinOp, IndexUnaryOp, UnaryOp};
+use super::{
+    accum_code, kernel_of, op_code, select_code, unary_code, CudaBackend, CudaDense, CudaMatrix,
+    CudaVector,
+};
+use crate::algebra::{BinaryOp, BuiltinOp, IndexUnaryOp, Semiring, UnaryOp};
 use crate::backend::EwiseKind;
 use crate::container::{Accumulate, Flags, MatrixMask};
 use crate::error::{Error, Result};
@@ -863,6 +866,79 @@ impl CudaBackend {
         };
         drop((cr, mr));
         self.write_matrix(c, z, mask, -1, flags.replace)
+    }
+
+    /// `A ⊕.⊗ B` (`A'` with `transpose`) with `B` dense, for any input
+    /// format: CSR as stored, B2SR unpacked, transposes on the device. For
+    /// the `mxm_dense` entry point (CSR or transposed `A`).
+    pub fn csr_mxm_dense<S: Semiring>(
+        &self,
+        s: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaDense<S::T>,
+        transpose: bool,
+    ) -> Result<CudaDense<S::T>> {
+        let ModuleId::Sr(kind, _) = kernel_of::<S>("mxm_dense")? else {
+            unreachable!("semiring modules are ModuleId::Sr")
+        };
+        let (add, mul) = semiring_ops(kind);
+        let r = self.csr_input(a, transpose)?;
+        let nf = b.ncols;
+        let out = self.dev.alloc::<S::T>(r.nrows * nf)?;
+        self.dev.run(
+            ModuleId::Mat(<S::T as Scalar>::TYPE),
+            "csr_mxm_dense",
+            None,
+            r.nrows * nf,
+            &[
+                Arg::I32(add as i32),
+                Arg::I32(mul as i32),
+                Arg::U64(bits_of(s.zero())),
+                Arg::U64(r.rowptr),
+                Arg::U64(r.colidx),
+                Arg::U64(r.vals),
+                Arg::U64(r.nrows as u64),
+                b.data.arg(),
+                Arg::U64(nf as u64),
+                out.arg(),
+            ],
+        )?;
+        Ok(CudaDense {
+            nrows: r.nrows,
+            ncols: nf,
+            data: out,
+        })
+    }
+
+    /// The whole `mxm_dense` entry point on the CSR path: `C = accum(C, A ⊕.⊗ B)`
+    /// (`A'` with `flags.transpose_a`).
+    pub fn mxm_dense_csr_into<S: Semiring, A: Accumulate<S::T>>(
+        &self,
+        c: &mut CudaDense<S::T>,
+        s: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaDense<S::T>,
+        flags: Flags,
+    ) -> Result<()> {
+        let acc = accum_code::<S::T, A>("mxm_dense")?;
+        let t = self.csr_mxm_dense(s, a, b, flags.transpose_a)?;
+        if acc < 0 {
+            *c = t;
+            return Ok(());
+        }
+        let n = t.nrows * t.ncols;
+        self.dev.run(
+            ModuleId::Vec(<S::T as Scalar>::TYPE),
+            "dense_accum",
+            None,
+            n,
+            &[
+                Arg::I32(acc),
+                t.data.arg(),
+                Arg::U64(n as u64),
+                c.data.arg(),
+            ],
+        )
     }
 
     /// Column reductions (`reduce_rows` with `transpose_a`): the rows of `A'`,
