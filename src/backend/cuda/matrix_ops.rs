@@ -94,6 +94,14 @@ impl<T: Scalar> CsrRef<T> {
     }
 }
 
+/// The kept entries of a compaction (values when asked for).
+struct Compacted<T> {
+    rowptr: DBuf<u32>,
+    colidx: DBuf<u32>,
+    vals: Option<DBuf<T>>,
+    nnz: usize,
+}
+
 /// `(kind code, alpha, beta)` of an element-wise kind (the codes of `ewise_row`).
 fn ewise_kind<T: Scalar>(kind: EwiseKind<T>) -> (i32, T, T) {
     match kind {
@@ -271,7 +279,7 @@ impl CudaBackend {
         let bits = 32 - ((bound - 1) as u32).leading_zeros();
         let passes = bits.div_ceil(8) as usize;
         let id = ModuleId::Mat(T::TYPE);
-        let nb = n.div_ceil(4096).clamp(1, 1024);
+        let nb = n.div_ceil(2048).clamp(1, 16384);
         let per = n.div_ceil(nb);
         let ghist = self.dev.alloc::<u32>(256 * nb)?;
         let hist = self.dev.func(id, "radix_hist", None)?;
@@ -347,7 +355,7 @@ impl CudaBackend {
         flags: DBuf<u32>,
         vals: Option<u64>,
         with_vals: bool,
-    ) -> Result<(DBuf<u32>, DBuf<u32>, Option<DBuf<T>>, usize)> {
+    ) -> Result<Compacted<T>> {
         self.dev.scan(&flags, r.nnz + 1)?;
         let nnz = self.dev.read_u32(&flags, r.nnz)? as usize;
         let rowptr = self.dev.alloc::<u32>(r.nrows + 1)?;
@@ -374,7 +382,12 @@ impl CudaBackend {
                 opt_arg(out_vals.as_ref()),
             ],
         )?;
-        Ok((rowptr, colidx, out_vals, nnz))
+        Ok(Compacted {
+            rowptr,
+            colidx,
+            vals: out_vals,
+            nnz,
+        })
     }
 
     fn compact_matrix<T: Scalar>(
@@ -383,9 +396,9 @@ impl CudaBackend {
         flags: DBuf<u32>,
         vals: Option<u64>,
     ) -> Result<CudaMatrix<T>> {
-        let (rowptr, colidx, v, nnz) = self.compact(r, flags, vals, true)?;
-        let v = v.expect("values asked for");
-        Ok(csr(r.nrows, r.ncols, rowptr, colidx, v, nnz))
+        let k = self.compact(r, flags, vals, true)?;
+        let v = k.vals.expect("values asked for");
+        Ok(csr(r.nrows, r.ncols, k.rowptr, k.colidx, v, k.nnz))
     }
 
     /// Flags of the entries a built-in predicate keeps (`nnz + 1`, last 0).
@@ -446,8 +459,8 @@ impl CudaBackend {
                 let r = self.csr_input(m, false)?;
                 // value != 0 (code 7 of select_flags)
                 let flags = self.select_flags(&r, 7, 0, T::zero())?;
-                let (rowptr, colidx, _, _) = self.compact(&r, flags, None, false)?;
-                owned(rowptr, colidx)
+                let k = self.compact(&r, flags, None, false)?;
+                owned(k.rowptr, k.colidx)
             }
         })
     }
