@@ -198,6 +198,15 @@ impl CudaBackend {
     /// `Csr::transpose`.
     ///
     /// For the `transpose` and transposed-CSR `mxv` entry points.
+    ///
+    /// ```no_run
+    /// use bitgraphblas::{backend::cuda::CudaBackend, Backend, Matrix};
+    /// let gpu = CudaBackend::new(0)?;
+    /// let a = Matrix::from_triplets(2, 3, vec![(0, 2, 1.5f32), (1, 0, 2.0)])?;
+    /// let t = gpu.csr_transpose(&gpu.upload_matrix(&a)?)?;
+    /// assert_eq!(gpu.download_matrix(&t)?.get(2, 0), Some(1.5));
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     pub fn csr_transpose<T: Scalar>(&self, a: &CudaMatrix<T>) -> Result<CudaMatrix<T>> {
         let r = self.csr_input(a, true)?;
         self.csr_owned(r)
@@ -205,6 +214,8 @@ impl CudaBackend {
 
     /// `C<mask> = accum(C, A')` (`A` with `flags.transpose_a`) with a CSR
     /// result: the whole `transpose` entry point except a B2SR fast path.
+    /// Call it through [`crate::ops::transpose`] once that entry point is wired to it.
+    #[doc(hidden)]
     pub fn transpose_into<T: Scalar, A: Accumulate<T>>(
         &self,
         c: &mut CudaMatrix<T>,
@@ -884,6 +895,16 @@ impl CudaBackend {
     /// `A ⊕.⊗ B` (`A'` with `transpose`) with `B` dense, for any input
     /// format: CSR as stored, B2SR unpacked, transposes on the device. For
     /// the `mxm_dense` entry point (CSR or transposed `A`).
+    ///
+    /// ```no_run
+    /// use bitgraphblas::{algebra::PlusTimes, backend::cuda::CudaBackend, Backend, DenseMatrix, Matrix};
+    /// let gpu = CudaBackend::new(0)?;
+    /// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 2.0f32), (1, 0, 3.0)])?;
+    /// let x = DenseMatrix::from_vec(2, 1, vec![1.0f32, 10.0])?;
+    /// let y = gpu.csr_mxm_dense(PlusTimes::<f32>::new(), &gpu.upload_matrix(&a)?, &gpu.upload_dense(&x)?, false)?;
+    /// assert_eq!(gpu.download_dense(&y)?.as_slice(), &[20.0, 3.0]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     pub fn csr_mxm_dense<S: Semiring>(
         &self,
         s: S,
@@ -924,7 +945,9 @@ impl CudaBackend {
     }
 
     /// The whole `mxm_dense` entry point on the CSR path: `C = accum(C, A ⊕.⊗ B)`
-    /// (`A'` with `flags.transpose_a`).
+    /// (`A'` with `flags.transpose_a`). Call it through [`crate::ops`] once
+    /// that entry point is wired to it.
+    #[doc(hidden)]
     pub fn mxm_dense_csr_into<S: Semiring, A: Accumulate<S::T>>(
         &self,
         c: &mut CudaDense<S::T>,
