@@ -14,9 +14,7 @@
 //! printed and can be fixed with `BITGRAPHBLAS_SEED`.
 #![cfg(feature = "cuda")]
 
-use bitgraphblas::algebra::{
-    AnyPair, Lor, LorLand, Min, MinPlus, PlusPair, PlusTimes, Semiring,
-};
+use bitgraphblas::algebra::{AnyPair, Lor, LorLand, Min, MinPlus, PlusPair, PlusTimes, Semiring};
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
 use bitgraphblas::container::{Accum, Accumulate, Flags, MatrixMask, NoAccum};
 use bitgraphblas::{Backend, Cpu, DenseMatrix, Error, Format, Matrix, Scalar, TileSize};
@@ -85,14 +83,14 @@ fn masks<'a, T: Scalar>(
     kind: usize,
     m: &'a Matrix<T>,
     gm: &'a <CudaBackend as Backend>::Matrix<T>,
-) -> (Option<MatrixMask<'a, Cpu>>, Option<MatrixMask<'a, CudaBackend>>) {
+) -> (
+    Option<MatrixMask<'a, Cpu>>,
+    Option<MatrixMask<'a, CudaBackend>>,
+) {
     if kind == 0 {
         return (None, None);
     }
-    let (mut c, mut g) = (
-        m.as_mask(),
-        CudaBackend::matrix_mask(gm),
-    );
+    let (mut c, mut g) = (m.as_mask(), CudaBackend::matrix_mask(gm));
     if kind == 2 || kind == 4 {
         (c, g) = (c.structure(), g.structure());
     }
@@ -104,7 +102,8 @@ fn masks<'a, T: Scalar>(
 
 /// Same entries and values; where both are B2SR, the same tiles.
 fn same<T: Scalar>(what: &str, cpu: &Matrix<T>, got: &Matrix<T>) {
-    got.validate().unwrap_or_else(|e| panic!("{what}: invalid result: {e}"));
+    got.validate()
+        .unwrap_or_else(|e| panic!("{what}: invalid result: {e}"));
     assert_eq!(cpu.as_csr(), got.as_csr(), "{what}");
     if matches!(cpu.format(), Format::B2sr(_)) && cpu.format() == got.format() {
         assert_eq!(cpu, got, "{what}: tiles");
@@ -175,7 +174,11 @@ fn transpose_masked_accumulated_matches_cpu() {
                     cpu.transpose(&mut want, cm, NoAccum, &a, flags).unwrap();
                     let mut gc = g.upload_matrix(&c0).unwrap();
                     g.transpose(&mut gc, gm, NoAccum, &ga, flags).unwrap();
-                    same(&format!("{what} no accum"), &want, &g.download_matrix(&gc).unwrap());
+                    same(
+                        &format!("{what} no accum"),
+                        &want,
+                        &g.download_matrix(&gc).unwrap(),
+                    );
                 }
             }
         }
@@ -289,7 +292,11 @@ fn mxm_large_product_matches_cpu() {
         let mut gc = g.upload_matrix(&Matrix::<bool>::empty(1, 1)).unwrap();
         g.mxm(&mut gc, None, NoAccum, LorLand, &ga, &gb, Flags::default())
             .unwrap();
-        same(&format!("large mxm {t:?}"), &want, &g.download_matrix(&gc).unwrap());
+        same(
+            &format!("large mxm {t:?}"),
+            &want,
+            &g.download_matrix(&gc).unwrap(),
+        );
     }
 }
 
@@ -355,11 +362,16 @@ fn mxm_dense_transposed_matches_cpu() {
         };
         let s = PlusTimes::<i32>::new();
         let mut want = DenseMatrix::filled(1, 1, 0);
-        cpu.mxm_dense(&mut want, NoAccum, s, &a, &bd, flags).unwrap();
+        cpu.mxm_dense(&mut want, NoAccum, s, &a, &bd, flags)
+            .unwrap();
         let mut gc = g.dense_new(1, 1, 0).unwrap();
         let (ga, gbd) = (g.upload_matrix(&a).unwrap(), g.upload_dense(&bd).unwrap());
         g.mxm_dense(&mut gc, NoAccum, s, &ga, &gbd, flags).unwrap();
-        assert_eq!(want, g.download_dense(&gc).unwrap(), "mxm_dense A' {t:?} {k}x{m}");
+        assert_eq!(
+            want,
+            g.download_dense(&gc).unwrap(),
+            "mxm_dense A' {t:?} {k}x{m}"
+        );
     }
 }
 
@@ -381,9 +393,19 @@ fn unsupported_cases_are_errors() {
     no_kernel(g.mxm(&mut gc, None, NoAccum, AnyPair::<u32>::new(), &gcsr, &ga, f));
     no_kernel(g.transpose(&mut gc, None, NoAccum, &gcsr, f));
     // C's entries (value 7) would survive next to new ones (value 1)
-    let c7 = g.upload_matrix(&b2sr(&mut rng, 40, 40, 0.5, 7u32, TileSize::T8)).unwrap();
+    let c7 = g
+        .upload_matrix(&b2sr(&mut rng, 40, 40, 0.5, 7u32, TileSize::T8))
+        .unwrap();
     let mut gc = c7;
-    no_kernel(g.mxm(&mut gc, None, Accum(Min), AnyPair::<u32>::new(), &ga, &ga, f));
+    no_kernel(g.mxm(
+        &mut gc,
+        None,
+        Accum(Min),
+        AnyPair::<u32>::new(),
+        &ga,
+        &ga,
+        f,
+    ));
 }
 
 /// The strict lower triangle of `g` as B2SR with tile size `t` (host).
@@ -417,7 +439,13 @@ fn triangle_counts(g: &CudaBackend, l: &Matrix<u64>) -> (u64, u64, u64) {
     let run = |tensor| {
         CudaBackend::set_tensor_cores(Some(tensor));
         let r = g
-            .mxm_reduce(CudaBackend::matrix_mask(&gl).structure(), s, &gl, &gl, flags)
+            .mxm_reduce(
+                CudaBackend::matrix_mask(&gl).structure(),
+                s,
+                &gl,
+                &gl,
+                flags,
+            )
             .unwrap();
         CudaBackend::set_tensor_cores(None);
         r
@@ -453,7 +481,7 @@ fn masked_count_tensor_cores_match_cuda_cores() {
     }
 }
 
-/// The measurement behind `TENSOR_CORES_BY_DEFAULT` (src/backend/cuda/mxm.rs):
+/// The measurement behind `dense_tile_rows` (src/backend/cuda/mxm.rs):
 /// triangle counting's masked count with the 1-bit tensor cores against the
 /// CUDA-core kernel, same process, same inputs, minimum of 10 runs after a
 /// warm-up. Run on the GPU machine with
@@ -481,7 +509,7 @@ fn bench_masked_count() {
     use std::io::Write;
     let _ = writeln!(
         out,
-        "graph k ntiles(L) triangles tensor_ms cuda_core_ms speedup ({})",
+        "graph k ntiles(L) tiles/tile_row triangles tensor_ms cuda_core_ms speedup ({})",
         g.device_name()
     );
     for (name, a) in &graphs {
@@ -495,7 +523,13 @@ fn bench_masked_count() {
                 for rep in 0..11 {
                     let t0 = std::time::Instant::now();
                     n = g
-                        .mxm_reduce(CudaBackend::matrix_mask(&gl).structure(), s, &gl, &gl, flags)
+                        .mxm_reduce(
+                            CudaBackend::matrix_mask(&gl).structure(),
+                            s,
+                            &gl,
+                            &gl,
+                            flags,
+                        )
                         .unwrap();
                     if rep > 0 {
                         best = best.min(t0.elapsed().as_secs_f64() * 1e3);
@@ -509,11 +543,80 @@ fn bench_masked_count() {
             assert_eq!(n1, n2, "{name} {t:?}");
             let _ = writeln!(
                 out,
-                "{name} {} {} {n1} {tt:.3} {tc:.3} {:.2}",
+                "{name} {} {} {:.1} {n1} {tt:.3} {tc:.3} {:.2}",
                 t.k().unwrap(),
                 gl.ntiles(),
+                gl.ntiles() as f64 / l.nrows().div_ceil(t.k().unwrap()) as f64,
                 tc / tt
             );
+        }
+    }
+    g.set_poison(true);
+}
+
+/// Device `mxm` (LOR.LAND, `C = A * A`) and `transpose` against the CPU
+/// backend on generated graphs: results equal, minimum of 5 runs each after a
+/// warm-up (device times include the read-back of the sizes). Run like
+/// `bench_masked_count`, with the filter `bench_mxm_transpose`.
+#[test]
+#[ignore]
+fn bench_mxm_transpose() {
+    let Some(g) = gpu("cuda_mxm::bench_mxm_transpose") else {
+        return;
+    };
+    use bitgraphblas::generate;
+    use std::io::Write;
+    g.set_poison(false);
+    let cpu = Cpu::new();
+    let mut out = std::io::stderr();
+    let _ = writeln!(
+        out,
+        "graph k op gpu_ms cpu_ms nvals ({}, CPU {} threads)",
+        g.device_name(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    let graphs: Vec<(&str, Matrix<bool>)> = vec![
+        ("rmat16", generate::rmat(16, 16, 1)),
+        ("rgg16", generate::random_geometric(1 << 16, 0.012, 1)),
+        ("grid1024", generate::grid_2d(1024)),
+    ];
+    fn best(mut f: impl FnMut()) -> f64 {
+        f();
+        (0..5)
+            .map(|_| {
+                let t0 = std::time::Instant::now();
+                f();
+                t0.elapsed().as_secs_f64() * 1e3
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+    let f = Flags::default();
+    for (name, a) in &graphs {
+        for t in [TileSize::T8, TileSize::T32] {
+            let a = a.to_format(Format::B2sr(t)).unwrap();
+            let ga = g.upload_matrix(&a).unwrap();
+            let mut want = Matrix::<bool>::empty(1, 1);
+            let mut gc = g.upload_matrix(&Matrix::<bool>::empty(1, 1)).unwrap();
+            let tc = best(|| {
+                cpu.mxm(&mut want, None, NoAccum, LorLand, &a, &a, f)
+                    .unwrap()
+            });
+            let tg = best(|| {
+                g.mxm(&mut gc, None, NoAccum, LorLand, &ga, &ga, f).unwrap();
+                g.synchronize().unwrap();
+            });
+            let got = g.download_matrix(&gc).unwrap();
+            same(&format!("{name} {t:?} mxm"), &want, &got);
+            let k = t.k().unwrap();
+            let _ = writeln!(out, "{name} {k} mxm {tg:.3} {tc:.3} {}", got.nvals());
+            let tc = best(|| cpu.transpose(&mut want, None, NoAccum, &a, f).unwrap());
+            let tg = best(|| {
+                g.transpose(&mut gc, None, NoAccum, &ga, f).unwrap();
+                g.synchronize().unwrap();
+            });
+            let got = g.download_matrix(&gc).unwrap();
+            same(&format!("{name} {t:?} transpose"), &want, &got);
+            let _ = writeln!(out, "{name} {k} transpose {tg:.3} {tc:.3} {}", got.nvals());
         }
     }
     g.set_poison(true);

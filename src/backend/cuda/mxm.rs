@@ -27,14 +27,23 @@ use crate::storage::TileSize;
 /// The kernel choice of [`CudaBackend::set_tensor_cores`]: 0 default, 1 tensor cores, 2 CUDA cores.
 static TENSOR_CORES: AtomicU8 = AtomicU8::new(0);
 
-/// Whether the default masked count uses the tensor cores (see
-/// `cuda_mxm::bench_masked_count` for the measurement behind it).
-const TENSOR_CORES_BY_DEFAULT: bool = true;
+/// Whether the default masked count runs on the tensor cores: where `A`'s
+/// tile rows hold at least 8 tiles on average, so a mask tile meets enough
+/// tile pairs to fill the mma's 256-bit k dimension. Measured on an H200
+/// (`cuda_mxm::bench_masked_count`, commit 5d19f0e, tensor-core ms against
+/// CUDA-core ms, triangle counting): R-MAT scale 16 (116 tiles per 32x32 tile
+/// row) 1.91 against 7.07 (k = 32) and 2.17 against 4.04 (k = 16); R-MAT 18
+/// 23.4 against 73.1 and 21.1 against 36.0; a random geometric graph (5 tiles
+/// per tile row) 0.034 against 0.034; the 1024^2 grid (3 tiles per tile row)
+/// 0.138 against 0.113 and 0.199 against 0.190, where the tensor cores lose.
+fn dense_tile_rows(a: &DevB2sr) -> bool {
+    a.ntiles >= 8 * a.tile_rows
+}
 
 /// A pattern as given, or transposed into a temporary.
 pub(super) enum Oriented<'a> {
     Given(&'a DevB2sr),
-    Made(DevB2sr),
+    Made(Box<DevB2sr>),
 }
 
 impl Deref for Oriented<'_> {
@@ -68,7 +77,7 @@ impl CudaBackend {
     /// `op(p)`: `p`, or its transpose computed on the device.
     pub(super) fn oriented<'a>(&self, p: &'a DevB2sr, transpose: bool) -> Result<Oriented<'a>> {
         Ok(if transpose {
-            Oriented::Made(self.b2sr_transpose(p)?)
+            Oriented::Made(Box::new(self.b2sr_transpose(p)?))
         } else {
             Oriented::Given(p)
         })
@@ -80,9 +89,9 @@ impl CudaBackend {
             return Ok(Oriented::Given(p));
         }
         let (rowptr, colidx, _) = self.unpack(p)?;
-        Ok(Oriented::Made(
+        Ok(Oriented::Made(Box::new(
             self.pack(&rowptr, &colidx, p.nrows, p.ncols, k)?,
-        ))
+        )))
     }
 
     /// The B2SR pattern of a matrix mask at tile size `k`.
@@ -232,14 +241,21 @@ impl CudaBackend {
                 }
             }
         };
-        let mut values = vec![vt];
+        // The values the result can hold: T's (where T has tiles), C's
+        // survivors, and where both meet under an accumulator, accum(c, t).
+        let t_live = t.ntiles > 0;
+        let mut values = Vec::new();
+        if t_live {
+            values.push(vt);
+        }
         if let Some((_, vc)) = old.filter(|(p, _)| p.ntiles > 0) {
             values.push(vc);
-            if A::ACTIVE {
+            if A::ACTIVE && t_live {
                 values.push(accum.combine(vc, vt));
             }
         }
-        if values.iter().any(|&v| v != vt) {
+        let value = values.first().copied().unwrap_or(vt);
+        if values.iter().any(|&v| v != value) {
             return Err(no_kernel(
                 op,
                 "a result with more than one value (C's entries and the new ones differ)",
@@ -294,7 +310,7 @@ impl CudaBackend {
         *c = CudaMatrix {
             nrows,
             ncols,
-            repr: DMat::B2sr { pat, value: vt },
+            repr: DMat::B2sr { pat, value },
         };
         Ok(())
     }
@@ -322,16 +338,8 @@ impl CudaBackend {
             }
             Some(AddClass::Idempotent) => {}
         }
-        let (
-            DMat::B2sr {
-                pat: pa,
-                value: va,
-            },
-            DMat::B2sr {
-                pat: pb,
-                value: vb,
-            },
-        ) = (&a.repr, &b.repr)
+        let (DMat::B2sr { pat: pa, value: va }, DMat::B2sr { pat: pb, value: vb }) =
+            (&a.repr, &b.repr)
         else {
             return Err(no_kernel("mxm", "CSR operands (convert them to B2SR)"));
         };
@@ -394,16 +402,8 @@ impl CudaBackend {
         if !matches!(kind, SemiringKind::PlusPair | SemiringKind::PlusTimes) {
             return Err(no_kernel(op, format!("semiring {}", S::NAME)));
         }
-        let (
-            DMat::B2sr {
-                pat: pa,
-                value: va,
-            },
-            DMat::B2sr {
-                pat: pb,
-                value: vb,
-            },
-        ) = (&a.repr, &b.repr)
+        let (DMat::B2sr { pat: pa, value: va }, DMat::B2sr { pat: pb, value: vb }) =
+            (&a.repr, &b.repr)
         else {
             return Err(no_kernel(op, "CSR operands (convert them to B2SR)"));
         };
@@ -456,21 +456,22 @@ impl CudaBackend {
     }
 
     /// Whether the masked count runs on the tensor cores for tile size `k`.
-    fn use_tensor_cores(&self, k: usize) -> bool {
+    fn use_tensor_cores(&self, a: &DevB2sr) -> bool {
+        let k = a.k;
         let sm = self.dev.arch.trim_start_matches("sm_").parse::<u32>();
         let capable = (k == 16 || k == 32) && sm.is_ok_and(|v| v >= 80);
         capable
             && match TENSOR_CORES.load(Ordering::Relaxed) {
                 1 => true,
                 2 => false,
-                _ => TENSOR_CORES_BY_DEFAULT,
+                _ => dense_tile_rows(a),
             }
     }
 
     /// `Σ_{(i,j) ∈ M} |A(i,:) ∧ Bt(j,:)|` (`bin_bin_sum`, exact in 64 bits).
     fn masked_count(&self, m: &DevB2sr, a: &DevB2sr, bt: &DevB2sr) -> Result<u64> {
         let total = self.dev.zeros::<u64>(1)?;
-        let (id, name, k) = if self.use_tensor_cores(a.k) {
+        let (id, name, k) = if self.use_tensor_cores(a) {
             (ModuleId::Mxm, format!("b2sr_tc_tensor_k{}", a.k), None)
         } else {
             (ModuleId::Pack, "b2sr_tc".to_string(), Some(a.k))
