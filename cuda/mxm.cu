@@ -4,8 +4,9 @@
 //
 // C = A * B, symbolic then numeric, all at the tile level:
 // - `mxm_bound`: per tile row of A, the number of tile products (the sum of
-//   the lengths of the B tile rows it meets), turned into a hash capacity
-//   (a power of two at least twice that); a scan places the tables.
+//   the lengths of the B tile rows it meets, at most B's tile columns), turned
+//   into a hash capacity (a power of two at least twice that); a scan places
+//   the tables.
 // - `mxm_symbolic`: a warp per tile row inserts the B tile columns it meets
 //   into its open-addressing table; the new keys are the row's result tiles.
 // - a scan of the counts gives the result's row pointers, `mxm_collect`
@@ -24,7 +25,7 @@
 // cap[i] = hash slots of tile row i (0 when it has no tile products);
 // cap[tile_rows] = 0; *total += every capacity (u64: the host checks it fits).
 extern "C" __global__ void mxm_bound(const u32* __restrict__ a_rowptr, const u32* __restrict__ a_colidx, u32 tile_rows,
-                                     const u32* __restrict__ b_rowptr, u32* __restrict__ cap,
+                                     const u32* __restrict__ b_rowptr, u32 b_tile_cols, u32* __restrict__ cap,
                                      unsigned long long* total) {
   for (u64 i = gtid(); i <= tile_rows; i += gthreads()) {
     if (i == tile_rows) { cap[i] = 0; continue; }
@@ -33,6 +34,9 @@ extern "C" __global__ void mxm_bound(const u32* __restrict__ a_rowptr, const u32
       const u32 k = a_colidx[t];
       ub += b_rowptr[k + 1] - b_rowptr[k];
     }
+    // a row has at most b_tile_cols distinct result tiles (hub rows meet many
+    // more tile products than that)
+    ub = min(ub, (u64)b_tile_cols);
     u64 c = 0;
     if (ub) c = 1ull << (64 - __clzll(2 * ub - 1));
     cap[i] = (u32)min(c, (u64)0x80000000ull);

@@ -127,6 +127,7 @@ impl CudaBackend {
                 a.colidx.arg(),
                 Arg::U32(tr as u32),
                 b.rowptr.arg(),
+                Arg::U32(b.ncols.div_ceil(k) as u32),
                 hoff.arg(),
                 total.arg(),
             ],
