@@ -10,6 +10,9 @@
 //!   built-in semiring at one element type.
 //! - `mat_<type>`: matrix-level kernels on CSR with values (transpose,
 //!   element-wise, select, scale, extract/assign maps, the masked output phase).
+//! - `transpose`: type-free B2SR transpose (tile structure and in-tile bits).
+//! - `mxm`: type-free boolean product with a B2SR result, and the masked,
+//!   accumulating write of a B2SR result.
 
 use crate::algebra::SemiringKind;
 use crate::error::{Error, Result};
@@ -20,6 +23,8 @@ pub(crate) const PACK_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/pack.c
 pub(crate) const VEC_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/vec.cu"));
 pub(crate) const SR_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/sr.cu"));
 pub(crate) const MAT_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/matrix.cu"));
+pub(crate) const TRANSPOSE_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/transpose.cu"));
+pub(crate) const MXM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/mxm.cu"));
 
 /// Tile sizes with device kernels.
 pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
@@ -94,6 +99,20 @@ pub(crate) const SR_TILED: [&str; 5] = [
 ];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
 pub(crate) const SR_PLAIN: [&str; 1] = ["csr_mxv"];
+/// Per-tile-size entries of `transpose`.
+pub(crate) const TRANSPOSE_TILED: [&str; 1] = ["b2sr_tr_tiles"];
+/// Entries of `transpose` without a tile size.
+pub(crate) const TRANSPOSE_PLAIN: [&str; 3] = ["b2sr_tr_count", "b2sr_tr_fill", "b2sr_tr_sort"];
+/// Per-tile-size entries of `mxm`.
+pub(crate) const MXM_TILED: [&str; 2] = ["mxm_numeric", "b2sr_merge"];
+/// Entries of `mxm` without a tile size.
+pub(crate) const MXM_PLAIN: [&str; 5] = [
+    "mxm_bound",
+    "mxm_symbolic",
+    "mxm_collect",
+    "b2sr_tc_tensor_k16",
+    "b2sr_tc_tensor_k32",
+];
 
 /// Every element type.
 pub const SCALAR_TYPES: [ScalarType; 7] = [
@@ -182,6 +201,10 @@ pub enum ModuleId {
     Sr(SemiringKind, ScalarType),
     /// Matrix-level CSR kernels for one type.
     Mat(ScalarType),
+    /// B2SR transpose (type-free).
+    Transpose,
+    /// Products with a B2SR result and the B2SR write-back (type-free).
+    Mxm,
 }
 
 /// A module: its name, source, NVRTC options and entry points.
@@ -197,6 +220,25 @@ pub struct ModuleSpec {
     pub options: Vec<String>,
     /// Entry point names.
     pub entries: Vec<String>,
+}
+
+/// A type-free module without `-D` options.
+fn plain_module(
+    id: ModuleId,
+    name: &str,
+    source: &'static str,
+    tiled_entries: &[&str],
+    plain: &[&str],
+) -> ModuleSpec {
+    let mut entries = tiled(tiled_entries, "");
+    entries.extend(plain.iter().map(|s| s.to_string()));
+    ModuleSpec {
+        id,
+        name: name.into(),
+        source,
+        options: vec![],
+        entries,
+    }
 }
 
 fn tiled(bases: &[&str], suffix: &str) -> Vec<String> {
@@ -260,13 +302,21 @@ impl ModuleId {
                     entries,
                 }
             }
+            ModuleId::Transpose => plain_module(
+                self,
+                "transpose",
+                TRANSPOSE_SRC,
+                &TRANSPOSE_TILED,
+                &TRANSPOSE_PLAIN,
+            ),
+            ModuleId::Mxm => plain_module(self, "mxm", MXM_SRC, &MXM_TILED, &MXM_PLAIN),
         }
     }
     /// The full entry name of `base` (with `_k<k>` where `k` is given) in this module.
     pub(crate) fn entry(self, base: &str, k: Option<usize>) -> String {
         let kk = k.map(|k| format!("_k{k}")).unwrap_or_default();
         match self {
-            ModuleId::Pack => format!("{base}{kk}"),
+            ModuleId::Pack | ModuleId::Transpose | ModuleId::Mxm => format!("{base}{kk}"),
             ModuleId::Vec(t) | ModuleId::Mat(t) => format!("{base}{kk}_{}", type_name(t)),
             ModuleId::Sr(kind, t) => format!("{base}{kk}_{}_{}", kind.name(), type_name(t)),
         }
@@ -275,7 +325,11 @@ impl ModuleId {
 
 /// Every module of the crate.
 pub fn all_modules() -> Vec<ModuleSpec> {
-    let mut v = vec![ModuleId::Pack.spec()];
+    let mut v = vec![
+        ModuleId::Pack.spec(),
+        ModuleId::Transpose.spec(),
+        ModuleId::Mxm.spec(),
+    ];
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Vec(t).spec()));
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Mat(t).spec()));
     v.extend(

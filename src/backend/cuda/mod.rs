@@ -8,10 +8,13 @@
 //! read back one scalar: a count that sizes an allocation, or a reduction's
 //! result). Operations with no device kernel return [`Error::NoKernel`]:
 //!
-//! - `mxm` with a sparse result, `transpose`;
-//! - `mxm_reduce` except `PLUS.PAIR` on B2SR operands of one
-//!   tile size with `B` transposed by the descriptor and a plain B2SR mask;
-//! - transposed CSR `mxv`, CSR `mxm_dense`, 64x64 tiles, `Format::Auto`,
+//! - `mxm` on CSR operands with a sparse result, `mxm` with a `PLUS` semiring (a B2SR
+//!   result holds one value), and either where the result would hold more
+//!   than one value (`C`'s surviving entries differ from the new ones), or
+//!   with a CSR mask;
+//! - `mxm_reduce` except `PLUS.PAIR`/`PLUS.TIMES` on B2SR operands of one
+//!   tile size with a B2SR mask, not complemented;
+//! - transposed CSR `mxv`, 64x64 tiles, `Format::Auto`,
 //!   user-defined semirings and operators.
 //!
 //! ```no_run
@@ -31,6 +34,8 @@ mod device;
 pub mod kernels;
 mod matrix_ops;
 mod mem;
+mod mxm;
+mod transpose;
 
 use std::sync::OnceLock;
 
@@ -47,7 +52,7 @@ use crate::algebra::{
 };
 use crate::container::{Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 use crate::error::{Error, Result};
-use crate::scalar::{Scalar, ScalarType};
+use crate::scalar::Scalar;
 use crate::storage::{DenseMatrix, TileSize};
 
 /// The CUDA backend: one device, one stream, a cache of compiled modules.
@@ -194,33 +199,6 @@ fn accum_code<T: Scalar, A: Accumulate<T>>(op: &'static str) -> Result<i32> {
     A::BUILTIN
         .map(|b| b as i32)
         .ok_or_else(|| no_kernel(op, "a user-defined accumulator"))
-}
-
-/// The host value of raw bits (the inverse of `bits_of`; integers wrap).
-fn from_bits<T: Scalar>(b: u64) -> T {
-    if T::TYPE == ScalarType::Bool {
-        return T::from_usize((b & 0xff != 0) as usize);
-    }
-    let bytes = b.to_le_bytes();
-    let mut x = T::default();
-    // SAFETY: T is a plain numeric type of at most 8 bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            bytes.as_ptr(),
-            &mut x as *mut T as *mut u8,
-            std::mem::size_of::<T>(),
-        )
-    };
-    x
-}
-
-// Unused here since the matrix entry points run on the device; kept for callers on other branches.
-#[allow(dead_code)]
-fn no_mask_no_accum<T: Scalar, A: Accumulate<T>>(op: &'static str, has_mask: bool) -> Result<()> {
-    if has_mask || A::ACTIVE {
-        return Err(no_kernel(op, "a mask or accumulator on a matrix result"));
-    }
-    Ok(())
 }
 
 impl CudaBackend {
@@ -1196,18 +1174,15 @@ impl Backend for CudaBackend {
 
     fn mxm<S: Semiring, A: Accumulate<S::T>>(
         &self,
-        _c: &mut CudaMatrix<S::T>,
-        _mask: Option<MatrixMask<'_, Self>>,
-        _accum: A,
-        _semiring: S,
-        _a: &CudaMatrix<S::T>,
-        _b: &CudaMatrix<S::T>,
-        _flags: Flags,
+        c: &mut CudaMatrix<S::T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        semiring: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaMatrix<S::T>,
+        flags: Flags,
     ) -> Result<()> {
-        Err(no_kernel(
-            "mxm",
-            "a sparse result (use mxm_reduce or mxm_dense)",
-        ))
+        self.mxm_b2sr(c, mask, accum, semiring, a, b, flags)
     }
 
     fn mxm_reduce<S: Semiring>(
@@ -1218,117 +1193,22 @@ impl Backend for CudaBackend {
         b: &CudaMatrix<S::T>,
         flags: Flags,
     ) -> Result<S::T> {
-        let id = kernel_of::<S>("mxm_reduce")?;
-        if !matches!(id, ModuleId::Sr(SemiringKind::PlusPair, _)) {
-            return Err(no_kernel("mxm_reduce", format!("semiring {}", S::NAME)));
-        }
-        let (DMat::B2sr { pat: pa, .. }, DMat::B2sr { pat: pb, .. }) = (&a.repr, &b.repr) else {
-            return Err(no_kernel("mxm_reduce", "CSR operands (convert to B2SR)"));
-        };
-        let Some((pm, nonzero)) = mask.source.b2sr_mask() else {
-            return Err(no_kernel("mxm_reduce", "a CSR mask"));
-        };
-        let pm = &pm.0;
-        if flags.transpose_a || !flags.transpose_b || mask.complemented {
-            return Err(no_kernel(
-                "mxm_reduce",
-                "only C<M> = A B' (B transposed by the descriptor, mask not complemented)",
-            ));
-        }
-        if pa.k != pb.k || pa.k != pm.k {
-            return Err(no_kernel("mxm_reduce", "operands of different tile sizes"));
-        }
-        if !mask.structural && !nonzero {
-            return Ok(semiring.zero());
-        }
-        let total = self.dev.zeros::<u64>(1)?;
-        self.dev.run(
-            ModuleId::Pack,
-            "b2sr_tc",
-            Some(pa.k),
-            pm.ntiles * 32,
-            &[
-                pm.rowptr.arg(),
-                pm.colidx.arg(),
-                pm.tiles.arg(),
-                Arg::U32(pm.tile_rows as u32),
-                Arg::U64(pm.ntiles as u64),
-                pa.rowptr.arg(),
-                pa.colidx.arg(),
-                pa.tiles.arg(),
-                pb.rowptr.arg(),
-                pb.colidx.arg(),
-                pb.tiles.arg(),
-                total.arg(),
-            ],
-        )?;
-        let count = self.dev.read_u64(&total)?;
-        Ok(if <S::T as Scalar>::IS_FLOAT {
-            <S::T as Scalar>::from_f64(count as f64)
-        } else {
-            from_bits::<S::T>(count)
-        })
+        self.mxm_reduce_b2sr(mask, semiring, a, b, flags)
     }
 
     fn mxm_dense<S: Semiring, A: Accumulate<S::T>>(
         &self,
         c: &mut CudaDense<S::T>,
-        accum: A,
-        _semiring: S,
+        _accum: A,
+        semiring: S,
         a: &CudaMatrix<S::T>,
         b: &CudaDense<S::T>,
         flags: Flags,
     ) -> Result<()> {
-        let id = kernel_of::<S>("mxm_dense")?;
-        let acc = accum_code::<S::T, A>("mxm_dense")?;
-        let _ = accum;
-        let (DMat::B2sr { pat, value }, false) = (&a.repr, flags.transpose_a) else {
-            return Err(no_kernel("mxm_dense", "a CSR or transposed matrix"));
-        };
-        let nf = b.ncols;
-        let out = self.dev.alloc::<S::T>(a.nrows * nf)?;
-        let f = self.dev.func(id, "b2sr_mxm_dense", Some(pat.k))?;
-        let block = nf.next_multiple_of(32).clamp(32, 256) as u32;
-        let grid = pat.tile_rows.clamp(1, self.dev.sm_count as usize * 64) as u32;
-        if pat.tile_rows > 0 {
-            self.dev.launch(
-                &f,
-                grid,
-                block,
-                &[
-                    pat.rowptr.arg(),
-                    pat.colidx.arg(),
-                    pat.tiles.arg(),
-                    Arg::U64(pat.nrows as u64),
-                    Arg::U32(pat.tile_rows as u32),
-                    Arg::U64(bits_of(*value)),
-                    b.data.arg(),
-                    Arg::U64(nf as u64),
-                    out.arg(),
-                ],
-            )?;
+        match a.repr {
+            DMat::B2sr { .. } => self.mxm_dense_b2sr::<S, A>(c, semiring, a, b, flags),
+            DMat::Csr { .. } => self.mxm_dense_csr_into::<S, A>(c, semiring, a, b, flags),
         }
-        if acc >= 0 {
-            self.dev.run(
-                ModuleId::Vec(<S::T as Scalar>::TYPE),
-                "dense_accum",
-                None,
-                a.nrows * nf,
-                &[
-                    Arg::I32(acc),
-                    out.arg(),
-                    Arg::U64((a.nrows * nf) as u64),
-                    c.data.arg(),
-                ],
-            )?;
-        } else {
-            *c = CudaDense {
-                nrows: a.nrows,
-                ncols: nf,
-                data: out,
-            };
-        }
-        Ok(())
     }
 
     fn ewise_vector<T: Scalar, Op: BinaryOp<T>, A: Accumulate<T>>(
@@ -1796,13 +1676,16 @@ impl Backend for CudaBackend {
 
     fn transpose<T: Scalar, A: Accumulate<T>>(
         &self,
-        _c: &mut CudaMatrix<T>,
-        _mask: Option<MatrixMask<'_, Self>>,
-        _accum: A,
-        _a: &CudaMatrix<T>,
-        _flags: Flags,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        a: &CudaMatrix<T>,
+        flags: Flags,
     ) -> Result<()> {
-        Err(no_kernel("transpose", "matrix transpose"))
+        match a.repr {
+            DMat::B2sr { .. } => self.transpose_b2sr(c, mask, accum, a, flags),
+            DMat::Csr { .. } => self.transpose_into::<T, A>(c, mask, a, flags),
+        }
     }
 
     fn scale<T: Scalar, Op: BinaryOp<T>>(
