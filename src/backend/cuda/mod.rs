@@ -451,7 +451,11 @@ impl CudaBackend {
         }
     }
 
-    /// `t = A ⊕.⊗ u` (or `A' ⊕.⊗ u`) on B2SR.
+    /// `t = A ⊕.⊗ u` (or `A' ⊕.⊗ u`) on B2SR. With `into`, a vector of the
+    /// result's length and representation (dense with presence, or bits for
+    /// LOR.LAND on bits), the product is written into its buffers and `None`
+    /// comes back: one product is then one kernel launch when no tile row is
+    /// long (the short-row kernel writes every value and presence word).
     #[allow(clippy::too_many_arguments)]
     fn b2sr_mxv<S: Semiring>(
         &self,
@@ -462,21 +466,47 @@ impl CudaBackend {
         u: &CudaVector<S::T>,
         allowed: Option<&DBuf<u32>>,
         transpose: bool,
-    ) -> Result<CudaVector<S::T>> {
+        into: Option<&CudaVector<S::T>>,
+    ) -> Result<Option<CudaVector<S::T>>> {
         let n_out = if transpose { pat.ncols } else { pat.nrows };
         let k = pat.k;
         let uv = self.view(u)?;
         let lor_bits = matches!(id, ModuleId::Sr(SemiringKind::LorLand, _))
             && matches!(u.repr, DVec::Bits(_))
             && value.is_nonzero();
-        let out_vals = if lor_bits {
-            None
-        } else if transpose {
-            Some(self.fill(n_out, s.zero())?)
-        } else {
-            Some(self.dev.alloc::<S::T>(n_out)?)
+        // (values, presence) addresses of a reusable output
+        let reuse = match into.map(|w| (w.len == n_out, &w.repr)) {
+            Some((true, DVec::Bits(b))) if lor_bits && !transpose => Some((0, b.ptr())),
+            Some((
+                true,
+                DVec::Dense {
+                    vals,
+                    pres: Some(p),
+                },
+            )) if !lor_bits && !transpose => Some((vals.ptr(), p.ptr())),
+            _ => None,
         };
-        let out_pres = self.dev.zeros::<u32>(bit_words(n_out))?;
+        let (fresh, out_vals, out_pres) = match reuse {
+            Some((v, p)) => (None, v, p),
+            None => {
+                let vals = if lor_bits {
+                    None
+                } else if transpose {
+                    Some(self.fill(n_out, s.zero())?)
+                } else {
+                    Some(self.dev.alloc::<S::T>(n_out)?)
+                };
+                // Transposed products scatter with atomics into zeroed
+                // presence; the short-row kernel writes every word itself.
+                let pres = if transpose {
+                    self.dev.zeros::<u32>(bit_words(n_out))?
+                } else {
+                    self.dev.alloc::<u32>(bit_words(n_out))?
+                };
+                let (v, p) = (vals.as_ref().map_or(0, |v| v.ptr()), pres.ptr());
+                (Some((vals, pres)), v, p)
+            }
+        };
         let common = [
             pat.rowptr.arg(),
             pat.colidx.arg(),
@@ -490,8 +520,8 @@ impl CudaBackend {
             Arg::U64(uv.vals),
             Arg::U64(uv.pres),
             opt_arg(allowed),
-            opt_arg(out_vals.as_ref()),
-            out_pres.arg(),
+            Arg::U64(out_vals),
+            Arg::U64(out_pres),
         ];
         if transpose {
             // short tile rows, then the segments of long ones (atomics: any order)
@@ -506,12 +536,17 @@ impl CudaBackend {
                 self.dev.run(id, "b2sr_vxm", Some(k), count * 32, &args)?;
             }
         } else {
-            let groups = pat.tile_rows.div_ceil(32 / k);
+            // k <= 8: a lane per tile row; k >= 16: k lanes per tile row
+            let lanes = if k <= 8 {
+                pat.tile_rows.div_ceil(32) * 32
+            } else {
+                pat.tile_rows.div_ceil(32 / k) * 32
+            };
             self.dev.run(
                 id,
                 "b2sr_mxv_short",
                 Some(k),
-                groups * 32,
+                lanes.max(32),
                 &[
                     pat.rowptr.arg(),
                     pat.colidx.arg(),
@@ -519,12 +554,13 @@ impl CudaBackend {
                     Arg::U32(pat.tile_rows as u32),
                     Arg::U32(mem::SHORT_MAX),
                     Arg::U64(pat.nrows as u64),
+                    Arg::U64(pat.ncols as u64),
                     Arg::U64(bits_of(value)),
                     Arg::U64(uv.vals),
                     Arg::U64(uv.pres),
                     opt_arg(allowed),
-                    opt_arg(out_vals.as_ref()),
-                    out_pres.arg(),
+                    Arg::U64(out_vals),
+                    Arg::U64(out_pres),
                 ],
             )?;
             if pat.nseg > 0 {
@@ -554,21 +590,21 @@ impl CudaBackend {
                             Arg::U64(pat.nrows as u64),
                             pv.arg(),
                             ph.arg(),
-                            opt_arg(out_vals.as_ref()),
-                            out_pres.arg(),
+                            Arg::U64(out_vals),
+                            Arg::U64(out_pres),
                         ],
                     )?;
                 }
             }
         }
         drop(uv);
-        Ok(match out_vals {
+        Ok(fresh.map(|(vals, pres)| match vals {
             None => CudaVector {
                 len: n_out,
-                repr: DVec::Bits(out_pres),
+                repr: DVec::Bits(pres),
             },
-            Some(v) => self.dense_vec(n_out, v, out_pres),
-        })
+            Some(v) => self.dense_vec(n_out, v, pres),
+        }))
     }
 
     /// Packs a device CSR into B2SR with `k x k` tiles, on the device.
@@ -1138,15 +1174,23 @@ impl Backend for CudaBackend {
         let acc = accum_code::<S::T, A>("mxv")?;
         let allowed = self.allowed(mask)?;
         let t = match &a.repr {
-            DMat::B2sr { pat, value } => self.b2sr_mxv(
-                semiring,
-                id,
-                pat,
-                *value,
-                u,
-                allowed.as_ref(),
-                flags.transpose_a,
-            )?,
+            DMat::B2sr { pat, value } => {
+                // w = A u with no mask or accumulator: write into w's buffers
+                let plain = allowed.is_none() && acc < 0;
+                match self.b2sr_mxv(
+                    semiring,
+                    id,
+                    pat,
+                    *value,
+                    u,
+                    allowed.as_ref(),
+                    flags.transpose_a,
+                    plain.then_some(&*w),
+                )? {
+                    Some(t) => t,
+                    None => return Ok(()),
+                }
+            }
             DMat::Csr {
                 rowptr,
                 colidx,
