@@ -607,7 +607,9 @@ impl CudaBackend {
         }))
     }
 
-    /// Packs a device CSR into B2SR with `k x k` tiles, on the device.
+    /// Packs a device CSR into B2SR with `k x k` tiles, on the device. Tile
+    /// rows whose longest row has more than [`mem::PACK_CHUNK`] entries are
+    /// cut into chunks of tile columns, each packed by its own lane group.
     fn pack(
         &self,
         rowptr: &DBuf<u32>,
@@ -617,8 +619,51 @@ impl CudaBackend {
         k: usize,
     ) -> Result<DevB2sr> {
         let tile_rows = nrows.div_ceil(k);
-        let counts = self.dev.zeros::<u32>(tile_rows + 1)?;
-        let groups = tile_rows.div_ceil(32 / k);
+        // chunks per tile row, scanned: chunk_off
+        let chunk_off = self.dev.alloc::<u32>(tile_rows + 1)?;
+        let chunks = |mode: i32, row: Arg, lo: Arg, tiles: Arg, out: Arg| {
+            self.dev.run(
+                ModuleId::Pack,
+                "pack_chunks",
+                None,
+                tile_rows + 1,
+                &[
+                    rowptr.arg(),
+                    colidx.arg(),
+                    Arg::U64(nrows as u64),
+                    Arg::U32(tile_rows as u32),
+                    Arg::U32(k as u32),
+                    Arg::U32(mem::PACK_CHUNK),
+                    Arg::I32(mode),
+                    chunk_off.arg(),
+                    row,
+                    lo,
+                    tiles,
+                    out,
+                ],
+            )
+        };
+        let null = Arg::U64(0);
+        chunks(0, null, null, null, null)?;
+        self.dev.scan(&chunk_off, tile_rows + 1)?;
+        let nchunks = self.dev.read_u32(&chunk_off, tile_rows)? as usize;
+        // units: tile rows, or chunks where some tile row is cut
+        let cut = if nchunks > tile_rows {
+            let row = self.dev.alloc::<u32>(nchunks)?;
+            let lo = self.dev.alloc::<u32>(nchunks)?;
+            chunks(1, row.arg(), lo.arg(), null, null)?;
+            Some((row, lo))
+        } else {
+            None
+        };
+        let nunits = if cut.is_some() { nchunks } else { tile_rows };
+        let (crow, clo) = (
+            opt_arg(cut.as_ref().map(|c| &c.0)),
+            opt_arg(cut.as_ref().map(|c| &c.1)),
+        );
+        let counts = self.dev.alloc::<u32>(nunits + 1)?;
+        self.dev.memset(&counts, 0)?;
+        let groups = nunits.div_ceil(32 / k);
         self.dev.run(
             ModuleId::Pack,
             "csr_to_b2sr_count",
@@ -628,14 +673,17 @@ impl CudaBackend {
                 rowptr.arg(),
                 colidx.arg(),
                 Arg::U64(nrows as u64),
-                Arg::U32(tile_rows as u32),
+                Arg::U32(nunits as u32),
+                crow,
+                clo,
                 counts.arg(),
             ],
         )?;
-        self.dev.scan(&counts, tile_rows + 1)?;
-        let ntiles = self.dev.read_u32(&counts, tile_rows)? as usize;
+        self.dev.scan(&counts, nunits + 1)?;
+        let ntiles = self.dev.read_u32(&counts, nunits)? as usize;
         let out_col = self.dev.alloc::<u32>(ntiles)?;
-        let out_tiles = self.dev.zeros::<u8>(ntiles * k * k / 8)?;
+        // every byte of every tile is written by the fill
+        let out_tiles = self.dev.alloc::<u8>(ntiles * k * k / 8)?;
         self.dev.run(
             ModuleId::Pack,
             "csr_to_b2sr_fill",
@@ -645,14 +693,31 @@ impl CudaBackend {
                 rowptr.arg(),
                 colidx.arg(),
                 Arg::U64(nrows as u64),
-                Arg::U32(tile_rows as u32),
+                Arg::U32(nunits as u32),
+                crow,
+                clo,
                 counts.arg(),
                 out_col.arg(),
                 out_tiles.arg(),
             ],
         )?;
+        let tile_rowptr = if cut.is_some() {
+            let t = self.dev.alloc::<u32>(tile_rows + 1)?;
+            chunks(2, null, null, counts.arg(), t.arg())?;
+            t
+        } else {
+            counts
+        };
+        drop(cut);
         DevB2sr::new(
-            &self.dev, k, nrows, ncols, ntiles, counts, out_col, out_tiles,
+            &self.dev,
+            k,
+            nrows,
+            ncols,
+            ntiles,
+            tile_rowptr,
+            out_col,
+            out_tiles,
         )
     }
 
