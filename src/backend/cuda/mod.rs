@@ -682,8 +682,12 @@ impl CudaBackend {
         self.dev.scan(&counts, nunits + 1)?;
         let ntiles = self.dev.read_u32(&counts, nunits)? as usize;
         let out_col = self.dev.alloc::<u32>(ntiles)?;
-        // every byte of every tile is written by the fill
+        // every byte of every tile is written by the fill; the padding of
+        // the last u32 word (k = 4, odd tile counts) must read as zero
         let out_tiles = self.dev.alloc::<u8>(ntiles * k * k / 8)?;
+        if !(ntiles * k * k / 8).is_multiple_of(4) {
+            self.dev.memset(&out_tiles, 0)?;
+        }
         self.dev.run(
             ModuleId::Pack,
             "csr_to_b2sr_fill",
