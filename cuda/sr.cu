@@ -9,9 +9,12 @@
 // packed bit vector (bin_bin_*), otherwise full values (bin_full_full); with
 // `out_vals == NULL` the output is packed bits only (bin_bin_bin).
 //
-// Load balance: short tile rows (at most `short_max` tiles) go to one group of
-// K lanes each (`b2sr_mxv_short`: a warp covers 32/K tile rows, so many rows'
-// loads are in flight at once). Longer rows are cut into segments of
+// Load balance: short tile rows (at most `short_max` tiles) go to
+// `b2sr_mxv_short`: for K <= 8 one lane per tile row (a warp covers 32 tile
+// rows; the lane reads the whole tile and the K input values with one vector
+// load), for K >= 16 one group of K lanes per tile row (a warp covers 32/K),
+// so many rows' loads are in flight at once. That kernel writes every output
+// value and presence word, so a product needs no memset. Longer rows are cut into segments of
 // `seg_len` tiles (src/backend/cuda/mem.rs builds the list on the device); a
 // warp takes one segment, its lanes split as (tile group g, bit row r). Rows
 // with several segments leave per-segment partials that `b2sr_mxv_fix_k*`
@@ -211,53 +214,35 @@ __device__ __forceinline__ void mxv_lane_body(const u32* __restrict__ rowptr, co
     for (int r = 0; r < K; ++r) acc[r] = SR::zero();
     u32 has = 0;
     if (ok) {
-      // U tiles per step, every load of the step issued before the bit work
-      // (U * K values of x held in registers: at most 64 bytes).
-      constexpr int XB = K * (int)sizeof(T);
-      constexpr int U = XB >= 64 ? 1 : (64 / XB > 4 ? 4 : 64 / XB);
-      for (u32 tb = t0; tb < t1; tb += U) {
-        u64 base[U], tile[U];
-        u32 ucols[U];
-#pragma unroll
-        for (int j = 0; j < U; ++j) {
-          const bool in = tb + j < t1;
-          base[j] = in ? (u64)colidx[tb + j] * K : 0;
-          tile[j] = !in ? 0 : (K == 4 ? (u64)((const u16*)tiles)[tb + j] : ((const u64*)tiles)[tb + j]);
-        }
-#pragma unroll
-        for (int j = 0; j < U; ++j) ucols[j] = (u_pres && tile[j]) ? bits_chunk<K>(u_pres, base[j]) : RM;
+      // One tile per step (measured on the H200: four tiles per step with
+      // every load issued first ran grid-4096 25-35% slower).
+      for (u32 t = t0; t < t1; ++t) {
+        const u64 base = (u64)colidx[t] * K;
+        u64 tile = K == 4 ? (u64)((const u16*)tiles)[t] : ((const u64*)tiles)[t];
+        u32 ucols = u_pres ? bits_chunk<K>(u_pres, base) : RM;
         if (full) {
-          T x[U][K];
+          T x[K];
+          load_x<K>(u_vals, base, ulen, x_aligned, x);
 #pragma unroll
-          for (int j = 0; j < U; ++j) {
-            if (tile[j]) load_x<K>(u_vals, base[j], ulen, x_aligned, x[j]);
-          }
+          for (int r = 0; r < K; ++r) {
+            const u32 w = (u32)(tile >> (K * r)) & RM & ucols & (((ok >> r) & 1u) ? RM : 0u);
 #pragma unroll
-          for (int j = 0; j < U; ++j) {
-#pragma unroll
-            for (int r = 0; r < K; ++r) {
-              const u32 w = (u32)(tile[j] >> (K * r)) & RM & ucols[j] & (((ok >> r) & 1u) ? RM : 0u);
-#pragma unroll
-              for (int c = 0; c < K; ++c)
-                if ((w >> c) & 1u) {
-                  const T y = SR::mul(v, x[j][c]);
-                  acc[r] = ((has >> r) & 1u) ? SR::add(acc[r], y) : y;
-                  has |= 1u << r;
-                }
-            }
+            for (int c = 0; c < K; ++c)
+              if ((w >> c) & 1u) {
+                const T y = SR::mul(v, x[c]);
+                acc[r] = ((has >> r) & 1u) ? SR::add(acc[r], y) : y;
+                has |= 1u << r;
+              }
           }
         } else {
           const T one = SR::mul(v, Sc<T>::one());
 #pragma unroll
-          for (int j = 0; j < U; ++j) {
-#pragma unroll
-            for (int r = 0; r < K; ++r) {
-              const u32 w = (u32)(tile[j] >> (K * r)) & RM & ucols[j] & (((ok >> r) & 1u) ? RM : 0u);
-              if (w) {
-                const T y = repeat_op<T>(SR_ADD, one, __popc(w));
-                acc[r] = ((has >> r) & 1u) ? SR::add(acc[r], y) : y;
-                has |= 1u << r;
-              }
+          for (int r = 0; r < K; ++r) {
+            const u32 w = (u32)(tile >> (K * r)) & RM & ucols & (((ok >> r) & 1u) ? RM : 0u);
+            if (w) {
+              const T y = repeat_op<T>(SR_ADD, one, __popc(w));
+              acc[r] = ((has >> r) & 1u) ? SR::add(acc[r], y) : y;
+              has |= 1u << r;
             }
           }
         }

@@ -10,8 +10,8 @@
 //! counting (`bin_bin_sum` on L = tril(A, -1), exact, checked against the CPU
 //! backend on the smaller graphs). Grids and R-MAT come from
 //! `bitgraphblas::generate` (R-MAT: Graph500 parameters, edge factor 16,
-//! symmetrised, vertex ids not permuted). Times are medians of CUDA-event-timed runs
-//! after warm-up.
+//! symmetrised, vertex ids not permuted). Times are per call: medians of
+//! CUDA-event-timed batches of back-to-back calls after warm-up (see `time_ms`).
 //!
 //! ```text
 //! cargo build --release --features cuda --example gpu_bench
