@@ -73,27 +73,56 @@ extern "C" __global__ void seg_fill(const u32* seg_off, u32 tile_rows, u32* seg_
 }
 
 // ---- CSR -> B2SR --------------------------------------------------------------
-// A group of K lanes per tile row; lane r walks row tr*K + r. Each round the
-// group takes the smallest tile column at the heads of its rows, and the lanes
-// whose head is in it consume their entries there. `out_colidx == NULL`:
-// count only.
+// A group of K lanes per unit; lane r walks row tr*K + r of the unit's tile
+// row. Each round the group takes the smallest tile column at the heads of its
+// rows, and the lanes whose head is in it consume their entries there.
+// `out_colidx == NULL`: count only (counts[unit]), else write from
+// unit_tiles[unit].
+//
+// A unit is a tile row (`chunk_row == NULL`) or a chunk of one: tile rows
+// whose longest row has more than `chunk_len` entries (power-law hubs) are cut
+// into chunks of tile columns [chunk_lo[c], chunk_lo[c + 1]) taken every
+// `chunk_len` entries of that row, so many groups share a hub's tile row
+// instead of one group merging it alone. A lane finds its part of a chunk by
+// binary search; tile columns are disjoint between chunks, so chunk c's tiles
+// follow chunk c - 1's in the output.
+
+__device__ __forceinline__ u32 lower_bound_col(const u32* __restrict__ colidx, u32 p, u32 e, u32 x) {
+  while (p < e) {
+    const u32 mid = p + (e - p) / 2;
+    if (colidx[mid] < x) p = mid + 1; else e = mid;
+  }
+  return p;
+}
 
 template <int K>
 __device__ __forceinline__ void pack_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                          u64 nrows, u32 tile_rows, u32* __restrict__ counts,
-                                          const u32* __restrict__ tile_rowptr, u32* __restrict__ out_colidx,
+                                          u64 nrows, u32 nunits, const u32* __restrict__ chunk_row,
+                                          const u32* __restrict__ chunk_lo, u32* __restrict__ counts,
+                                          const u32* __restrict__ unit_tiles, u32* __restrict__ out_colidx,
                                           u8* __restrict__ out_tiles) {
   const int G = 32 / K;
   const int lane = threadIdx.x & 31, g = lane / K, r = lane % K;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
-  const u64 groups = ((u64)tile_rows + G - 1) / G;
+  const u64 groups = ((u64)nunits + G - 1) / G;
   for (u64 wg = warp; wg < groups; wg += nwarps) {
-    const u64 tr = wg * G + g;
+    const u64 unit = wg * G + g;
+    const bool live = unit < nunits;
+    const u64 tr = !live ? 0 : (chunk_row ? chunk_row[unit] : unit);
     const u64 i = tr * K + r;
     u32 p = 0, e = 0;
-    if (tr < tile_rows && i < nrows) { p = rowptr[i]; e = rowptr[i + 1]; }
+    if (live && i < nrows) {
+      p = rowptr[i];
+      e = rowptr[i + 1];
+      if (chunk_row) {
+        const u32 lo = chunk_lo[unit];
+        const bool last = unit + 1 >= nunits || chunk_row[unit + 1] != tr;
+        if (lo > 0) p = lower_bound_col(colidx, p, e, lo * K);
+        if (!last) e = lower_bound_col(colidx, p, e, chunk_lo[unit + 1] * K);
+      }
+    }
     u32 n = 0;
-    u32 out = (tr < tile_rows && out_colidx) ? tile_rowptr[tr] : 0u;
+    u32 out = (live && out_colidx) ? unit_tiles[unit] : 0u;
     while (true) {
       u32 head = p < e ? colidx[p] / K : 0xffffffffu;
       u32 m = head;
@@ -127,7 +156,44 @@ __device__ __forceinline__ void pack_body(const u32* __restrict__ rowptr, const 
         ++n;
       }
     }
-    if (!out_colidx && r == 0 && tr < tile_rows) counts[tr] = n;
+    if (!out_colidx && r == 0 && live) counts[unit] = n;
+  }
+}
+
+// The chunks of tile rows (see pack_body), in three modes, a thread per tile row:
+// 0: counts[tr] = chunks of tile row tr (1, or ceil(longest row / chunk_len)),
+//    counts[tile_rows] = 0;
+// 1: with chunk_off = the scanned counts, chunk_row and chunk_lo of every chunk
+//    (boundaries: every chunk_len-th entry of the longest row);
+// 2: tile_rowptr[tr] = unit_tiles[chunk_off[tr]] for tr <= tile_rows (the
+//    scanned tile counts of the chunks, back per tile row).
+extern "C" __global__ void pack_chunks(const u32* rowptr, const u32* colidx, u64 nrows, u32 tile_rows, u32 k,
+                                       u32 chunk_len, int mode, u32* chunk_off, u32* chunk_row, u32* chunk_lo,
+                                       const u32* unit_tiles, u32* tile_rowptr) {
+  for (u64 tr = gtid(); tr <= tile_rows; tr += gthreads()) {
+    if (mode == 2) {
+      tile_rowptr[tr] = unit_tiles[chunk_off[tr]];
+      continue;
+    }
+    if (tr == tile_rows) {
+      if (mode == 0) chunk_off[tr] = 0;
+      continue;
+    }
+    u32 best = 0, best_len = 0;
+    for (u64 i = tr * k; i < min((u64)(tr + 1) * k, nrows); ++i) {
+      const u32 len = rowptr[i + 1] - rowptr[i];
+      if (len > best_len) { best_len = len; best = (u32)i; }
+    }
+    const u32 nch = best_len > chunk_len ? (best_len + chunk_len - 1) / chunk_len : 1u;
+    if (mode == 0) {
+      chunk_off[tr] = nch;
+    } else {
+      const u32 c0 = chunk_off[tr];
+      for (u32 q = 0; q < nch; ++q) {
+        chunk_row[c0 + q] = (u32)tr;
+        chunk_lo[c0 + q] = q == 0 ? 0u : colidx[rowptr[best] + q * chunk_len] / k;
+      }
+    }
   }
 }
 
@@ -328,13 +394,15 @@ extern "C" __global__ void pres_flags(const u32* pres, u64 n, u32* flags) {
 
 #define PACK_KERNELS(K)                                                                                   \
   extern "C" __global__ void CAT(csr_to_b2sr_count_k, K)(const u32* rowptr, const u32* colidx, u64 nrows,  \
-                                                         u32 tile_rows, u32* counts) {                     \
-    pack_body<K>(rowptr, colidx, nrows, tile_rows, counts, 0, 0, 0);                                      \
+                                                         u32 nunits, const u32* chunk_row,                 \
+                                                         const u32* chunk_lo, u32* counts) {               \
+    pack_body<K>(rowptr, colidx, nrows, nunits, chunk_row, chunk_lo, counts, 0, 0, 0);                    \
   }                                                                                                       \
   extern "C" __global__ void CAT(csr_to_b2sr_fill_k, K)(const u32* rowptr, const u32* colidx, u64 nrows,   \
-                                                        u32 tile_rows, const u32* tile_rowptr,            \
+                                                        u32 nunits, const u32* chunk_row,                 \
+                                                        const u32* chunk_lo, const u32* unit_tiles,       \
                                                         u32* out_colidx, u8* out_tiles) {                 \
-    pack_body<K>(rowptr, colidx, nrows, tile_rows, 0, tile_rowptr, out_colidx, out_tiles);                \
+    pack_body<K>(rowptr, colidx, nrows, nunits, chunk_row, chunk_lo, 0, unit_tiles, out_colidx, out_tiles); \
   }                                                                                                       \
   extern "C" __global__ void CAT(b2sr_to_csr_count_k, K)(const u32* trowptr, const u32* tcolidx,          \
                                                          const u8* tiles, u64 nrows, u32* lens) {         \

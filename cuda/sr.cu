@@ -9,9 +9,12 @@
 // packed bit vector (bin_bin_*), otherwise full values (bin_full_full); with
 // `out_vals == NULL` the output is packed bits only (bin_bin_bin).
 //
-// Load balance: short tile rows (at most `short_max` tiles) go to one group of
-// K lanes each (`b2sr_mxv_short`: a warp covers 32/K tile rows, so many rows'
-// loads are in flight at once). Longer rows are cut into segments of
+// Load balance: short tile rows (at most `short_max` tiles) go to
+// `b2sr_mxv_short`: for K <= 8 one lane per tile row (a warp covers 32 tile
+// rows; the lane reads the whole tile and the K input values with one vector
+// load), for K >= 16 one group of K lanes per tile row (a warp covers 32/K),
+// so many rows' loads are in flight at once. That kernel writes every output
+// value and presence word, so a product needs no memset. Longer rows are cut into segments of
 // `seg_len` tiles (src/backend/cuda/mem.rs builds the list on the device); a
 // warp takes one segment, its lanes split as (tile group g, bit row r). Rows
 // with several segments leave per-segment partials that `b2sr_mxv_fix_k*`
@@ -140,20 +143,162 @@ __device__ __forceinline__ void mxv_body(const u32* __restrict__ rowptr, const u
   }
 }
 
-// Short tile rows (at most `short_max` tiles): a group of K lanes per tile row,
-// so a warp covers G = 32/K consecutive tile rows = 32 consecutive rows and
-// writes one whole presence word. Long rows are left to `mxv_body` (their
-// presence bits are ORed in after this kernel).
+// The K input values u[base .. base + K) into x (missing ones: zero), with
+// 128-bit (or 32/64-bit) loads where the row of values is whole and aligned.
+template <int K>
+__device__ __forceinline__ void load_x(const T* __restrict__ u, u64 base, u64 ulen, bool aligned, T (&x)[K]) {
+  constexpr int BYTES = K * (int)sizeof(T);
+  if (aligned && base + K <= ulen) {
+    if constexpr (BYTES % 16 == 0) {
+      union { uint4 q[BYTES / 16]; T v[K]; } c;
+#pragma unroll
+      for (int q = 0; q < BYTES / 16; ++q) c.q[q] = __ldg((const uint4*)(u + base) + q);
+#pragma unroll
+      for (int j = 0; j < K; ++j) x[j] = c.v[j];
+      return;
+    } else if constexpr (BYTES == 8) {
+      union { uint2 q; T v[K]; } c;
+      c.q = __ldg((const uint2*)(u + base));
+#pragma unroll
+      for (int j = 0; j < K; ++j) x[j] = c.v[j];
+      return;
+    } else if constexpr (BYTES == 4) {
+      union { u32 q; T v[K]; } c;
+      c.q = __ldg((const u32*)(u + base));
+#pragma unroll
+      for (int j = 0; j < K; ++j) x[j] = c.v[j];
+      return;
+    }
+  }
+  {
+#pragma unroll
+    for (int j = 0; j < K; ++j) x[j] = base + j < ulen ? u[base + j] : SR::zero();
+  }
+}
+
+// Short tile rows with K <= 8: one lane per tile row (a warp covers 32 tile
+// rows, 32 K rows, K presence words). The lane loads the tile (u16 or u64)
+// and, for full values, the K input values of the tile column in one vector
+// load before the bit work, then folds each row in column order (the CPU's
+// order). Long rows are left to `mxv_body`, which ORs their presence bits in
+// after this kernel; this kernel writes every presence word (no memset).
+template <int K>
+__device__ __forceinline__ void mxv_lane_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+                                              const u8* __restrict__ tiles, u32 tile_rows, u32 short_max,
+                                              u64 nrows, u64 ulen, u64 vbits, const T* __restrict__ u_vals,
+                                              const u32* __restrict__ u_pres, const u32* __restrict__ allowed,
+                                              T* __restrict__ out_vals, u32* __restrict__ out_pres) {
+  const int lane = threadIdx.x & 31;
+  const u32 RM = (1u << K) - 1u;
+  const T v = Sc<T>::from_bits(vbits);
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const bool full = u_vals != 0 && !SR::y_free;
+  const bool x_aligned = (((u64)u_vals) & 15) == 0;
+  const bool o_aligned = (((u64)out_vals) & 15) == 0;
+  const u64 nwords = bit_words(nrows);
+  if (gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
+  for (u64 base_tr = warp * 32; base_tr < tile_rows; base_tr += nwarps * 32) {
+    const u64 tr = base_tr + lane;
+    const u64 i0 = tr * K;
+    u32 t0 = 0, t1 = 0;
+    if (tr < tile_rows) { t0 = rowptr[tr]; t1 = rowptr[tr + 1]; }
+    const bool is_long = t1 - t0 > short_max;
+    // rows of this tile row that may produce output
+    u32 ok = 0;
+    if (tr < tile_rows && !is_long) {
+      ok = i0 + K <= nrows ? RM : (i0 < nrows ? (1u << (nrows - i0)) - 1u : 0u);
+      if (allowed) ok &= bits_chunk<K>(allowed, i0);
+    }
+    T acc[K];
+#pragma unroll
+    for (int r = 0; r < K; ++r) acc[r] = SR::zero();
+    u32 has = 0;
+    if (ok) {
+      // One tile per step (measured on the H200: four tiles per step with
+      // every load issued first ran grid-4096 25-35% slower).
+      for (u32 t = t0; t < t1; ++t) {
+        const u64 base = (u64)colidx[t] * K;
+        u64 tile = K == 4 ? (u64)((const u16*)tiles)[t] : ((const u64*)tiles)[t];
+        u32 ucols = u_pres ? bits_chunk<K>(u_pres, base) : RM;
+        if (full) {
+          T x[K];
+          load_x<K>(u_vals, base, ulen, x_aligned, x);
+#pragma unroll
+          for (int r = 0; r < K; ++r) {
+            const u32 w = (u32)(tile >> (K * r)) & RM & ucols & (((ok >> r) & 1u) ? RM : 0u);
+#pragma unroll
+            for (int c = 0; c < K; ++c)
+              if ((w >> c) & 1u) {
+                const T y = SR::mul(v, x[c]);
+                acc[r] = ((has >> r) & 1u) ? SR::add(acc[r], y) : y;
+                has |= 1u << r;
+              }
+          }
+        } else {
+          const T one = SR::mul(v, Sc<T>::one());
+#pragma unroll
+          for (int r = 0; r < K; ++r) {
+            const u32 w = (u32)(tile >> (K * r)) & RM & ucols & (((ok >> r) & 1u) ? RM : 0u);
+            if (w) {
+              const T y = repeat_op<T>(SR_ADD, one, __popc(w));
+              acc[r] = ((has >> r) & 1u) ? SR::add(acc[r], y) : y;
+              has |= 1u << r;
+            }
+          }
+        }
+      }
+    }
+    if (out_vals && tr < tile_rows && !is_long && i0 < nrows) {
+#pragma unroll
+      for (int r = 0; r < K; ++r) acc[r] = ((has >> r) & 1u) ? acc[r] : SR::zero();
+      constexpr int BYTES = K * (int)sizeof(T);
+      bool stored = false;
+      if constexpr (BYTES % 16 == 0) {
+        if (o_aligned && i0 + K <= nrows) {
+        union { uint4 q[BYTES / 16]; T v[K]; } c;
+#pragma unroll
+        for (int r = 0; r < K; ++r) c.v[r] = acc[r];
+#pragma unroll
+        for (int q = 0; q < BYTES / 16; ++q) ((uint4*)(out_vals + i0))[q] = c.q[q];
+          stored = true;
+        }
+      }
+      if (!stored) {
+#pragma unroll
+        for (int r = 0; r < K; ++r)
+          if (i0 + r < nrows) out_vals[i0 + r] = acc[r];
+      }
+    }
+    // 32 / K lanes per presence word
+    u32 word = has << ((lane * K) & 31);
+#pragma unroll
+    for (int off = 1; off < 32 / K; off <<= 1) word |= __shfl_xor_sync(FULL_MASK, word, off);
+    const u64 wi = (base_tr * K + (u64)lane * K) >> 5;
+    if ((lane % (32 / K)) == 0 && wi * 32 < nrows) out_pres[wi] = word;
+  }
+}
+
+// Short tile rows (at most `short_max` tiles), K >= 16: a group of K lanes per
+// tile row, so a warp covers G = 32/K consecutive tile rows = 32 consecutive
+// rows and writes one whole presence word. Long rows are left to `mxv_body`
+// (their presence bits are ORed in after this kernel).
 template <int K>
 __device__ __forceinline__ void mxv_short_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                                const u8* __restrict__ tiles, u32 tile_rows, u32 short_max,
-                                               u64 nrows, u64 vbits, const T* __restrict__ u_vals,
+                                               u64 nrows, u64 ulen, u64 vbits, const T* __restrict__ u_vals,
                                                const u32* __restrict__ u_pres, const u32* __restrict__ allowed,
                                                T* __restrict__ out_vals, u32* __restrict__ out_pres) {
+  if constexpr (K <= 8) {
+    mxv_lane_body<K>(rowptr, colidx, tiles, tile_rows, short_max, nrows, ulen, vbits, u_vals, u_pres, allowed,
+                     out_vals, out_pres);
+    return;
+  } else {
   const int G = 32 / K;
   const int lane = threadIdx.x & 31, g = lane / K, r = lane % K;
   const T v = Sc<T>::from_bits(vbits);
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const u64 nwords = bit_words(nrows);
+  if (gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
   for (u64 base_tr = warp * G; base_tr < tile_rows; base_tr += nwarps * G) {
     const u64 tr = base_tr + g;
     const u64 i = tr * K + r;
@@ -173,11 +318,6 @@ __device__ __forceinline__ void mxv_short_body(const u32* __restrict__ rowptr, c
         if (w == 0) continue;
         if (u_vals == 0 || SR::y_free) {
           fold(acc, has, repeat_op<T>(SR_ADD, SR::mul(v, Sc<T>::one()), __popc(w)));
-        } else if (K <= 8) {
-          // all loads of the row issued before the first add
-#pragma unroll
-          for (int c = 0; c < K; ++c)
-            if ((w >> c) & 1u) fold(acc, has, SR::mul(v, u_vals[base + c]));
         } else {
           while (w) {
             const int c = __ffs(w) - 1;
@@ -190,6 +330,7 @@ __device__ __forceinline__ void mxv_short_body(const u32* __restrict__ rowptr, c
     if (out_vals && i < nrows && !is_long) out_vals[i] = has ? acc : SR::zero();
     const u32 word = __ballot_sync(FULL_MASK, has);
     if (lane == 0 && base_tr * K < nrows) out_pres[(base_tr * K) >> 5] = word;
+  }
   }
 }
 
@@ -364,9 +505,10 @@ __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, c
   }                                                                                                        \
   extern "C" __global__ void CAT(CAT(b2sr_mxv_short_k, K), CAT(_, SR_NAME))(                               \
       const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u32 short_max, u64 nrows,       \
-      u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed, T* out_vals, u32* out_pres) {     \
-    mxv_short_body<K>(rowptr, colidx, tiles, tile_rows, short_max, nrows, vbits, u_vals, u_pres, allowed,    \
-                      out_vals, out_pres);                                                                 \
+      u64 ulen, u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed, T* out_vals,            \
+      u32* out_pres) {                                                                                     \
+    mxv_short_body<K>(rowptr, colidx, tiles, tile_rows, short_max, nrows, ulen, vbits, u_vals, u_pres,     \
+                      allowed, out_vals, out_pres);                                                        \
   }                                                                                                        \
   extern "C" __global__ void CAT(CAT(b2sr_mxm_dense_k, K), CAT(_, SR_NAME))(                               \
       const u32* rowptr, const u32* colidx, const u8* tiles, u64 nrows, u32 tile_rows, u64 vbits,           \

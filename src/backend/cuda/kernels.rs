@@ -39,7 +39,8 @@ pub(crate) const PACK_TILED: [&str; 6] = [
     "b2sr_select",
 ];
 /// Entries of `pack` without a tile size.
-pub(crate) const PACK_PLAIN: [&str; 9] = [
+pub(crate) const PACK_PLAIN: [&str; 10] = [
+    "pack_chunks",
     "scan_block",
     "scan_add",
     "seg_count",

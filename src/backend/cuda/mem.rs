@@ -18,6 +18,10 @@ pub(crate) fn seg_len(k: usize) -> u32 {
 /// takes each; longer ones are cut into segments for whole warps.
 pub(crate) const SHORT_MAX: u32 = 16;
 
+/// Device packing cuts a tile row into chunks of tile columns when its
+/// longest row has more than this many entries (one chunk per this many).
+pub(crate) const PACK_CHUNK: u32 = 256;
+
 /// u32 words of a device bit vector of `n` bits (the host's u64 words as pairs).
 pub(crate) fn bit_words(n: usize) -> usize {
     n.div_ceil(64) * 2

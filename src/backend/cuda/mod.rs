@@ -438,7 +438,11 @@ impl CudaBackend {
         }
     }
 
-    /// `t = A ⊕.⊗ u` (or `A' ⊕.⊗ u`) on B2SR.
+    /// `t = A ⊕.⊗ u` (or `A' ⊕.⊗ u`) on B2SR. With `into`, a vector of the
+    /// result's length and representation (dense with presence, or bits for
+    /// LOR.LAND on bits), the product is written into its buffers and `None`
+    /// comes back: one product is then one kernel launch when no tile row is
+    /// long (the short-row kernel writes every value and presence word).
     #[allow(clippy::too_many_arguments)]
     fn b2sr_mxv<S: Semiring>(
         &self,
@@ -449,21 +453,47 @@ impl CudaBackend {
         u: &CudaVector<S::T>,
         allowed: Option<&DBuf<u32>>,
         transpose: bool,
-    ) -> Result<CudaVector<S::T>> {
+        into: Option<&CudaVector<S::T>>,
+    ) -> Result<Option<CudaVector<S::T>>> {
         let n_out = if transpose { pat.ncols } else { pat.nrows };
         let k = pat.k;
         let uv = self.view(u)?;
         let lor_bits = matches!(id, ModuleId::Sr(SemiringKind::LorLand, _))
             && matches!(u.repr, DVec::Bits(_))
             && value.is_nonzero();
-        let out_vals = if lor_bits {
-            None
-        } else if transpose {
-            Some(self.fill(n_out, s.zero())?)
-        } else {
-            Some(self.dev.alloc::<S::T>(n_out)?)
+        // (values, presence) addresses of a reusable output
+        let reuse = match into.map(|w| (w.len == n_out, &w.repr)) {
+            Some((true, DVec::Bits(b))) if lor_bits && !transpose => Some((0, b.ptr())),
+            Some((
+                true,
+                DVec::Dense {
+                    vals,
+                    pres: Some(p),
+                },
+            )) if !lor_bits && !transpose => Some((vals.ptr(), p.ptr())),
+            _ => None,
         };
-        let out_pres = self.dev.zeros::<u32>(bit_words(n_out))?;
+        let (fresh, out_vals, out_pres) = match reuse {
+            Some((v, p)) => (None, v, p),
+            None => {
+                let vals = if lor_bits {
+                    None
+                } else if transpose {
+                    Some(self.fill(n_out, s.zero())?)
+                } else {
+                    Some(self.dev.alloc::<S::T>(n_out)?)
+                };
+                // Transposed products scatter with atomics into zeroed
+                // presence; the short-row kernel writes every word itself.
+                let pres = if transpose {
+                    self.dev.zeros::<u32>(bit_words(n_out))?
+                } else {
+                    self.dev.alloc::<u32>(bit_words(n_out))?
+                };
+                let (v, p) = (vals.as_ref().map_or(0, |v| v.ptr()), pres.ptr());
+                (Some((vals, pres)), v, p)
+            }
+        };
         let common = [
             pat.rowptr.arg(),
             pat.colidx.arg(),
@@ -477,8 +507,8 @@ impl CudaBackend {
             Arg::U64(uv.vals),
             Arg::U64(uv.pres),
             opt_arg(allowed),
-            opt_arg(out_vals.as_ref()),
-            out_pres.arg(),
+            Arg::U64(out_vals),
+            Arg::U64(out_pres),
         ];
         if transpose {
             // short tile rows, then the segments of long ones (atomics: any order)
@@ -493,12 +523,17 @@ impl CudaBackend {
                 self.dev.run(id, "b2sr_vxm", Some(k), count * 32, &args)?;
             }
         } else {
-            let groups = pat.tile_rows.div_ceil(32 / k);
+            // k <= 8: a lane per tile row; k >= 16: k lanes per tile row
+            let lanes = if k <= 8 {
+                pat.tile_rows.div_ceil(32) * 32
+            } else {
+                pat.tile_rows.div_ceil(32 / k) * 32
+            };
             self.dev.run(
                 id,
                 "b2sr_mxv_short",
                 Some(k),
-                groups * 32,
+                lanes.max(32),
                 &[
                     pat.rowptr.arg(),
                     pat.colidx.arg(),
@@ -506,12 +541,13 @@ impl CudaBackend {
                     Arg::U32(pat.tile_rows as u32),
                     Arg::U32(mem::SHORT_MAX),
                     Arg::U64(pat.nrows as u64),
+                    Arg::U64(pat.ncols as u64),
                     Arg::U64(bits_of(value)),
                     Arg::U64(uv.vals),
                     Arg::U64(uv.pres),
                     opt_arg(allowed),
-                    opt_arg(out_vals.as_ref()),
-                    out_pres.arg(),
+                    Arg::U64(out_vals),
+                    Arg::U64(out_pres),
                 ],
             )?;
             if pat.nseg > 0 {
@@ -541,24 +577,26 @@ impl CudaBackend {
                             Arg::U64(pat.nrows as u64),
                             pv.arg(),
                             ph.arg(),
-                            opt_arg(out_vals.as_ref()),
-                            out_pres.arg(),
+                            Arg::U64(out_vals),
+                            Arg::U64(out_pres),
                         ],
                     )?;
                 }
             }
         }
         drop(uv);
-        Ok(match out_vals {
+        Ok(fresh.map(|(vals, pres)| match vals {
             None => CudaVector {
                 len: n_out,
-                repr: DVec::Bits(out_pres),
+                repr: DVec::Bits(pres),
             },
-            Some(v) => self.dense_vec(n_out, v, out_pres),
-        })
+            Some(v) => self.dense_vec(n_out, v, pres),
+        }))
     }
 
-    /// Packs a device CSR into B2SR with `k x k` tiles, on the device.
+    /// Packs a device CSR into B2SR with `k x k` tiles, on the device. Tile
+    /// rows whose longest row has more than [`mem::PACK_CHUNK`] entries are
+    /// cut into chunks of tile columns, each packed by its own lane group.
     fn pack(
         &self,
         rowptr: &DBuf<u32>,
@@ -568,8 +606,51 @@ impl CudaBackend {
         k: usize,
     ) -> Result<DevB2sr> {
         let tile_rows = nrows.div_ceil(k);
-        let counts = self.dev.zeros::<u32>(tile_rows + 1)?;
-        let groups = tile_rows.div_ceil(32 / k);
+        // chunks per tile row, scanned: chunk_off
+        let chunk_off = self.dev.alloc::<u32>(tile_rows + 1)?;
+        let chunks = |mode: i32, row: Arg, lo: Arg, tiles: Arg, out: Arg| {
+            self.dev.run(
+                ModuleId::Pack,
+                "pack_chunks",
+                None,
+                tile_rows + 1,
+                &[
+                    rowptr.arg(),
+                    colidx.arg(),
+                    Arg::U64(nrows as u64),
+                    Arg::U32(tile_rows as u32),
+                    Arg::U32(k as u32),
+                    Arg::U32(mem::PACK_CHUNK),
+                    Arg::I32(mode),
+                    chunk_off.arg(),
+                    row,
+                    lo,
+                    tiles,
+                    out,
+                ],
+            )
+        };
+        let null = Arg::U64(0);
+        chunks(0, null, null, null, null)?;
+        self.dev.scan(&chunk_off, tile_rows + 1)?;
+        let nchunks = self.dev.read_u32(&chunk_off, tile_rows)? as usize;
+        // units: tile rows, or chunks where some tile row is cut
+        let cut = if nchunks > tile_rows {
+            let row = self.dev.alloc::<u32>(nchunks)?;
+            let lo = self.dev.alloc::<u32>(nchunks)?;
+            chunks(1, row.arg(), lo.arg(), null, null)?;
+            Some((row, lo))
+        } else {
+            None
+        };
+        let nunits = if cut.is_some() { nchunks } else { tile_rows };
+        let (crow, clo) = (
+            opt_arg(cut.as_ref().map(|c| &c.0)),
+            opt_arg(cut.as_ref().map(|c| &c.1)),
+        );
+        let counts = self.dev.alloc::<u32>(nunits + 1)?;
+        self.dev.memset(&counts, 0)?;
+        let groups = nunits.div_ceil(32 / k);
         self.dev.run(
             ModuleId::Pack,
             "csr_to_b2sr_count",
@@ -579,14 +660,21 @@ impl CudaBackend {
                 rowptr.arg(),
                 colidx.arg(),
                 Arg::U64(nrows as u64),
-                Arg::U32(tile_rows as u32),
+                Arg::U32(nunits as u32),
+                crow,
+                clo,
                 counts.arg(),
             ],
         )?;
-        self.dev.scan(&counts, tile_rows + 1)?;
-        let ntiles = self.dev.read_u32(&counts, tile_rows)? as usize;
+        self.dev.scan(&counts, nunits + 1)?;
+        let ntiles = self.dev.read_u32(&counts, nunits)? as usize;
         let out_col = self.dev.alloc::<u32>(ntiles)?;
-        let out_tiles = self.dev.zeros::<u8>(ntiles * k * k / 8)?;
+        // every byte of every tile is written by the fill; the padding of
+        // the last u32 word (k = 4, odd tile counts) must read as zero
+        let out_tiles = self.dev.alloc::<u8>(ntiles * k * k / 8)?;
+        if !(ntiles * k * k / 8).is_multiple_of(4) {
+            self.dev.memset(&out_tiles, 0)?;
+        }
         self.dev.run(
             ModuleId::Pack,
             "csr_to_b2sr_fill",
@@ -596,14 +684,31 @@ impl CudaBackend {
                 rowptr.arg(),
                 colidx.arg(),
                 Arg::U64(nrows as u64),
-                Arg::U32(tile_rows as u32),
+                Arg::U32(nunits as u32),
+                crow,
+                clo,
                 counts.arg(),
                 out_col.arg(),
                 out_tiles.arg(),
             ],
         )?;
+        let tile_rowptr = if cut.is_some() {
+            let t = self.dev.alloc::<u32>(tile_rows + 1)?;
+            chunks(2, null, null, counts.arg(), t.arg())?;
+            t
+        } else {
+            counts
+        };
+        drop(cut);
         DevB2sr::new(
-            &self.dev, k, nrows, ncols, ntiles, counts, out_col, out_tiles,
+            &self.dev,
+            k,
+            nrows,
+            ncols,
+            ntiles,
+            tile_rowptr,
+            out_col,
+            out_tiles,
         )
     }
 
@@ -1125,15 +1230,23 @@ impl Backend for CudaBackend {
         let acc = accum_code::<S::T, A>("mxv")?;
         let allowed = self.allowed(mask)?;
         let t = match &a.repr {
-            DMat::B2sr { pat, value } => self.b2sr_mxv(
-                semiring,
-                id,
-                pat,
-                *value,
-                u,
-                allowed.as_ref(),
-                flags.transpose_a,
-            )?,
+            DMat::B2sr { pat, value } => {
+                // w = A u with no mask or accumulator: write into w's buffers
+                let plain = allowed.is_none() && acc < 0;
+                match self.b2sr_mxv(
+                    semiring,
+                    id,
+                    pat,
+                    *value,
+                    u,
+                    allowed.as_ref(),
+                    flags.transpose_a,
+                    plain.then_some(&*w),
+                )? {
+                    Some(t) => t,
+                    None => return Ok(()),
+                }
+            }
             DMat::Csr {
                 rowptr,
                 colidx,
