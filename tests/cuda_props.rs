@@ -4,8 +4,8 @@
 //! `BITGRAPHBLAS_REQUIRE_GPU=1`).
 //!
 //! The properties walk every storage format in turn. Where the device has no
-//! kernel (64x64 tiles, always the last format; a transposed CSR product,
-//! always the first) the property stops there: a case that stopped at 64x64
+//! kernel (64x64 tiles, always the last format; an operation with no device
+//! kernel at all, e.g. a sparse-result `mxm` on CSR) the property stops there: a case that stopped at 64x64
 //! tiles has passed every other format and counts as passed; one that stopped
 //! at the first format checked nothing and is discarded. Each test needs a
 //! quarter of its cases to pass.

@@ -14,7 +14,7 @@
 //!   with a CSR mask;
 //! - `mxm_reduce` except `PLUS.PAIR`/`PLUS.TIMES` on B2SR operands of one
 //!   tile size with a B2SR mask, not complemented;
-//! - transposed CSR `mxv`, 64x64 tiles, `Format::Auto`,
+//! - 64x64 tiles, `Format::Auto`,
 //!   user-defined semirings and operators.
 //!
 //! ```no_run
@@ -1220,7 +1220,7 @@ impl Backend for CudaBackend {
         &self,
         w: &mut CudaVector<S::T>,
         mask: Option<Mask<'_, Self>>,
-        _accum: A,
+        accum: A,
         semiring: S,
         a: &CudaMatrix<S::T>,
         u: &CudaVector<S::T>,
@@ -1228,6 +1228,16 @@ impl Backend for CudaBackend {
     ) -> Result<()> {
         let id = kernel_of::<S>("mxv")?;
         let acc = accum_code::<S::T, A>("mxv")?;
+        if let (DMat::Csr { .. }, true) = (&a.repr, flags.transpose_a) {
+            // A' u on CSR: transpose on the device (a stable counting sort),
+            // then the row-wise product. For repeated products store A' once.
+            let at = self.csr_transpose(a)?;
+            let flags = Flags {
+                transpose_a: false,
+                ..flags
+            };
+            return self.mxv(w, mask, accum, semiring, &at, u, flags);
+        }
         let allowed = self.allowed(mask)?;
         let t = match &a.repr {
             DMat::B2sr { pat, value } => {
@@ -1252,7 +1262,8 @@ impl Backend for CudaBackend {
                 colidx,
                 vals,
                 ..
-            } if !flags.transpose_a => {
+            } => {
+                // (not transposed: that case returned above)
                 let uv = self.view(u)?;
                 let out_vals = self.dev.alloc::<S::T>(a.nrows)?;
                 let out_pres = self.dev.zeros::<u32>(bit_words(a.nrows))?;
@@ -1274,12 +1285,6 @@ impl Backend for CudaBackend {
                     ],
                 )?;
                 self.dense_vec(a.nrows, out_vals, out_pres)
-            }
-            DMat::Csr { .. } => {
-                return Err(no_kernel(
-                    "mxv",
-                    "a transposed CSR matrix (convert to B2SR, or transpose on the host)",
-                ))
             }
         };
         self.write_vector(w, t, allowed.as_ref(), acc, flags.replace)
