@@ -13,7 +13,7 @@
 
 use rayon::prelude::*;
 
-use super::plan::{balanced_by, balanced_ranges, split_mut};
+use super::plan::{balanced_by, split_mut, weighted_ranges};
 use super::tiles::TileOps;
 use super::{add_class, repeat_add, slice, AddClass};
 use crate::algebra::Semiring;
@@ -49,7 +49,7 @@ fn bits_pull<L: TileOps>(
     x: &[u64],
     allowed: Option<&[u64]>,
 ) -> BitVec {
-    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
     let lens: Vec<usize> = ranges.iter().map(|r| extent::<L>(r, nrows).2).collect();
     let mut out = BitVec::zeros(nrows);
     // Checking for "every row hit" costs a hard-to-predict branch per tile; it
@@ -99,7 +99,7 @@ fn bits_push<L: TileOps>(
 ) -> BitVec {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     let out: Vec<AtomicU64> = (0..ncols.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-    let ranges = balanced_ranges(&b.tile_row_ptr, 1);
+    let ranges = weighted_ranges(&b.tile_row_ptr, 1, L::K);
     ranges.into_par_iter().for_each(|range| {
         for tr in range {
             let xs = slice::<L>(x, tr);
@@ -222,7 +222,7 @@ fn count_pull<L: TileOps, T: Scalar>(
     allowed: Option<&[u64]>,
     finish: impl Fn(u32) -> T + Sync,
 ) -> (Vec<T>, BitVec) {
-    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
     let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
     let mut present = BitVec::zeros(nrows);
     let mut values = vec![T::default(); nrows];
@@ -275,7 +275,7 @@ fn value_pull<S: Semiring, L: TileOps>(
     upresent: Option<&[u64]>,
     allowed: Option<&[u64]>,
 ) -> (Vec<S::T>, BitVec) {
-    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
     let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
     let mut present = BitVec::zeros(nrows);
     let mut values = vec![S::T::default(); nrows];
