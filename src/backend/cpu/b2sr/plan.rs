@@ -76,6 +76,18 @@ pub(crate) fn balanced_by(
     out
 }
 
+/// Runs `f` on every piece of work: on rayon's pool when there are several,
+/// on the calling thread when there is one (handing a single piece to the
+/// pool costs a wake-up and a wait, several microseconds on a busy machine).
+pub(crate) fn for_each_piece<W: Send>(work: Vec<W>, f: impl Fn(W) + Sync + Send) {
+    use rayon::prelude::*;
+    if work.len() <= 1 {
+        work.into_iter().for_each(f);
+    } else {
+        work.into_par_iter().for_each(f);
+    }
+}
+
 /// Splits `data` into consecutive pieces of the given lengths.
 pub(crate) fn split_mut<'a, T>(mut data: &'a mut [T], lens: &[usize]) -> Vec<&'a mut [T]> {
     let mut out = Vec::with_capacity(lens.len());
