@@ -17,6 +17,7 @@ PY=${PY:-/work/venv-gb/bin/python}
 REPS=${REPS:-21}
 ONLY=${ONLY:-}
 OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 only_arg=()
 [ -n "$ONLY" ] && only_arg=(--only "$ONLY")
 

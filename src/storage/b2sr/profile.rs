@@ -173,3 +173,29 @@ impl Profile {
         self.estimates.iter().find(|e| e.tile == tile)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a grid the fewest bytes are at 8x8, but big tiles do less `mxv`
+    /// work per row (fewer tile rows, as many tiles per row): the cost model
+    /// picks a bigger tile, and weighs 64x64 tiles (512 bytes each) down.
+    #[test]
+    fn tile_choice_follows_cost_not_bytes() {
+        let g = crate::generate::grid_2d::<f32>(256);
+        let p = Profile::sample_with(&g.as_csr(), usize::MAX, 1);
+        let fewest = p
+            .estimates
+            .iter()
+            .min_by(|a, b| a.bytes.total_cmp(&b.bytes))
+            .unwrap();
+        assert_eq!(fewest.tile, TileSize::T8);
+        let best = p.best_tile();
+        assert!(matches!(best, TileSize::T16 | TileSize::T32), "{best:?}");
+        assert_eq!(p.recommend(), Some(best));
+        let cost = |t| p.estimate(t).unwrap().cost;
+        assert!(cost(best) < cost(TileSize::T4) && cost(best) < cost(TileSize::T64));
+        assert_eq!(p.min_bytes(), fewest.bytes);
+    }
+}
