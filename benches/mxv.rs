@@ -11,6 +11,7 @@
 //! cargo bench --bench mxv -- --formats b2sr-8  # formats whose label contains this
 //! cargo bench --bench mxv -- --min             # minimum instead of median
 //! cargo bench --bench mxv -- --no-mxm          # skip the triangle-count / A*H table
+//! cargo bench --bench mxv -- --lor-only        # only the boolean product (others "-")
 //! ```
 //!
 //! Times are medians of repeated runs on rayon's global pool (set
@@ -33,6 +34,7 @@ struct Opts {
     reps: usize,
     only: Option<String>,
     write_mtx: Option<String>,
+    lor_only: bool,
     suitesparse: HashMap<(String, String), f64>,
 }
 
@@ -71,6 +73,7 @@ fn opts() -> Opts {
         },
         only: value("--only"),
         write_mtx: value("--write-mtx"),
+        lor_only: args.iter().any(|a| a == "--lor-only"),
         suitesparse,
     }
 }
@@ -180,6 +183,16 @@ fn main() {
         let xv = Vector::from_dense(x.clone());
         let profile = Profile::sample(&a.as_csr());
         let auto = profile.recommend().map_or(Format::Csr, Format::B2sr);
+        eprintln!(
+            "{name}: profile cost (bytes) per tile size: {}; csr bytes {}",
+            profile
+                .estimates
+                .iter()
+                .map(|e| format!("{}: {:.0} ({:.0})", e.tile, e.cost, e.bytes))
+                .collect::<Vec<_>>()
+                .join(", "),
+            profile.csr_bytes
+        );
         let formats: Vec<(String, Format)> = std::iter::once(("csr".into(), Format::Csr))
             .chain(
                 TileSize::FIXED
@@ -217,6 +230,15 @@ fn main() {
                 black_box(&wb);
             });
             let mut wf = Vector::<f32>::empty(n);
+            if o.lor_only {
+                println!(
+                    "| {name} | {n} | {} | {label} | {fill} | {pack_ms:.2} | {lor:.3} | - | - | {sprs_ms:.3} | {} | {} | - | - |",
+                    a.nvals(),
+                    ratio(lor, Some(sprs_ms)),
+                    ratio(lor, ss("lor_land")),
+                );
+                continue;
+            }
             let pt = median_ms(o.reps, || {
                 ops::mxv(&cpu, &mut wf, PlusTimes::<f32>::new(), &af, &xv, &desc).unwrap();
                 black_box(&wf);

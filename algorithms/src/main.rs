@@ -96,7 +96,7 @@ enum Cmd {
         graph: PathBuf,
         /// The B2SR file to write.
         out: PathBuf,
-        /// Tile size (auto: the one storing the fewest bytes).
+        /// Tile size (auto: the one with the least estimated mxv work).
         #[arg(long, default_value = "auto", value_parser = parse_tile)]
         tile: TileSize,
     },

@@ -12,7 +12,7 @@ use crate::storage::{B2sr, Csr, TileSize};
 pub enum Format {
     /// Compressed sparse rows with a value per entry.
     Csr,
-    /// Bit tiles of the given size (`Auto`: the size with the fewest bytes).
+    /// Bit tiles of the given size (`Auto`: the profile's best size, see [`Profile::best_tile`]).
     B2sr(TileSize),
     /// B2SR at the profile's best tile size where it stores fewer bytes than CSR
     /// and every stored value is equal, otherwise CSR.

@@ -243,7 +243,7 @@ fn validate_blocks<L: TileBits>(b: &B2srBlocks<L>, nrows: usize, ncols: usize) -
 
 impl B2sr {
     /// Packs the pattern of `csr` into `tile`-sized tiles (values are dropped).
-    /// `TileSize::Auto` picks the size with the fewest bytes by [`Profile`]
+    /// `TileSize::Auto` picks the size with the least estimated `mxv` work by [`Profile`]
     /// (use [`Profile::recommend`] to learn whether to keep CSR instead).
     pub fn from_csr<T: Scalar>(csr: &Csr<T>, tile: TileSize) -> Result<Self> {
         check_u32("matrix", csr.nrows())?;

@@ -31,7 +31,7 @@ pub enum TileSize {
     T16,
     T32,
     T64,
-    /// Choose by [`Profile`]: the size that stores the fewest bytes.
+    /// Choose by [`Profile`]: the size with the least estimated `mxv` work.
     Auto,
 }
 

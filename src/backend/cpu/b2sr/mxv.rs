@@ -11,9 +11,7 @@
 //! Every kernel skips tile rows the mask rules out and writes disjoint output
 //! words per thread (ranges from [`super::plan`]).
 
-use rayon::prelude::*;
-
-use super::plan::{balanced_by, balanced_ranges, split_mut};
+use super::plan::{balanced_by, for_each_piece, split_mut, weighted_ranges};
 use super::tiles::TileOps;
 use super::{add_class, repeat_add, slice, AddClass};
 use crate::algebra::Semiring;
@@ -49,43 +47,41 @@ fn bits_pull<L: TileOps>(
     x: &[u64],
     allowed: Option<&[u64]>,
 ) -> BitVec {
-    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
     let lens: Vec<usize> = ranges.iter().map(|r| extent::<L>(r, nrows).2).collect();
     let mut out = BitVec::zeros(nrows);
     // Checking for "every row hit" costs a hard-to-predict branch per tile; it
     // pays only where tile rows hold many tiles (measured: meshes yes, grids no).
     let early_exit = b.tiles.len() >= EARLY_EXIT_TILES_PER_ROW * (b.tile_row_ptr.len() - 1);
     let pieces = split_mut(out.words_mut(), &lens);
-    ranges
-        .into_par_iter()
-        .zip(pieces)
-        .for_each(|(range, words)| {
-            let w0 = range.start * L::K / 64;
-            for tr in range {
-                let m = row_mask::<L>(allowed, tr);
-                if m == 0 {
-                    continue;
-                }
-                let mut acc = 0u64;
-                let range = b.tile_range(tr);
-                let pairs = b.tile_col_idx[range.clone()].iter().zip(&b.tiles[range]);
-                if early_exit {
-                    // Stop once every allowed row of the tile row has a hit.
-                    for (&tc, tile) in pairs {
-                        acc |= tile.any_rows(slice::<L>(x, tc as usize));
-                        if acc & m == m {
-                            break;
-                        }
-                    }
-                } else {
-                    for (&tc, tile) in pairs {
-                        acc |= tile.any_rows(slice::<L>(x, tc as usize));
-                    }
-                }
-                let bit = tr * L::K;
-                words[bit / 64 - w0] |= (acc & m) << (bit % 64);
+    let work: Vec<_> = ranges.into_iter().zip(pieces).collect();
+    for_each_piece(work, |(range, words)| {
+        let w0 = range.start * L::K / 64;
+        for tr in range {
+            let m = row_mask::<L>(allowed, tr);
+            if m == 0 {
+                continue;
             }
-        });
+            let mut acc = 0u64;
+            let range = b.tile_range(tr);
+            let pairs = b.tile_col_idx[range.clone()].iter().zip(&b.tiles[range]);
+            if early_exit {
+                // Stop once every allowed row of the tile row has a hit.
+                for (&tc, tile) in pairs {
+                    acc |= tile.any_rows(slice::<L>(x, tc as usize));
+                    if acc & m == m {
+                        break;
+                    }
+                }
+            } else {
+                for (&tc, tile) in pairs {
+                    acc |= tile.any_rows(slice::<L>(x, tc as usize));
+                }
+            }
+            let bit = tr * L::K;
+            words[bit / 64 - w0] |= (acc & m) << (bit % 64);
+        }
+    });
     out
 }
 
@@ -99,8 +95,8 @@ fn bits_push<L: TileOps>(
 ) -> BitVec {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     let out: Vec<AtomicU64> = (0..ncols.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-    let ranges = balanced_ranges(&b.tile_row_ptr, 1);
-    ranges.into_par_iter().for_each(|range| {
+    let ranges = weighted_ranges(&b.tile_row_ptr, 1, L::K);
+    for_each_piece(ranges, |range| {
         for tr in range {
             let xs = slice::<L>(x, tr);
             if xs == 0 {
@@ -144,38 +140,35 @@ fn csr_bits_pull<T: Scalar>(
     let hp = split_mut(hit.words_mut(), &lens);
     let tp = split_mut(truth.words_mut(), &lens);
     let (cols, vals) = (a.col_idx(), a.values());
-    ranges
-        .into_par_iter()
-        .zip(hp)
-        .zip(tp)
-        .for_each(|((range, hw), tw)| {
-            let w0 = range.start / 64;
-            for wi in range.start / 64..range.end.div_ceil(64) {
-                let (i0, i1) = (wi * 64, (wi * 64 + 64).min(n));
-                let mut m = allowed.map_or(u64::MAX, |m| m[wi]);
-                if i1 - i0 < 64 {
-                    m &= (1u64 << (i1 - i0)) - 1;
-                }
-                let (mut h, mut t) = (0u64, 0u64);
-                while m != 0 {
-                    let r = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let i = i0 + r;
-                    for p in ptr[i]..ptr[i + 1] {
-                        let j = cols[p] as usize;
-                        if x[j / 64] >> (j % 64) & 1 == 1 {
-                            h |= 1 << r;
-                            if one(vals[p]) {
-                                t |= 1 << r;
-                                break;
-                            }
+    let work: Vec<_> = ranges.into_iter().zip(hp).zip(tp).collect();
+    for_each_piece(work, |((range, hw), tw)| {
+        let w0 = range.start / 64;
+        for wi in range.start / 64..range.end.div_ceil(64) {
+            let (i0, i1) = (wi * 64, (wi * 64 + 64).min(n));
+            let mut m = allowed.map_or(u64::MAX, |m| m[wi]);
+            if i1 - i0 < 64 {
+                m &= (1u64 << (i1 - i0)) - 1;
+            }
+            let (mut h, mut t) = (0u64, 0u64);
+            while m != 0 {
+                let r = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let i = i0 + r;
+                for p in ptr[i]..ptr[i + 1] {
+                    let j = cols[p] as usize;
+                    if x[j / 64] >> (j % 64) & 1 == 1 {
+                        h |= 1 << r;
+                        if one(vals[p]) {
+                            t |= 1 << r;
+                            break;
                         }
                     }
                 }
-                hw[wi - w0] = h;
-                tw[wi - w0] = t;
             }
-        });
+            hw[wi - w0] = h;
+            tw[wi - w0] = t;
+        }
+    });
     (hit, truth)
 }
 
@@ -222,7 +215,7 @@ fn count_pull<L: TileOps, T: Scalar>(
     allowed: Option<&[u64]>,
     finish: impl Fn(u32) -> T + Sync,
 ) -> (Vec<T>, BitVec) {
-    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
     let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
     let mut present = BitVec::zeros(nrows);
     let mut values = vec![T::default(); nrows];
@@ -230,36 +223,33 @@ fn count_pull<L: TileOps, T: Scalar>(
     let vl: Vec<usize> = ext.iter().map(|e| e.1 - e.0).collect();
     let wp = split_mut(present.words_mut(), &wl);
     let vp = split_mut(&mut values, &vl);
-    ranges
-        .into_par_iter()
-        .zip(wp)
-        .zip(vp)
-        .for_each(|((range, words), vals)| {
-            let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
-            let mut cnt = [0u32; 64];
-            for tr in range {
-                let m = row_mask::<L>(allowed, tr);
-                if m == 0 {
-                    continue;
-                }
-                cnt[..L::K].fill(0);
-                for t in b.tile_range(tr) {
-                    let xs = slice::<L>(x, b.tile_col_idx[t] as usize);
-                    if xs != 0 {
-                        b.tiles[t].count_rows(xs, &mut cnt);
-                    }
-                }
-                let base = tr * L::K;
-                let mut got = 0u64;
-                for (r, &c) in cnt.iter().enumerate().take(L::K) {
-                    if c != 0 && m >> r & 1 == 1 {
-                        got |= 1 << r;
-                        vals[base + r - r0] = finish(c);
-                    }
-                }
-                words[base / 64 - w0] |= got << (base % 64);
+    let work: Vec<_> = ranges.into_iter().zip(wp).zip(vp).collect();
+    for_each_piece(work, |((range, words), vals)| {
+        let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
+        let mut cnt = [0u32; 64];
+        for tr in range {
+            let m = row_mask::<L>(allowed, tr);
+            if m == 0 {
+                continue;
             }
-        });
+            cnt[..L::K].fill(0);
+            for t in b.tile_range(tr) {
+                let xs = slice::<L>(x, b.tile_col_idx[t] as usize);
+                if xs != 0 {
+                    b.tiles[t].count_rows(xs, &mut cnt);
+                }
+            }
+            let base = tr * L::K;
+            let mut got = 0u64;
+            for (r, &c) in cnt.iter().enumerate().take(L::K) {
+                if c != 0 && m >> r & 1 == 1 {
+                    got |= 1 << r;
+                    vals[base + r - r0] = finish(c);
+                }
+            }
+            words[base / 64 - w0] |= got << (base % 64);
+        }
+    });
     (values, present)
 }
 
@@ -275,7 +265,7 @@ fn value_pull<S: Semiring, L: TileOps>(
     upresent: Option<&[u64]>,
     allowed: Option<&[u64]>,
 ) -> (Vec<S::T>, BitVec) {
-    let ranges = balanced_ranges(&b.tile_row_ptr, (64 / L::K).max(1));
+    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
     let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
     let mut present = BitVec::zeros(nrows);
     let mut values = vec![S::T::default(); nrows];
@@ -284,44 +274,41 @@ fn value_pull<S: Semiring, L: TileOps>(
     let wp = split_mut(present.words_mut(), &wl);
     let vp = split_mut(&mut values, &vl);
     let full = slice::<L>(&[u64::MAX], 0);
-    ranges
-        .into_par_iter()
-        .zip(wp)
-        .zip(vp)
-        .for_each(|((range, words), vals)| {
-            let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
-            let mut acc = [s.zero(); 64];
-            for tr in range {
-                let m = row_mask::<L>(allowed, tr);
-                if m == 0 {
-                    continue;
-                }
-                let mut have = 0u64;
-                let tr_range = b.tile_range(tr);
-                for (&tc, tile) in b.tile_col_idx[tr_range.clone()]
-                    .iter()
-                    .zip(&b.tiles[tr_range])
-                {
-                    let tc = tc as usize;
-                    let xs = upresent.map_or(full, |p| slice::<L>(p, tc));
-                    let uj = &u[tc * L::K..];
-                    tile.for_each_bit(xs, m, |r, c| {
-                        let y = s.mul(value, uj[c]);
-                        let sum = s.add(acc[r], y);
-                        acc[r] = if have >> r & 1 == 1 { sum } else { y };
-                        have |= 1 << r;
-                    });
-                }
-                let base = tr * L::K;
-                let mut h = have;
-                while h != 0 {
-                    let r = h.trailing_zeros() as usize;
-                    h &= h - 1;
-                    vals[base + r - r0] = acc[r];
-                }
-                words[base / 64 - w0] |= have << (base % 64);
+    let work: Vec<_> = ranges.into_iter().zip(wp).zip(vp).collect();
+    for_each_piece(work, |((range, words), vals)| {
+        let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
+        let mut acc = [s.zero(); 64];
+        for tr in range {
+            let m = row_mask::<L>(allowed, tr);
+            if m == 0 {
+                continue;
             }
-        });
+            let mut have = 0u64;
+            let tr_range = b.tile_range(tr);
+            for (&tc, tile) in b.tile_col_idx[tr_range.clone()]
+                .iter()
+                .zip(&b.tiles[tr_range])
+            {
+                let tc = tc as usize;
+                let xs = upresent.map_or(full, |p| slice::<L>(p, tc));
+                let uj = &u[tc * L::K..];
+                tile.for_each_bit(xs, m, |r, c| {
+                    let y = s.mul(value, uj[c]);
+                    let sum = s.add(acc[r], y);
+                    acc[r] = if have >> r & 1 == 1 { sum } else { y };
+                    have |= 1 << r;
+                });
+            }
+            let base = tr * L::K;
+            let mut h = have;
+            while h != 0 {
+                let r = h.trailing_zeros() as usize;
+                h &= h - 1;
+                vals[base + r - r0] = acc[r];
+            }
+            words[base / 64 - w0] |= have << (base % 64);
+        }
+    });
     (values, present)
 }
 

@@ -4,8 +4,9 @@
 
 use std::ops::Range;
 
-/// Work below this many tiles (plus tile rows) runs on one thread: spawning
-/// costs more than it saves.
+/// Work below this many units (tiles plus tile rows; nanoseconds of estimated
+/// work for [`weighted_ranges`]) runs on one thread: spawning costs more than
+/// it saves.
 const SEQUENTIAL_BELOW: usize = 1 << 14;
 /// Ranges per rayon thread, so stealing can even out what the tile count misses.
 const RANGES_PER_THREAD: usize = 8;
@@ -15,6 +16,17 @@ const RANGES_PER_THREAD: usize = 8;
 pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<usize>> {
     balanced_by(tile_row_ptr.len() - 1, align, |tr| {
         tile_row_ptr[tr] as usize + tr
+    })
+}
+
+/// Like [`balanced_ranges`], with work measured by the sampling profile's cost
+/// model ([`crate::storage::b2sr::profile::tile_work`]): a `k x k` tile weighs
+/// more than a small one, so a few big tiles still get split across threads.
+pub(crate) fn weighted_ranges(tile_row_ptr: &[u32], align: usize, k: usize) -> Vec<Range<usize>> {
+    use crate::storage::b2sr::profile::{tile_work, TILE_ROW_WORK, WORK_PER_NS};
+    let w = tile_work(k);
+    balanced_by(tile_row_ptr.len() - 1, align, |tr| {
+        (tile_row_ptr[tr] as usize * w + tr * TILE_ROW_WORK) / WORK_PER_NS
     })
 }
 
@@ -62,6 +74,18 @@ pub(crate) fn balanced_by(
         out.push(0..units);
     }
     out
+}
+
+/// Runs `f` on every piece of work: on rayon's pool when there are several,
+/// on the calling thread when there is one (handing a single piece to the
+/// pool costs a wake-up and a wait, several microseconds on a busy machine).
+pub(crate) fn for_each_piece<W: Send>(work: Vec<W>, f: impl Fn(W) + Sync + Send) {
+    use rayon::prelude::*;
+    if work.len() <= 1 {
+        work.into_iter().for_each(f);
+    } else {
+        work.into_par_iter().for_each(f);
+    }
 }
 
 /// Splits `data` into consecutive pieces of the given lengths.
