@@ -241,32 +241,45 @@ pub(crate) fn mxm_reduce_csr<S: Semiring>(
             .reduce(|x, y| s.add(x, y))
             .unwrap_or_else(|| s.zero());
     }
+    // Row `i` of `A` is marked in a per-thread position array; each masked
+    // `(i, j)` then walks row `j` of `Bt` once and looks every column up
+    // (`O(deg(j))` per entry instead of the `O(deg(i) + deg(j))` of a merge).
+    const UNSET: u32 = u32::MAX;
     (0..a.nrows())
         .into_par_iter()
-        .filter_map(|i| {
-            let (ac, av) = a.row(i);
-            let mut total = None;
-            for &j in mask.pattern.row(i).0 {
-                let (bc, bv) = bt.row(j as usize);
-                let (mut p, mut q) = (0, 0);
-                let mut acc = None;
-                while p < ac.len() && q < bc.len() {
-                    match ac[p].cmp(&bc[q]) {
-                        std::cmp::Ordering::Less => p += 1,
-                        std::cmp::Ordering::Greater => q += 1,
-                        std::cmp::Ordering::Equal => {
-                            acc = fold(&s, acc, s.mul(av[p], bv[q]));
-                            p += 1;
-                            q += 1;
+        .with_min_len(64)
+        .map_init(
+            || vec![UNSET; a.ncols()],
+            |pos, i| {
+                let (ac, av) = a.row(i);
+                let mrow = mask.pattern.row(i).0;
+                if ac.is_empty() || mrow.is_empty() {
+                    return None;
+                }
+                for (p, &k) in ac.iter().enumerate() {
+                    pos[k as usize] = p as u32;
+                }
+                let mut total = None;
+                for &j in mrow {
+                    let (bc, bv) = bt.row(j as usize);
+                    let mut acc = None;
+                    for (&k, &bkj) in bc.iter().zip(bv) {
+                        let p = pos[k as usize];
+                        if p != UNSET {
+                            acc = fold(&s, acc, s.mul(av[p as usize], bkj));
                         }
                     }
+                    if let Some(x) = acc {
+                        total = fold(&s, total, x);
+                    }
                 }
-                if let Some(x) = acc {
-                    total = fold(&s, total, x);
+                for &k in ac {
+                    pos[k as usize] = UNSET;
                 }
-            }
-            total
-        })
+                total
+            },
+        )
+        .flatten()
         .reduce_with(|x, y| s.add(x, y))
         .unwrap_or_else(|| s.zero())
 }
