@@ -1,7 +1,8 @@
 //! Connected components by FastSV (Zhang, Azad and Hu, 2020), as in LAGraph.
 
-use bitgraphblas::algebra::{Identity, IndexOp, Min, MinSecond, Minus};
+use bitgraphblas::algebra::{Identity, Max, Min, MinSecond, Minus};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::container::VectorRepr;
 use bitgraphblas::storage::Csr;
 use bitgraphblas::{ops, Desc, Matrix, Result, Vector, VectorFormat};
 
@@ -20,7 +21,8 @@ use crate::graph::Graph;
 ///    `f = min(f, P' min.second mngp)` with `P` the parent matrix (`P(u, f_u) = 1`;
 ///    `P'` is built on the host from `f` each round by a counting sort);
 /// 3. aggressive hooking `f = min(f, mngp)` and shortcutting `f = min(f, gp)`;
-/// 4. `gp = f[f]` (`extract`); stop when `gp` no longer changes.
+/// 4. `gp = f[f]` (`extract`); stop when `gp` no longer changes (the largest
+///    wrapping difference `gp_new - gp` is zero: one product and one reduction).
 ///
 /// No mask is needed. **Cost**: `O(m + n)` per round (one `mxv` over `A`, one over
 /// the `n`-entry `P`); the number of rounds is `O(log n)` in practice. Each round
@@ -50,7 +52,6 @@ where
     let mut mngp: B::Vector<u64> = b.upload_vector(&ids)?;
     let mut gp_new: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let mut diff: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Dense)?;
-    let mut changed: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     loop {
         ops::mxv(b, &mut mngp, s, a, &gp, &Desc::new().accum(Min))?;
         // Stochastic hooking through the parent matrix.
@@ -63,10 +64,10 @@ where
         // Grandparents.
         let fh = parents_on_host(b, &f)?;
         ops::extract(b, &mut gp_new, &f, &fh, &Desc::new())?;
+        // Unchanged exactly when every (wrapping) difference is zero.
         ops::ewise_mult(b, &mut diff, Minus, &gp_new, &gp, &Desc::new())?;
-        ops::select(b, &mut changed, IndexOp::ValueNe(0), &diff, &Desc::new())?;
         std::mem::swap(&mut gp, &mut gp_new);
-        if b.vector_nvals(&changed)? == 0 {
+        if ops::reduce(b, Max, &diff)? == 0 {
             break;
         }
     }
@@ -74,11 +75,14 @@ where
 }
 
 fn parents_on_host<B: Backend>(b: &B, f: &B::Vector<u64>) -> Result<Vec<usize>> {
-    Ok(b.download_vector(f)?
-        .to_vec(0)
-        .into_iter()
-        .map(|p| p as usize)
-        .collect())
+    let f = b.download_vector(f)?;
+    Ok(match f.repr() {
+        VectorRepr::Dense {
+            values,
+            present: None,
+        } => values.iter().map(|&p| p as usize).collect(),
+        _ => f.to_vec(0).into_iter().map(|p| p as usize).collect(),
+    })
 }
 
 /// `P'` with `P(u, f_u) = 1`: row `p` of `P'` lists the children `u` of `p`

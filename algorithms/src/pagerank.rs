@@ -1,6 +1,6 @@
 //! PageRank by power iteration, with NetworkX's definition.
 
-use bitgraphblas::algebra::{BindFirst, Div, Identity, Plus, PlusTimes, Times};
+use bitgraphblas::algebra::{Abs, BindFirst, Div, Identity, Minus, Plus, PlusTimes, Times};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::{ops, Desc, Error, Result, VectorFormat};
 
@@ -52,8 +52,9 @@ pub struct PageRank {
 /// bit matrix holds no weights; CSR on the CPU when the format is Auto).
 /// **Masks**: the dangling mass is `x` under the complemented structure of
 /// `d_out` (skipped when every vertex has an out-edge). **Cost**: one `mxv`
-/// over B2SR (`O(m)` bit work), one element-wise product, and one read-back of
-/// the ranks per iteration, on which the host sums `‖x - x'‖₁` (`O(n)`).
+/// over B2SR (`O(m)` bit work), one element-wise product; `‖x - x'‖₁` is a
+/// difference, an `abs` and a reduction on the backend (`O(n)`), so only
+/// scalars cross to the host inside the loop (the ranks are read back once).
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -94,13 +95,16 @@ where
     let dout = g.out_degree()?;
     let mut scale: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     ops::apply(b, &mut scale, BindFirst(Div, alpha), &dout, &Desc::new())?;
+    // Read once per iteration against the dense ranks: stored densely.
+    let scale = b.convert_vector(&scale, VectorFormat::Dense)?;
 
     // Dangling vertices: those without out-edges (`dout` absent).
     let has_dangling = b.vector_nvals(&dout)? < n;
     let mut x: B::Vector<f64> = b.vector_new(n, Some(1.0 / nf), VectorFormat::Dense)?;
-    let mut x_host = vec![1.0 / nf; n];
     let mut w: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     let mut dangling: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
+    let mut diff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    let mut absdiff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let (mut iterations, mut converged) = (0, false);
     while iterations < opts.max_iters {
         iterations += 1;
@@ -124,24 +128,18 @@ where
             &w,
             &Desc::new().accum(Plus),
         )?;
-        // The ranks come back every iteration (they are the result), so the
-        // L1 change is summed on the host: n additions instead of three
-        // element-wise passes on the backend.
-        let xn_host = b.download_vector(&xn)?.to_vec(0.0);
-        let err: f64 = xn_host
-            .iter()
-            .zip(&x_host)
-            .map(|(a, b)| (a - b).abs())
-            .sum();
+        // The L1 change, on the backend (only a scalar comes back).
+        ops::ewise_add(b, &mut diff, Minus, &xn, &x, &Desc::new())?;
+        ops::apply(b, &mut absdiff, Abs, &diff, &Desc::new())?;
+        let err = ops::reduce(b, Plus, &absdiff)?;
         x = xn;
-        x_host = xn_host;
         if err < nf * opts.tol {
             converged = true;
             break;
         }
     }
     Ok(PageRank {
-        ranks: x_host,
+        ranks: b.download_vector(&x)?.to_vec(0.0),
         iterations,
         converged,
     })

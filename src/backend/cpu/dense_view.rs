@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 
+use rayon::prelude::*;
+
 use crate::container::{Vector, VectorRepr};
 use crate::scalar::Scalar;
 use crate::storage::BitVec;
@@ -42,18 +44,47 @@ pub(crate) fn dense_view<T: Scalar>(u: &Vector<T>) -> DenseView<'_, T> {
 
 /// Builds a vector from per-index optional values.
 pub(crate) fn vector_from_options<T: Scalar>(vals: Vec<Option<T>>) -> Vector<T> {
-    let n = vals.len();
-    let mut present = BitVec::zeros(n);
-    let mut values = Vec::with_capacity(n);
-    for (i, v) in vals.into_iter().enumerate() {
-        match v {
-            Some(x) => {
-                present.set(i, true);
-                values.push(x);
+    dense_from_fn(vals.len(), |i| vals[i])
+}
+
+/// Indices per parallel task when building a dense vector (whole 64-bit
+/// presence words per task).
+const CHUNK: usize = 64 * 64;
+
+/// A vector of length `n` with entry `i` equal to `f(i)` (absent where `None`),
+/// computed in parallel straight into dense values and a presence bitmap
+/// (the bitmap is dropped when every entry is present).
+pub(crate) fn dense_from_fn<T: Scalar>(
+    n: usize,
+    f: impl Fn(usize) -> Option<T> + Sync,
+) -> Vector<T> {
+    let mut values = vec![T::default(); n];
+    let mut words = vec![0u64; n.div_ceil(64)];
+    values
+        .par_chunks_mut(CHUNK)
+        .zip(words.par_chunks_mut(CHUNK / 64))
+        .enumerate()
+        .for_each(|(c, (vals, ws))| {
+            let base = c * CHUNK;
+            for (k, (vw, word)) in vals.chunks_mut(64).zip(ws.iter_mut()).enumerate() {
+                let mut bits = 0u64;
+                let start = base + k * 64;
+                for (b, v) in vw.iter_mut().enumerate() {
+                    if let Some(x) = f(start + b) {
+                        *v = x;
+                        bits |= 1 << b;
+                    }
+                }
+                *word = bits;
             }
-            None => values.push(T::default()),
-        }
-    }
+        });
+    dense_from_parts(values, words)
+}
+
+/// A dense vector from its values and presence words (`None` bitmap when full).
+pub(crate) fn dense_from_parts<T: Scalar>(values: Vec<T>, words: Vec<u64>) -> Vector<T> {
+    let n = values.len();
+    let present = BitVec::from_words(n, words).expect("one word per 64 entries");
     let all = present.count_ones() == n;
     Vector::from_repr(
         n,

@@ -5,11 +5,11 @@
 
 use rayon::prelude::*;
 
-use super::dense_view::{dense_view, vector_from_options, DenseView};
+use super::dense_view::{dense_from_fn, dense_view, vector_from_options, DenseView};
 use super::writeback::RowMask;
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::backend::EwiseKind;
-use crate::container::Vector;
+use crate::container::{Accumulate, Vector, VectorRepr};
 use crate::scalar::Scalar;
 use crate::storage::b2sr::{with_blocks, B2srBlocks, TileBits};
 use crate::storage::{B2sr, BitVec, Csr, DenseMatrix};
@@ -22,6 +22,37 @@ fn fold<S: Semiring>(s: &S, acc: Option<S::T>, x: S::T) -> Option<S::T> {
     })
 }
 
+/// `⊕_j a_ij ⊗ u_j` over row `i` of `a` (`None` when no term is present).
+/// The first term starts the sum (never `zero ⊕ x`: ANY has no identity); a
+/// full `u` skips the presence tests.
+#[inline]
+fn row_dot<S: Semiring>(s: &S, a: &Csr<S::T>, uv: &DenseView<'_, S::T>, i: usize) -> Option<S::T> {
+    let (cols, vals) = a.row(i);
+    let term = s.terminal();
+    if uv.present.is_none() {
+        let u = &uv.values[..];
+        let (&j0, &a0) = (cols.first()?, vals.first()?);
+        let mut acc = s.mul(a0, u[j0 as usize]);
+        for (&j, &aij) in cols[1..].iter().zip(&vals[1..]) {
+            if term.is_some() && Some(acc) == term {
+                break;
+            }
+            acc = s.add(acc, s.mul(aij, u[j as usize]));
+        }
+        return Some(acc);
+    }
+    let mut acc = None;
+    for (&j, &aij) in cols.iter().zip(vals) {
+        if let Some(uj) = uv.get(j as usize) {
+            acc = fold(s, acc, s.mul(aij, uj));
+            if term.is_some() && acc == term {
+                break;
+            }
+        }
+    }
+    acc
+}
+
 /// `t = A ⊕.⊗ u` on CSR (row-parallel pull), only rows in `allowed`.
 pub(crate) fn mxv_csr<S: Semiring>(
     s: S,
@@ -30,28 +61,32 @@ pub(crate) fn mxv_csr<S: Semiring>(
     allowed: Option<&BitVec>,
 ) -> Vector<S::T> {
     let uv = dense_view(u);
-    let term = s.terminal();
-    let out: Vec<Option<S::T>> = (0..a.nrows())
-        .into_par_iter()
-        .with_min_len(256)
-        .map(|i| {
-            if allowed.is_some_and(|m| !m.get(i)) {
-                return None;
+    dense_from_fn(a.nrows(), |i| {
+        if allowed.is_some_and(|m| !m.get(i)) {
+            return None;
+        }
+        row_dot(&s, a, &uv, i)
+    })
+}
+
+/// `w = accum(w, A ⊕.⊗ u)` in place, for a `w` with every entry present and
+/// no mask (the accumulated product of PageRank): one pass, no temporary.
+pub(crate) fn mxv_csr_accum_into<S: Semiring, A: Accumulate<S::T>>(
+    s: S,
+    a: &Csr<S::T>,
+    u: &Vector<S::T>,
+    accum: A,
+    w: &mut [S::T],
+) {
+    let uv = dense_view(u);
+    w.par_iter_mut()
+        .with_min_len(1024)
+        .enumerate()
+        .for_each(|(i, wi)| {
+            if let Some(t) = row_dot(&s, a, &uv, i) {
+                *wi = accum.combine(*wi, t);
             }
-            let (cols, vals) = a.row(i);
-            let mut acc = None;
-            for (&j, &aij) in cols.iter().zip(vals) {
-                if let Some(uj) = uv.get(j as usize) {
-                    acc = fold(&s, acc, s.mul(aij, uj));
-                    if term.is_some() && acc == term {
-                        break;
-                    }
-                }
-            }
-            acc
-        })
-        .collect();
-    vector_from_options(out)
+        });
 }
 
 fn mxv_b2sr_blocks<S: Semiring, L: TileBits>(
@@ -206,32 +241,45 @@ pub(crate) fn mxm_reduce_csr<S: Semiring>(
             .reduce(|x, y| s.add(x, y))
             .unwrap_or_else(|| s.zero());
     }
+    // Row `i` of `A` is marked in a per-thread position array; each masked
+    // `(i, j)` then walks row `j` of `Bt` once and looks every column up
+    // (`O(deg(j))` per entry instead of the `O(deg(i) + deg(j))` of a merge).
+    const UNSET: u32 = u32::MAX;
     (0..a.nrows())
         .into_par_iter()
-        .filter_map(|i| {
-            let (ac, av) = a.row(i);
-            let mut total = None;
-            for &j in mask.pattern.row(i).0 {
-                let (bc, bv) = bt.row(j as usize);
-                let (mut p, mut q) = (0, 0);
-                let mut acc = None;
-                while p < ac.len() && q < bc.len() {
-                    match ac[p].cmp(&bc[q]) {
-                        std::cmp::Ordering::Less => p += 1,
-                        std::cmp::Ordering::Greater => q += 1,
-                        std::cmp::Ordering::Equal => {
-                            acc = fold(&s, acc, s.mul(av[p], bv[q]));
-                            p += 1;
-                            q += 1;
+        .with_min_len(64)
+        .map_init(
+            || vec![UNSET; a.ncols()],
+            |pos, i| {
+                let (ac, av) = a.row(i);
+                let mrow = mask.pattern.row(i).0;
+                if ac.is_empty() || mrow.is_empty() {
+                    return None;
+                }
+                for (p, &k) in ac.iter().enumerate() {
+                    pos[k as usize] = p as u32;
+                }
+                let mut total = None;
+                for &j in mrow {
+                    let (bc, bv) = bt.row(j as usize);
+                    let mut acc = None;
+                    for (&k, &bkj) in bc.iter().zip(bv) {
+                        let p = pos[k as usize];
+                        if p != UNSET {
+                            acc = fold(&s, acc, s.mul(av[p as usize], bkj));
                         }
                     }
+                    if let Some(x) = acc {
+                        total = fold(&s, total, x);
+                    }
                 }
-                if let Some(x) = acc {
-                    total = fold(&s, total, x);
+                for &k in ac {
+                    pos[k as usize] = UNSET;
                 }
-            }
-            total
-        })
+                total
+            },
+        )
+        .flatten()
         .reduce_with(|x, y| s.add(x, y))
         .unwrap_or_else(|| s.zero())
 }
@@ -291,12 +339,56 @@ pub(crate) fn ewise_vector<T: Scalar, Op: BinaryOp<T>>(
     u: &Vector<T>,
     v: &Vector<T>,
 ) -> Vector<T> {
+    // An intersection with a sparse operand stays sparse: O(nnz) instead of O(n).
+    if let EwiseKind::Mult = kind {
+        let sparse = |x: &Vector<T>| matches!(x.repr(), VectorRepr::Sparse { .. });
+        if sparse(u) || sparse(v) {
+            let (s, d, s_first) = if sparse(u) {
+                (u, v, true)
+            } else {
+                (v, u, false)
+            };
+            let dv = dense_view(d);
+            let e = s
+                .entries()
+                .into_iter()
+                .filter_map(|(i, x)| {
+                    let y = dv.get(i)?;
+                    Some((
+                        i,
+                        if s_first {
+                            op.apply(x, y)
+                        } else {
+                            op.apply(y, x)
+                        },
+                    ))
+                })
+                .collect();
+            return Vector::from_entries(u.len(), e).expect("indices come from a valid vector");
+        }
+    }
+    if let (
+        VectorRepr::Dense {
+            values: x,
+            present: None,
+        },
+        VectorRepr::Dense {
+            values: y,
+            present: None,
+        },
+    ) = (u.repr(), v.repr())
+    {
+        // Both full: a straight (vectorisable) map.
+        let z = x
+            .par_iter()
+            .zip(y)
+            .with_min_len(4096)
+            .map(|(&a, &b)| op.apply(a, b))
+            .collect();
+        return Vector::from_dense(z);
+    }
     let (uv, vv) = (dense_view(u), dense_view(v));
-    vector_from_options(
-        (0..u.len())
-            .map(|i| ewise_pair(kind, op, uv.get(i), vv.get(i)))
-            .collect(),
-    )
+    dense_from_fn(u.len(), |i| ewise_pair(kind, op, uv.get(i), vv.get(i)))
 }
 
 /// Element-wise on CSR matrices (sorted merge per row).
@@ -336,6 +428,37 @@ pub(crate) fn ewise_csr<T: Scalar, Op: BinaryOp<T>>(
 
 /// `f` over the present entries.
 pub(crate) fn apply_vector<T: Scalar, F: UnaryOp<T>>(f: F, u: &Vector<T>) -> Vector<T> {
+    match u.repr() {
+        VectorRepr::Dense {
+            values,
+            present: None,
+        } => {
+            let values = values
+                .par_iter()
+                .with_min_len(4096)
+                .map(|&x| f.apply(x))
+                .collect();
+            return Vector::from_dense(values);
+        }
+        VectorRepr::Dense { .. } => {
+            // Only present entries go through `f` (an absent slot may hold a
+            // value `f` rejects, such as a zero divisor).
+            let uv = dense_view(u);
+            return dense_from_fn(u.len(), |i| uv.get(i).map(|x| f.apply(x)));
+        }
+        VectorRepr::Sparse { indices, values } => {
+            let values = values.iter().map(|&x| f.apply(x)).collect();
+            return Vector::from_repr(
+                u.len(),
+                VectorRepr::Sparse {
+                    indices: indices.clone(),
+                    values,
+                },
+            )
+            .expect("same shape");
+        }
+        VectorRepr::Bits(_) => {}
+    }
     let e = u
         .entries()
         .into_iter()
@@ -346,6 +469,10 @@ pub(crate) fn apply_vector<T: Scalar, F: UnaryOp<T>>(f: F, u: &Vector<T>) -> Vec
 
 /// The entries the predicate keeps.
 pub(crate) fn select_vector<T: Scalar, P: IndexUnaryOp<T>>(pred: P, u: &Vector<T>) -> Vector<T> {
+    if let VectorRepr::Dense { .. } = u.repr() {
+        let uv = dense_view(u);
+        return dense_from_fn(u.len(), |i| uv.get(i).filter(|&x| pred.keep(x, i, 0)));
+    }
     let e = u
         .entries()
         .into_iter()
@@ -372,17 +499,15 @@ pub(crate) fn select_csr<T: Scalar, P: IndexUnaryOp<T>>(pred: P, a: &Csr<T>) -> 
 
 /// `⊕` of each row; empty rows are absent.
 pub(crate) fn reduce_rows_csr<T: Scalar, M: Monoid<T>>(monoid: M, a: &Csr<T>) -> Vector<T> {
-    let out = (0..a.nrows())
-        .into_par_iter()
-        .map(|i| a.row(i).1.iter().copied().reduce(|x, y| monoid.apply(x, y)))
-        .collect();
-    vector_from_options(out)
+    dense_from_fn(a.nrows(), |i| {
+        a.row(i).1.iter().copied().reduce(|x, y| monoid.apply(x, y))
+    })
 }
 
 /// `u(indices)`.
 pub(crate) fn extract_vector<T: Scalar>(u: &Vector<T>, indices: &[usize]) -> Vector<T> {
     let uv = dense_view(u);
-    vector_from_options(indices.iter().map(|&i| uv.get(i)).collect())
+    dense_from_fn(indices.len(), |k| uv.get(indices[k]))
 }
 
 /// `A(rows, cols)`.

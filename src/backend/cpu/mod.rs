@@ -16,6 +16,7 @@ use super::{Backend, EwiseKind, MatrixShape, VectorShape};
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::container::{
     Accumulate, Flags, Format, Mask, Matrix, MatrixMask, MatrixRepr, NoAccum, Vector, VectorFormat,
+    VectorRepr,
 };
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -250,6 +251,22 @@ impl Backend for Cpu {
         flags: Flags,
     ) -> Result<()> {
         let allowed = allowed_bits(mask);
+        // `w += A u` into a full `w` without a mask: accumulated in place.
+        if let (MatrixRepr::Csr(c), false, None, true) =
+            (a.repr(), flags.transpose_a, &allowed, A::ACTIVE)
+        {
+            if !matches!(u.repr(), VectorRepr::Bits(_))
+                && matches!(w.repr(), VectorRepr::Dense { present: None, .. })
+            {
+                count_generic();
+                let old = std::mem::replace(w, Vector::empty(c.nrows()));
+                if let VectorRepr::Dense { mut values, .. } = old.into_repr() {
+                    generic::mxv_csr_accum_into(semiring, c, u, accum, &mut values);
+                    *w = Vector::from_dense(values);
+                }
+                return Ok(());
+            }
+        }
         let t = match (a.repr(), flags.transpose_a) {
             (MatrixRepr::B2sr { pattern, value }, false) => {
                 b2sr::mxv(semiring, pattern, *value, u, allowed.as_ref())
@@ -478,11 +495,46 @@ impl Backend for Cpu {
     fn reduce_vector<T: Scalar, M: Monoid<T>>(&self, monoid: M, u: &Vector<T>) -> Result<T> {
         // Present values are combined with each other only: the identity enters
         // only when there are none (ANY has no true identity).
-        Ok(u.entries()
-            .into_iter()
-            .map(|e| e.1)
-            .reduce(|x, y| monoid.apply(x, y))
-            .unwrap_or_else(|| monoid.identity()))
+        let f = |x: T, y: T| monoid.apply(x, y);
+        let r = match u.repr() {
+            VectorRepr::Dense {
+                values,
+                present: None,
+            } => values
+                .par_chunks(4096)
+                .map(|c| fold_lanes(c, f))
+                .reduce_with(f),
+            VectorRepr::Dense {
+                values,
+                present: Some(p),
+            } => values
+                .par_chunks(64)
+                .zip(p.words())
+                .with_min_len(64)
+                .filter_map(|(vals, &w)| {
+                    let mut bits = w;
+                    let mut acc = None;
+                    while bits != 0 {
+                        let x = vals[bits.trailing_zeros() as usize];
+                        bits &= bits - 1;
+                        acc = Some(acc.map_or(x, |a| f(a, x)));
+                    }
+                    acc
+                })
+                .reduce_with(f),
+            VectorRepr::Sparse { values, .. } => values.iter().copied().reduce(f),
+            VectorRepr::Bits(b) => (b.count_ones() > 0).then(|| {
+                let mut acc = T::one();
+                for _ in 1..b.count_ones() {
+                    if monoid.terminal() == Some(acc) {
+                        break;
+                    }
+                    acc = f(acc, T::one());
+                }
+                acc
+            }),
+        };
+        Ok(r.unwrap_or_else(|| monoid.identity()))
     }
 
     fn reduce_matrix<T: Scalar, M: Monoid<T>>(&self, monoid: M, a: &Matrix<T>) -> Result<T> {
@@ -552,16 +604,24 @@ impl Backend for Cpu {
     ) -> Result<()> {
         let allowed = allowed_bits(mask);
         let (wv, uv) = (dense_view(w), dense_view(u));
-        let mut z: Vec<Option<T>> = (0..w.len()).map(|i| wv.get(i)).collect();
+        let mut values = wv.values.clone().into_owned();
+        let mut present = wv
+            .present
+            .as_ref()
+            .map_or_else(|| BitVec::ones(w.len()), |p| p.clone().into_owned());
         for (k, &i) in indices.iter().enumerate() {
-            z[i] = match (A::ACTIVE, wv.get(i), uv.get(k)) {
+            let z = match (A::ACTIVE, wv.get(i), uv.get(k)) {
                 (true, Some(o), Some(n)) => Some(accum.combine(o, n)),
                 (true, o, None) => o,
                 (_, _, n) => n,
             };
+            present.set(i, z.is_some());
+            if let Some(x) = z {
+                values[i] = x;
+            }
         }
         drop(wv);
-        let z = dense_view::vector_from_options(z);
+        let z = dense_view::dense_from_parts(values, present.words().to_vec());
         write_vector(w, z, allowed.as_ref(), NoAccum, flags.replace);
         Ok(())
     }
@@ -575,15 +635,29 @@ impl Backend for Cpu {
         indices: Option<&[usize]>,
         flags: Flags,
     ) -> Result<()> {
-        let u = Vector::filled(indices.map_or(w.len(), |i| i.len()), value);
-        let all: Vec<usize>;
-        let idx = match indices {
-            Some(i) => i,
-            None => {
-                all = (0..w.len()).collect();
-                &all
-            }
+        let Some(idx) = indices else {
+            // Every index: `w<mask> = accum(w, value)` in one pass.
+            let allowed = allowed_bits(mask);
+            let wv = dense_view(w);
+            let z = dense_view::dense_from_fn(w.len(), |i| {
+                let old = wv.get(i);
+                let new = match (A::ACTIVE, old) {
+                    (true, Some(o)) => accum.combine(o, value),
+                    _ => value,
+                };
+                if allowed.as_ref().is_none_or(|m| m.get(i)) {
+                    Some(new)
+                } else if !flags.replace {
+                    old
+                } else {
+                    None
+                }
+            });
+            drop(wv);
+            *w = z;
+            return Ok(());
         };
+        let u = Vector::filled(idx.len(), value);
         self.assign_vector(w, mask, accum, &u, idx, flags)
     }
 
@@ -705,14 +779,35 @@ impl Backend for Cpu {
 
 use rayon::prelude::*;
 
+/// `f` over a non-empty slice with eight independent accumulators (no chain of
+/// dependent additions; the monoid is associative and commutative).
+fn fold_lanes<T: Scalar>(c: &[T], f: impl Fn(T, T) -> T) -> T {
+    let mut chunks = c.chunks_exact(8);
+    let Some(first) = chunks.next() else {
+        return c.iter().copied().reduce(f).expect("a non-empty slice");
+    };
+    let mut acc: [T; 8] = first.try_into().expect("eight lanes");
+    for ch in &mut chunks {
+        for (a, &x) in acc.iter_mut().zip(ch) {
+            *a = f(*a, x);
+        }
+    }
+    let mut r = acc.into_iter().reduce(&f).expect("eight lanes");
+    for &x in chunks.remainder() {
+        r = f(r, x);
+    }
+    r
+}
+
 trait ParFold<T: Scalar> {
     fn par_iter_fold<M: Monoid<T>>(&self, monoid: M) -> T;
 }
 impl<T: Scalar> ParFold<T> for [T] {
     fn par_iter_fold<M: Monoid<T>>(&self, monoid: M) -> T {
-        self.par_iter()
-            .copied()
-            .reduce_with(|x, y| monoid.apply(x, y))
+        let f = |x: T, y: T| monoid.apply(x, y);
+        self.par_chunks(4096)
+            .map(|c| fold_lanes(c, f))
+            .reduce_with(f)
             .unwrap_or_else(|| monoid.identity())
     }
 }

@@ -5,7 +5,9 @@ use crate::container::{Accumulate, Mask, MatrixMask, Vector, VectorRepr};
 use crate::scalar::Scalar;
 use crate::storage::{BitVec, Csr};
 
+use super::dense_view::{dense_from_fn, dense_view};
 use super::Cpu;
+use rayon::prelude::*;
 
 /// The positions a vector mask allows (complement applied).
 pub(crate) fn allowed_bits(mask: Option<Mask<'_, Cpu>>) -> Option<BitVec> {
@@ -67,50 +69,43 @@ pub(crate) fn write_vector<T: Scalar, A: Accumulate<T>>(
             return;
         }
     }
-    // General path, on dense values and a presence bitmap.
-    let (tv, tp) = dense_parts(&t);
-    let (wv, wp) = dense_parts(w);
-    let mut values = vec![T::default(); n];
-    let mut present = BitVec::zeros(n);
-    for i in 0..n {
-        let (has_t, has_w) = (tp.get(i), wp.get(i));
-        let z = match (A::ACTIVE, has_t, has_w) {
-            (true, true, true) => Some(accum.combine(wv[i], tv[i])),
-            (true, false, true) => Some(wv[i]),
-            (_, true, _) => Some(tv[i]),
-            _ => None,
-        };
-        let out = if allowed.is_none_or(|m| m.get(i)) {
-            z
-        } else if !replace && has_w {
-            Some(wv[i])
-        } else {
-            None
-        };
-        if let Some(v) = out {
-            values[i] = v;
-            present.set(i, true);
+    // No mask, an accumulator, every entry of `w` present: in place.
+    if allowed.is_none() && matches!(w.repr(), VectorRepr::Dense { present: None, .. }) {
+        let old = std::mem::replace(w, Vector::empty(n));
+        if let VectorRepr::Dense { mut values, .. } = old.into_repr() {
+            let tv = dense_view(&t);
+            values
+                .par_iter_mut()
+                .with_min_len(4096)
+                .enumerate()
+                .for_each(|(i, o)| {
+                    if let Some(x) = tv.get(i) {
+                        *o = accum.combine(*o, x);
+                    }
+                });
+            *w = Vector::from_dense(values);
+            return;
         }
     }
-    let all = present.count_ones() == n;
-    *w = Vector::from_repr(
-        n,
-        VectorRepr::Dense {
-            values,
-            present: (!all).then_some(present),
-        },
-    )
-    .expect("lengths match by construction");
-}
-
-fn dense_parts<T: Scalar>(v: &Vector<T>) -> (std::borrow::Cow<'_, [T]>, BitVec) {
-    match v.repr() {
-        VectorRepr::Dense { values, present } => (
-            std::borrow::Cow::Borrowed(values.as_slice()),
-            present.clone().unwrap_or_else(|| BitVec::ones(v.len())),
-        ),
-        _ => (std::borrow::Cow::Owned(v.to_vec(T::default())), v.pattern()),
-    }
+    // General path: one parallel pass over dense views.
+    let (tv, wv) = (dense_view(&t), dense_view(w));
+    let z = dense_from_fn(n, |i| {
+        let (new, old) = (tv.get(i), wv.get(i));
+        let z = match (A::ACTIVE, new, old) {
+            (true, Some(x), Some(o)) => Some(accum.combine(o, x)),
+            (true, None, o) => o,
+            (_, x, _) => x,
+        };
+        if allowed.is_none_or(|m| m.get(i)) {
+            z
+        } else if !replace {
+            old
+        } else {
+            None
+        }
+    });
+    drop(wv);
+    *w = z;
 }
 
 /// `C<mask> = accum(C, T)` on CSR, returning the new `C`.
