@@ -32,6 +32,7 @@
 mod device;
 pub mod kernels;
 mod mem;
+mod vector_ops;
 
 use std::sync::OnceLock;
 
@@ -72,6 +73,13 @@ pub trait DeviceMask: VectorShape + Sync {
         structural: bool,
         complemented: bool,
     ) -> Result<DeviceBits>;
+    /// The device address of bits that already are the mask's pattern
+    /// (before any complement), where no kernel is needed to make them:
+    /// packed bits, or the presence bits of a structural mask.
+    #[doc(hidden)]
+    fn pattern_words(&self, _structural: bool) -> Option<u64> {
+        None
+    }
 }
 
 /// A device matrix of any element type, seen as a mask.
@@ -114,6 +122,13 @@ impl<T: Scalar> DeviceMask for CudaVector<T> {
             ],
         )?;
         Ok(DeviceBits(out))
+    }
+    fn pattern_words(&self, structural: bool) -> Option<u64> {
+        match &self.repr {
+            DVec::Bits(b) => Some(b.ptr()),
+            DVec::Dense { pres: Some(p), .. } if structural => Some(p.ptr()),
+            _ => None,
+        }
     }
 }
 
@@ -1737,15 +1752,13 @@ impl Backend for CudaBackend {
         indices: Option<&[usize]>,
         flags: Flags,
     ) -> Result<()> {
-        let all: Vec<usize>;
-        let idx = match indices {
-            Some(i) => i,
+        match indices {
+            Some(idx) => self.assign_common::<T, A>(w, mask, None, value, idx, flags),
             None => {
-                all = (0..w.len).collect();
-                &all
+                let acc = accum_code::<T, A>("assign")?;
+                self.assign_all_scalar(w, mask, acc, value, flags.replace)
             }
-        };
-        self.assign_common::<T, A>(w, mask, None, value, idx, flags)
+        }
     }
 
     fn assign_matrix<T: Scalar, A: Accumulate<T>>(
