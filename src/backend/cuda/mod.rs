@@ -426,6 +426,10 @@ impl CudaBackend {
             w.repr = DVec::Bits(out);
             return Ok(());
         }
+        // Accumulating into a full vector with no mask keeps it full: the
+        // result needs no presence bits (downloads and views stay plain).
+        let stays_full =
+            allowed.is_none() && accum >= 0 && matches!(w.repr, DVec::Dense { pres: None, .. });
         let tv = self.view(&t)?;
         let wv = self.view(w)?;
         let vals = self.dev.alloc::<T>(n)?;
@@ -451,7 +455,7 @@ impl CudaBackend {
         drop((tv, wv));
         w.repr = DVec::Dense {
             vals,
-            pres: Some(pres),
+            pres: (!stays_full).then_some(pres),
         };
         Ok(())
     }
