@@ -223,6 +223,30 @@ ENTRY(vec_scatter)(const T* u_vals, const u32* u_pres, u64 scalar_bits, int use_
   }
 }
 
+// w<mask> = accum(w, s) at every index, in place on (vals, pres): one pass,
+// no index list. `mask` is a bit vector (NULL: all allowed), complemented
+// with `comp`; outside the mask an entry stays, or goes under `replace`.
+ENTRY(vec_assign_all)(u64 sbits, const u32* mask, int comp, int accum, int replace, u64 n, T* vals,
+                      u32* pres) {
+  const T s = Sc<T>::from_bits(sbits);
+  const u64 cap = bit_words(n) * 32;
+  for (u64 base = (gtid() / 32) * 32; base < cap; base += (gthreads() / 32) * 32) {
+    const u64 i = base + (threadIdx.x & 31);
+    bool p = false;
+    if (i < n) {
+      const bool hw = bit_get(pres, i);
+      const bool al = mask == 0 || (bit_get(mask, i) != (comp != 0));
+      if (al) {
+        vals[i] = (accum >= 0 && hw) ? binop<T>(accum, vals[i], s) : s;
+        p = true;
+      } else {
+        p = hw && !replace;
+      }
+    }
+    ballot_store(pres, i, p, n);
+  }
+}
+
 // Row reductions of an iso-valued B2SR matrix: x ⊕ x ⊕ ... (n_i copies) where
 // row i holds n_i entries, absent where n_i = 0. `lens` from b2sr_to_csr_count.
 ENTRY(reduce_rows_iso)(int op, u64 vbits, const u32* lens, u64 n, T* out_vals, u32* out_pres) {

@@ -1,11 +1,11 @@
 //! Breadth-first search: levels, and parents on request.
 
 use bitgraphblas::algebra::Semiring;
-use bitgraphblas::algebra::{Identity, LorLand, MinSecond, Second};
+use bitgraphblas::algebra::{First, LorLand, MinSecond, Second};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::container::MaskArg;
 use bitgraphblas::storage::BitVec;
-use bitgraphblas::{ops, Desc, Error, Result, Vector, VectorFormat};
+use bitgraphblas::{ops, Desc, Error, Result, Scalar, Vector, VectorFormat};
 
 use crate::graph::Graph;
 
@@ -37,22 +37,29 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 ///
 /// **Masks**: every step is `next<¬visited, replace> = frontier ⊕.⊗ A`
 /// with the visited set as a complemented structural mask, so discovered
-/// vertices are never recomputed; the level vector is written through the
-/// structural mask of `next`.
+/// vertices are never recomputed.
 ///
 /// **Direction**: while the frontier is small the step *pushes*
 /// (`vxm(frontier, A)`: the tile rows of `A` holding frontier vertices OR their
-/// bits into the result, `O(Σ out-degree(frontier))` bit work plus a scan of
-/// the tile rows); once the frontier exceeds 1/14 of the unvisited vertices
-/// (Beamer's α) it *pulls* (`mxv(A', frontier)`: each unvisited row ORs its
-/// tiles' bits with the packed frontier). The level path reads each level's
-/// new vertices back as packed bits, writes their level and ORs them into the
-/// visited set on the host (`n / 64` words a level), then hands the visited set
-/// back as the next mask; the parents path keeps everything on the backend
-/// (`MIN.SECOND` on `u64`: push on the CSR copy of `A`, pull on `A'`).
+/// bits into the result); once the frontier exceeds 1/14 of the unvisited
+/// vertices (Beamer's α) it *pulls* (`mxv(A', frontier)`: each unvisited row
+/// ORs its tiles' bits with the packed frontier).
+///
+/// **Where the state lives**: one loop for levels and parents. On a backend
+/// whose vectors live in host memory (the CPU) each level's new vertices are
+/// read back as packed bits (a copy of `n / 64` words) and their levels and
+/// parents written on the host in `O(new vertices)`, with the visited set kept
+/// as packed bits. On a device backend nothing leaves the device per level:
+/// the level vector itself is the visited set (its structure, complemented, is
+/// the mask), `level<next> = depth` is one masked assignment, parents are
+/// `parent = parent ∪ next` and the next frontier `next ⊙ ids`; the frontier
+/// size is read back every level while the search pulls or the frontier
+/// grows fast, and every 2, 4, .. 16 levels while it pushes (extra levels on
+/// an empty frontier change nothing), so a high-diameter graph costs a few
+/// launches per level and one host round trip every 16 levels.
 ///
 /// **Cost**: `O(n + m)` work over the whole search plus `O(n / 64)` words per
-/// level for the bit masks.
+/// level for the bit masks (and `O(n / k)` tile rows scanned per push).
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -79,12 +86,10 @@ where
         });
     }
     if parents {
-        bfs_parents(g, source)
+        let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
+        search(g, source, MinSecond::<u64>::new(), a, at, true)
     } else {
-        bfs_levels(g, source).map(|levels| BfsResult {
-            levels,
-            parents: None,
-        })
+        search(g, source, LorLand, g.a_bool()?, g.at_bool()?, false)
     }
 }
 
@@ -112,122 +117,190 @@ where
     }
 }
 
-/// The level vector, `level<next> = depth`.
-fn set_level<B: Backend>(
-    b: &B,
-    level: &mut B::Vector<i64>,
-    next: &B::Vector<impl bitgraphblas::Scalar>,
-    depth: i64,
-) -> Result<()>
-where
-    B::MaskSource: VectorShape,
-{
-    ops::assign_scalar(
-        b,
-        level,
-        depth,
-        None,
-        &Desc::new().mask(B::mask(next).structure()),
-    )
-}
-
+/// Levels only (for unweighted shortest paths).
 pub(crate) fn bfs_levels<B>(g: &Graph<'_, B>, source: usize) -> Result<Vec<i64>>
 where
     B: Backend,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let b = g.backend();
-    let n = g.nvertices();
-    let (a, at) = (g.a_bool()?, g.at_bool()?);
-    let mut levels = vec![-1i64; n];
-    levels[source] = 0;
-    // The visited set lives on the host too: each level's new vertices come back
-    // as packed bits anyway (to write their level), and OR-ing them into the host
-    // copy costs n/64 words, where a masked assign on the backend costs O(n).
-    let mut visited_h = BitVec::from_indices(n, [source]);
-    let mut visited: B::Vector<bool> = b.upload_vector(&Vector::from_bits(visited_h.clone()))?;
-    let mut frontier = b.convert_vector(&visited, VectorFormat::Bits)?;
-    let mut next: B::Vector<bool> = b.vector_new(n, None, VectorFormat::Bits)?;
-    let (mut nf, mut nvisited, mut depth) = (1usize, 1usize, 0i64);
-    loop {
-        depth += 1;
-        let d = Desc::new()
-            .mask(B::mask(&visited).structure().complement())
-            .replace();
-        if pull_step(nf, n - nvisited, n) {
-            ops::mxv(b, &mut next, LorLand, at, &frontier, &d)?;
-        } else {
-            push_or_pull(b, &mut next, LorLand, &frontier, a, at, &d)?;
-        }
-        nf = b.vector_nvals(&next)?;
-        if nf == 0 {
-            break;
-        }
-        let reached = b.download_vector(&next)?.pattern();
-        for v in reached.iter_ones() {
-            levels[v] = depth;
-        }
-        visited_h.or_assign(&reached);
-        visited = b.upload_vector(&Vector::from_bits(visited_h.clone()))?;
-        nvisited += nf;
-        std::mem::swap(&mut frontier, &mut next);
-    }
-    Ok(levels)
+    bfs(g, source, false).map(|r| r.levels)
 }
 
-fn bfs_parents<B>(g: &Graph<'_, B>, source: usize) -> Result<BfsResult>
+/// The most levels between two reads of the frontier size while pushing.
+const MAX_CHECK_INTERVAL: usize = 16;
+
+/// Where the search keeps levels, parents and the visited set.
+enum Record<B: Backend, T: Scalar> {
+    /// On the host (backends whose vectors live in host memory).
+    Host {
+        levels: Vec<i64>,
+        parents: Option<Vec<i64>>,
+        visited_h: BitVec,
+        visited: B::Vector<bool>,
+    },
+    /// On the backend: the level vector (absent = unvisited, so its structure
+    /// is the visited set), and with parents the parent vector and the vertex ids.
+    Device {
+        level: B::Vector<i64>,
+        parent: Option<(B::Vector<T>, B::Vector<T>)>,
+    },
+}
+
+/// The one search loop, on `LOR.LAND` bits (levels) or `MIN.SECOND` ids
+/// (levels and parents).
+fn search<B, S>(
+    g: &Graph<'_, B>,
+    source: usize,
+    s: S,
+    a: &B::Matrix<S::T>,
+    at: &B::Matrix<S::T>,
+    parents: bool,
+) -> Result<BfsResult>
 where
     B: Backend,
     B::MaskSource: VectorShape,
-    B::MatrixMaskSource: MatrixShape,
+    S: Semiring,
+    S::T: Into<u64>,
 {
     let b = g.backend();
     let n = g.nvertices();
-    let (at, a_csr) = (g.at_u64()?, g.a_u64_csr()?);
-    let s = MinSecond::<u64>::new();
-    let ids: B::Vector<u64> = b.upload_vector(&Vector::from_dense((0..n as u64).collect()))?;
-    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
-    let start = Vector::from_entries(n, vec![(source, source as u64)])?;
-    let mut parent: B::Vector<u64> = b.upload_vector(&start)?;
-    let mut frontier: B::Vector<u64> = b.upload_vector(&start)?;
-    let mut next: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Sparse)?;
+    let id = |v: usize| S::T::from_usize(v);
+    let (seed, fmt) = if parents {
+        (
+            Vector::from_entries(n, vec![(source, id(source))])?,
+            VectorFormat::Dense,
+        )
+    } else {
+        (
+            Vector::from_bits(BitVec::from_indices(n, [source])),
+            VectorFormat::Bits,
+        )
+    };
+    let mut frontier: B::Vector<S::T> = b.upload_vector(&seed)?;
+    let mut next: B::Vector<S::T> = b.vector_new(n, None, fmt)?;
+    let mut rec: Record<B, S::T> = if b.name() == "cpu" {
+        let visited_h = BitVec::from_indices(n, [source]);
+        let mut levels = vec![-1i64; n];
+        levels[source] = 0;
+        Record::Host {
+            levels,
+            parents: parents.then(|| {
+                let mut p = vec![-1i64; n];
+                p[source] = source as i64;
+                p
+            }),
+            visited: b.upload_vector(&Vector::from_bits(visited_h.clone()))?,
+            visited_h,
+        }
+    } else {
+        let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
+        ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
+        let parent = if parents {
+            let ids: Vec<S::T> = (0..n).map(id).collect();
+            Some((
+                b.upload_vector(&seed)?,
+                b.upload_vector(&Vector::from_dense(ids))?,
+            ))
+        } else {
+            None
+        };
+        Record::Device { level, parent }
+    };
     let (mut nf, mut nvisited, mut depth) = (1usize, 1usize, 0i64);
+    let (mut since_check, mut interval) = (0usize, 1usize);
     loop {
         depth += 1;
-        let d = Desc::new()
-            .mask(B::mask(&parent).structure().complement())
-            .replace();
-        if pull_step(nf, n - nvisited, n) {
-            ops::mxv(b, &mut next, s, at, &frontier, &d)?;
-        } else {
-            push_or_pull(b, &mut next, s, &frontier, a_csr, at, &d)?;
+        let pulled = pull_step(nf, n.saturating_sub(nvisited), n);
+        {
+            let visited = match &rec {
+                Record::Host { visited, .. } => B::mask(visited),
+                Record::Device { level, .. } => B::mask(level),
+            };
+            let d = Desc::new().mask(visited.structure().complement()).replace();
+            if pulled {
+                ops::mxv(b, &mut next, s, at, &frontier, &d)?;
+            } else {
+                push_or_pull(b, &mut next, s, &frontier, a, at, &d)?;
+            }
         }
-        nf = b.vector_nvals(&next)?;
-        if nf == 0 {
-            break;
+        since_check += 1;
+        let host = matches!(rec, Record::Host { .. });
+        if host || pulled || since_check >= interval {
+            let count = b.vector_nvals(&next)?;
+            if count == 0 {
+                break;
+            }
+            interval = if pulled || count >= 2 * nf {
+                1
+            } else {
+                (interval * 2).min(MAX_CHECK_INTERVAL)
+            };
+            (nf, since_check) = (count, 0);
         }
-        set_level(b, &mut level, &next, depth)?;
-        ops::apply(
-            b,
-            &mut parent,
-            Identity,
-            &next,
-            &Desc::new().mask(B::mask(&next).structure()),
-        )?;
-        // The next frontier carries its own vertex ids.
-        ops::ewise_mult(b, &mut frontier, Second, &next, &ids, &Desc::new())?;
         nvisited += nf;
+        match &mut rec {
+            Record::Host {
+                levels,
+                parents,
+                visited_h,
+                visited,
+            } => {
+                let got = b.download_vector(&next)?;
+                let reached = got.pattern();
+                for v in reached.iter_ones() {
+                    levels[v] = depth;
+                }
+                if let Some(p) = parents {
+                    for (v, x) in got.entries() {
+                        p[v] = Into::<u64>::into(x) as i64;
+                    }
+                    // The next frontier carries its own vertex ids.
+                    let e = reached.iter_ones().map(|v| (v, id(v))).collect();
+                    frontier = b.upload_vector(&Vector::from_entries(n, e)?)?;
+                } else {
+                    std::mem::swap(&mut frontier, &mut next);
+                }
+                visited_h.or_assign(&reached);
+                *visited = b.upload_vector(&Vector::from_bits(visited_h.clone()))?;
+            }
+            Record::Device { level, parent } => {
+                ops::assign_scalar(
+                    b,
+                    level,
+                    depth,
+                    None,
+                    &Desc::new().mask(B::mask(&next).structure()),
+                )?;
+                match parent {
+                    Some((parent, ids)) => {
+                        // `next` is disjoint from the visited set: a union.
+                        let old = std::mem::replace(parent, b.vector_new(n, None, fmt)?);
+                        ops::ewise_add(b, parent, First, &old, &next, &Desc::new())?;
+                        ops::ewise_mult(b, &mut frontier, Second, &next, ids, &Desc::new())?;
+                    }
+                    None => std::mem::swap(&mut frontier, &mut next),
+                }
+            }
+        }
     }
-    let parents = b
-        .download_vector(&parent)?
-        .to_vec(u64::MAX)
-        .into_iter()
-        .map(|p| if p == u64::MAX { -1 } else { p as i64 })
-        .collect();
-    Ok(BfsResult {
-        levels: b.download_vector(&level)?.to_vec(-1),
-        parents: Some(parents),
+    let to_i64 = |x: S::T| Into::<u64>::into(x) as i64;
+    Ok(match rec {
+        Record::Host {
+            levels, parents, ..
+        } => BfsResult { levels, parents },
+        Record::Device { level, parent } => BfsResult {
+            levels: b.download_vector(&level)?.to_vec(-1),
+            parents: match parent {
+                Some((p, _)) => Some(b.download_vector(&p)?.entries().into_iter().fold(
+                    vec![-1i64; n],
+                    |mut out, (v, x)| {
+                        out[v] = to_i64(x);
+                        out
+                    },
+                )),
+                None => None,
+            },
+        },
     })
 }

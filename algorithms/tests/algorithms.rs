@@ -230,6 +230,66 @@ fn bad_arguments_are_errors() {
     assert!(alg::Graph::new(&cpu, rect, None, Format::Csr).is_err());
 }
 
+/// BFS alone (levels and parents) from the first, middle and last vertex.
+fn check_bfs<B>(b: &B, p: &Plain, format: Format, what: &str)
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let g = alg::Graph::new(b, p.pattern(), None, format).unwrap();
+    for s in [0, p.n / 2, p.n - 1] {
+        let want = common::bfs_levels(p, s);
+        let r = alg::bfs(&g, s, true).unwrap();
+        assert_eq!(r.levels, want, "{what} {format:?}: bfs levels from {s}");
+        assert_eq!(
+            r.parents.unwrap(),
+            common::bfs_min_parents(p, s, &want),
+            "{what} {format:?}: bfs parents from {s}"
+        );
+        assert_eq!(
+            alg::bfs(&g, s, false).unwrap().levels,
+            want,
+            "{what} {format:?}: bfs (bits) from {s}"
+        );
+    }
+}
+
+/// High-diameter graphs: a grid (118 levels from a corner) and a directed
+/// path with a dead end, where the search runs many push levels in a row.
+fn high_diameter_graphs() -> Vec<(String, Plain)> {
+    let grid = Plain::from_matrix(&bitgraphblas::generate::grid_2d::<f64>(60));
+    let n = 300;
+    let mut adj: Vec<Vec<(usize, f64)>> = (0..n)
+        .map(|i| {
+            if i + 1 < n {
+                vec![(i + 1, 1.0)]
+            } else {
+                vec![]
+            }
+        })
+        .collect();
+    adj[7].push((n - 1, 1.0));
+    adj[n - 2].clear();
+    vec![
+        ("grid 60x60".into(), grid),
+        ("directed path".into(), Plain { n, adj }),
+    ]
+}
+
+#[test]
+fn high_diameter_bfs() {
+    for (what, p) in high_diameter_graphs() {
+        for f in [
+            Format::Csr,
+            Format::B2sr(TileSize::T4),
+            Format::B2sr(TileSize::T32),
+        ] {
+            check_bfs(&Cpu::new(), &p, f, &what);
+        }
+    }
+}
+
 /// The same checks on the CUDA backend (B2SR formats the device packs; no
 /// 64x64 tiles there). Without a GPU the test prints SKIPPED and passes,
 /// unless BITGRAPHBLAS_REQUIRE_GPU=1.
@@ -272,6 +332,15 @@ fn gpu_backend_all_algorithms() {
                 checks,
                 &format!("gpu random(seed {seed}, n {n})"),
             );
+        }
+    }
+    for (what, p) in high_diameter_graphs() {
+        for f in [
+            Format::B2sr(TileSize::T4),
+            Format::B2sr(TileSize::T32),
+            Format::Auto,
+        ] {
+            check_bfs(&gpu, &p, f, &format!("gpu {what}"));
         }
     }
     let checks = Checks {

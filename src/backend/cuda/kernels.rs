@@ -52,7 +52,7 @@ pub(crate) const PACK_PLAIN: [&str; 10] = [
     "pres_flags",
 ];
 /// Entries of `vec_<type>` (each gets `_<type>`).
-pub(crate) const VEC_ENTRIES: [&str; 17] = [
+pub(crate) const VEC_ENTRIES: [&str; 18] = [
     "vec_fill",
     "vec_mask",
     "vec_writeback",
@@ -66,6 +66,7 @@ pub(crate) const VEC_ENTRIES: [&str; 17] = [
     "sparse_scatter",
     "vec_gather",
     "vec_scatter",
+    "vec_assign_all",
     "reduce_rows_iso",
     "reduce_rows_csr",
     "scale_dense_rows",

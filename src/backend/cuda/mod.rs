@@ -36,6 +36,7 @@ mod matrix_ops;
 mod mem;
 mod mxm;
 mod transpose;
+mod vector_ops;
 
 use std::sync::OnceLock;
 
@@ -78,6 +79,13 @@ pub trait DeviceMask: VectorShape + Sync {
         structural: bool,
         complemented: bool,
     ) -> Result<DeviceBits>;
+    /// The device address of bits that already are the mask's pattern
+    /// (before any complement), where no kernel is needed to make them:
+    /// packed bits, or the presence bits of a structural mask.
+    #[doc(hidden)]
+    fn pattern_words(&self, _structural: bool) -> Option<u64> {
+        None
+    }
 }
 
 /// A device matrix of any element type, seen as a mask.
@@ -123,6 +131,13 @@ impl<T: Scalar> DeviceMask for CudaVector<T> {
             ],
         )?;
         Ok(DeviceBits(out))
+    }
+    fn pattern_words(&self, structural: bool) -> Option<u64> {
+        match &self.repr {
+            DVec::Bits(b) => Some(b.ptr()),
+            DVec::Dense { pres: Some(p), .. } if structural => Some(p.ptr()),
+            _ => None,
+        }
     }
 }
 
@@ -398,6 +413,10 @@ impl CudaBackend {
             w.repr = DVec::Bits(out);
             return Ok(());
         }
+        // Accumulating into a full vector with no mask keeps it full: the
+        // result needs no presence bits (downloads and views stay plain).
+        let stays_full =
+            allowed.is_none() && accum >= 0 && matches!(w.repr, DVec::Dense { pres: None, .. });
         let tv = self.view(&t)?;
         let wv = self.view(w)?;
         let vals = self.dev.alloc::<T>(n)?;
@@ -423,7 +442,7 @@ impl CudaBackend {
         drop((tv, wv));
         w.repr = DVec::Dense {
             vals,
-            pres: Some(pres),
+            pres: (!stays_full).then_some(pres),
         };
         Ok(())
     }
@@ -1768,15 +1787,13 @@ impl Backend for CudaBackend {
         indices: Option<&[usize]>,
         flags: Flags,
     ) -> Result<()> {
-        let all: Vec<usize>;
-        let idx = match indices {
-            Some(i) => i,
+        match indices {
+            Some(idx) => self.assign_common::<T, A>(w, mask, None, value, idx, flags),
             None => {
-                all = (0..w.len).collect();
-                &all
+                let acc = accum_code::<T, A>("assign")?;
+                self.assign_all_scalar(w, mask, acc, value, flags.replace)
             }
-        };
-        self.assign_common::<T, A>(w, mask, None, value, idx, flags)
+        }
     }
 
     fn assign_matrix<T: Scalar, A: Accumulate<T>>(

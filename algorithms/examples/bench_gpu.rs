@@ -1,0 +1,251 @@
+//! Times the algorithms of bitgraphblas-algorithms on the CUDA backend; the
+//! cuSPARSE counterpart (CuPy: level-synchronous BFS on SpMV, PageRank on SpMV,
+//! triangle counting on SpGEMM) is scripts/gpu-algorithms-cupy.py, which reads
+//! the graphs this program writes. Results: benches/results/algorithms-gpu.md.
+//!
+//! ```text
+//! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [GRAPH ...]
+//! ```
+//!
+//! Graphs: USA-road-d.NY, delaunay_n14, ego-Twitter, cnr-2000 (found under
+//! `$BITGRAPHBLAS_SHARED_DATA`, `$BITGRAPHBLAS_DATA` or `../shared/data`), the
+//! 1024² and 4096² grids and Graph500 R-MAT 22 (`bitgraphblas::generate`).
+//! Each graph's pattern is written to `--graphs DIR` as `NAME.csr` (little
+//! endian: `n` u64, `nnz` u64, `n + 1` u64 row offsets, `nnz` u32 columns) for
+//! the CuPy script. Each algorithm runs once to warm up (kernel compilation),
+//! then `--reps` times; best and median wall times, results downloaded.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use bitgraphblas::{generate, CudaBackend, Format, Matrix};
+use bitgraphblas_algorithms as alg;
+use bitgraphblas_algorithms::{Algorithm, Graph};
+
+/// Real graphs: name and path relative to a data folder.
+const REAL: [(&str, &str); 4] = [
+    ("USA-road-d.NY", "large/USA-road-d.NY.mtx.gz"),
+    ("delaunay_n14", "suitesparse/delaunay_n14.mtx"),
+    ("ego-Twitter", "large/ego-Twitter.mtx.gz"),
+    ("cnr-2000", "large/cnr-2000.mtx.gz"),
+];
+const GENERATED: [&str; 3] = ["grid1024", "grid4096", "rmat22"];
+
+fn timed<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
+    let mut out = f();
+    let mut ts = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        out = f();
+        ts.push(t.elapsed().as_secs_f64());
+    }
+    ts.sort_by(f64::total_cmp);
+    (ts[0], ts[ts.len() / 2], out)
+}
+
+fn find(rel: &str) -> Option<PathBuf> {
+    let base = Path::new(rel).file_name()?;
+    let mut cands = vec![];
+    for var in ["BITGRAPHBLAS_SHARED_DATA", "BITGRAPHBLAS_DATA"] {
+        if let Ok(d) = std::env::var(var) {
+            cands.push(Path::new(&d).join(rel));
+            cands.push(Path::new(&d).join(base));
+        }
+    }
+    cands.push(Path::new("../shared/data").join(rel));
+    cands.into_iter().find(|p| p.exists())
+}
+
+fn load(name: &str) -> Result<Matrix<bool>, Box<dyn std::error::Error>> {
+    Ok(match name {
+        "grid1024" => generate::grid_2d::<bool>(1024),
+        "grid4096" => generate::grid_2d::<bool>(4096),
+        "rmat22" => generate::rmat::<bool>(22, 16, 1),
+        _ => {
+            let rel = REAL
+                .iter()
+                .find(|r| r.0 == name)
+                .ok_or_else(|| format!("unknown graph {name}"))?
+                .1;
+            let path = find(rel).ok_or_else(|| format!("{rel} not found"))?;
+            let m = alg::load::read_graph(&path)?.matrix;
+            Matrix::from_csr(m.as_csr().map(|_| true))
+        }
+    })
+}
+
+fn write_csr(path: &Path, m: &Matrix<bool>) -> std::io::Result<()> {
+    let c = m.as_csr();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    f.write_all(&(c.nrows() as u64).to_le_bytes())?;
+    f.write_all(&(c.nnz() as u64).to_le_bytes())?;
+    for &p in c.row_ptr() {
+        f.write_all(&(p as u64).to_le_bytes())?;
+    }
+    for &j in c.col_idx() {
+        f.write_all(&j.to_le_bytes())?;
+    }
+    f.flush()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut reps = 3;
+    let mut graphs_dir = PathBuf::from("/tmp/bitgraphblas-graphs");
+    let mut json_out: Option<PathBuf> = None;
+    let mut only: Option<String> = None;
+    let mut names: Vec<String> = vec![];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--reps" => reps = args.next().ok_or("--reps N")?.parse()?,
+            "--graphs" => graphs_dir = args.next().ok_or("--graphs DIR")?.into(),
+            "--json" => json_out = Some(args.next().ok_or("--json FILE")?.into()),
+            "--only" => only = Some(args.next().ok_or("--only ALGORITHM")?),
+            _ => names.push(a),
+        }
+    }
+    if names.is_empty() {
+        names = REAL
+            .iter()
+            .map(|r| r.0)
+            .chain(GENERATED)
+            .map(String::from)
+            .collect();
+    }
+    std::fs::create_dir_all(&graphs_dir)?;
+    let gpu = CudaBackend::new(0)?;
+    let commit = std::env::var("BITGRAPHBLAS_COMMIT").unwrap_or_default();
+    println!(
+        "# bitgraphblas-algorithms, CUDA backend on {}, commit {commit}, best and median of {reps}",
+        gpu.device_name()
+    );
+    println!(
+        "{:<14} {:<10} {:>10} {:>10}  check",
+        "graph", "algorithm", "best ms", "median ms"
+    );
+    let mut rows = vec![];
+    for name in &names {
+        let t0 = Instant::now();
+        let pattern = load(name)?;
+        write_csr(&graphs_dir.join(format!("{name}.csr")), &pattern)?;
+        let g = Graph::new(&gpu, pattern, None, Format::Auto)?;
+        let big = g.nvertices() > 4_000_000;
+        let algs: &[Algorithm] = if name.starts_with("grid") || name.starts_with("rmat") {
+            &[Algorithm::Bfs, Algorithm::PageRank]
+        } else {
+            &[
+                Algorithm::Bfs,
+                Algorithm::PageRank,
+                Algorithm::Tc,
+                Algorithm::Sssp,
+                Algorithm::Cc,
+            ]
+        };
+        for &a in algs {
+            g.prepare(a)?;
+        }
+        gpu.synchronize()?;
+        let fmt = match g.format() {
+            Format::B2sr(t) => format!("B2SR {t}x{t}"),
+            _ => "CSR".into(),
+        };
+        println!(
+            "# {name}: {} vertices, {} entries, {fmt}, loaded and prepared in {:.1} s",
+            g.nvertices(),
+            g.nedges(),
+            t0.elapsed().as_secs_f64()
+        );
+        let want = |a: &str| only.as_deref().is_none_or(|o| a.starts_with(o));
+        let mut row = |a: &str, best: f64, med: f64, check: String| {
+            println!(
+                "{name:<14} {a:<10} {:>10.3} {:>10.3}  {check}",
+                best * 1e3,
+                med * 1e3
+            );
+            rows.push(format!(
+                "{{\"graph\":\"{name}\",\"algorithm\":\"{a}\",\"best_ms\":{:.4},\"median_ms\":{:.4},\"check\":\"{check}\"}}",
+                best * 1e3,
+                med * 1e3
+            ));
+        };
+        let r = if big { reps.min(2) } else { reps };
+        for &a in algs {
+            match a {
+                Algorithm::Bfs if want("bfs") => {
+                    let (b, m, res) = timed(r, || alg::bfs(&g, 0, false));
+                    let lv = res?.levels;
+                    let check = format!(
+                        "reached={} max_level={}",
+                        lv.iter().filter(|&&l| l >= 0).count(),
+                        lv.iter().max().unwrap_or(&0)
+                    );
+                    row("bfs", b, m, check);
+                }
+                Algorithm::PageRank if want("pagerank") => {
+                    let opts = alg::PageRankOptions {
+                        tol: 0.0,
+                        max_iters: 20,
+                        ..Default::default()
+                    };
+                    let (b, m, res) = timed(r, || alg::pagerank(&g, &opts));
+                    let pr = res?;
+                    let check = format!(
+                        "sum={:.12} r0={:.12e}",
+                        pr.ranks.iter().sum::<f64>(),
+                        pr.ranks[0]
+                    );
+                    row("pagerank20", b, m, check);
+                }
+                Algorithm::Tc if want("tc") => {
+                    let (b, m, res) = timed(r, || alg::triangle_count(&g));
+                    match res {
+                        Ok(t) => row("tc", b, m, format!("triangles={t}")),
+                        Err(e) => println!("{name:<14} tc         failed: {e}"),
+                    }
+                }
+                Algorithm::Sssp if want("sssp") => {
+                    let (b, m, res) = timed(r, || alg::sssp(&g, 0, None));
+                    match res {
+                        Ok(d) => {
+                            let fin: Vec<f64> = d.into_iter().filter(|x| x.is_finite()).collect();
+                            let check = format!(
+                                "reached={} max_dist={:?}",
+                                fin.len(),
+                                fin.iter().cloned().fold(0.0, f64::max)
+                            );
+                            row("sssp", b, m, check);
+                        }
+                        Err(e) => println!("{name:<14} sssp       failed: {e}"),
+                    }
+                }
+                Algorithm::Cc if want("cc") => {
+                    let (b, m, res) = timed(1, || alg::connected_components(&g));
+                    match res {
+                        Ok(cc) => {
+                            let k = cc
+                                .iter()
+                                .enumerate()
+                                .filter(|&(i, &l)| l == i as u64)
+                                .count();
+                            row("cc", b, m, format!("components={k}"));
+                        }
+                        Err(e) => println!("{name:<14} cc         failed: {e}"),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(p) = json_out {
+        std::fs::write(
+            p,
+            format!(
+                "{{\"device\":\"{}\",\"commit\":\"{commit}\",\"rows\":[\n{}\n]}}\n",
+                gpu.device_name(),
+                rows.join(",\n")
+            ),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! Vector operations that keep per-call work proportional to the vector's
+//! bit words and never build host index lists (the per-level steps of
+//! device-resident graph algorithms).
+
+use super::device::{bits_of, Arg};
+use super::kernels::ModuleId;
+use super::mem::{bit_words, DVec};
+use super::{CudaBackend, CudaVector};
+use crate::container::Mask;
+use crate::error::Result;
+use crate::scalar::Scalar;
+
+impl CudaBackend {
+    /// `w<mask> = accum(w, value)` at every index (`accum < 0`: none), in
+    /// place: one kernel over the bit words of `w`. The mask is read straight
+    /// from the source's bits where it can be (packed bits, or the presence
+    /// bits of a structural mask), with the complement applied in the kernel.
+    pub(super) fn assign_all_scalar<T: Scalar>(
+        &self,
+        w: &mut CudaVector<T>,
+        mask: Option<Mask<'_, Self>>,
+        accum: i32,
+        value: T,
+        replace: bool,
+    ) -> Result<()> {
+        let n = w.len;
+        let direct = mask.as_ref().map(|m| {
+            (
+                m.source.pattern_words(m.structural),
+                m.complemented,
+                m.structural,
+            )
+        });
+        // Bits the kernel reads: the source's own, or a resolved copy.
+        let resolved = match (&mask, direct) {
+            (Some(m), Some((None, comp, structural))) => {
+                Some(m.source.allowed_bits(self, structural, comp).map(|b| b.0)?)
+            }
+            _ => None,
+        };
+        let (mask_ptr, comp) = match (direct, &resolved) {
+            (None, _) => (0, false),
+            (Some((Some(p), comp, _)), _) => (p, comp),
+            (Some((None, _, _)), Some(r)) => (r.ptr(), false),
+            (Some((None, _, _)), None) => unreachable!("resolved above"),
+        };
+        if !matches!(w.repr, DVec::Dense { pres: Some(_), .. }) {
+            let (vals, pres) = self.owned_dense(w)?;
+            w.repr = DVec::Dense {
+                vals,
+                pres: Some(pres),
+            };
+        }
+        let DVec::Dense {
+            vals,
+            pres: Some(pres),
+        } = &w.repr
+        else {
+            unreachable!("made dense with presence bits above")
+        };
+        self.dev.run(
+            ModuleId::Vec(T::TYPE),
+            "vec_assign_all",
+            None,
+            bit_words(n) * 32,
+            &[
+                Arg::U64(bits_of(value)),
+                Arg::U64(mask_ptr),
+                Arg::I32(comp as i32),
+                Arg::I32(accum),
+                Arg::I32(replace as i32),
+                Arg::U64(n as u64),
+                vals.arg(),
+                pres.arg(),
+            ],
+        )?;
+        drop(resolved);
+        Ok(())
+    }
+}
