@@ -144,10 +144,14 @@ impl Profile {
     }
 
     /// The tile size with the least estimated `mxv` work ([`TileEstimate::cost`];
-    /// ties: the smaller tile): what [`TileSize::Auto`] packs to.
+    /// ties: the smaller tile): what [`TileSize::Auto`] packs to. Only 4x4 to
+    /// 32x32 are candidates: 64x64 tiles paid on none of the benchmark graphs
+    /// (benches/results/cpu.md) and have no CUDA kernels, so an `Auto` matrix
+    /// runs on every backend.
     pub fn best_tile(&self) -> TileSize {
         self.estimates
             .iter()
+            .filter(|e| e.tile != TileSize::T64)
             .min_by(|a, b| a.cost.total_cmp(&b.cost))
             .expect("one estimate per fixed tile size")
             .tile
