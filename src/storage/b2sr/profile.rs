@@ -48,11 +48,13 @@ pub(crate) const fn tile_work(k: usize) -> usize {
 ///
 /// ```
 /// use bitgraphblas::storage::{b2sr::Profile, Csr};
-/// // A 64x64 dense block: big tiles win.
+/// // A 64x64 dense block: big tiles win (32x32, the largest size Auto
+/// // considers; 64x64 is estimated too but never chosen).
 /// let t = (0..64).flat_map(|i| (0..64).map(move |j| (i, j, true)));
 /// let a = Csr::from_triplets(64, 64, t, |x, _| x).unwrap();
 /// let p = Profile::sample(&a);
-/// assert_eq!(p.best_tile().k(), Some(64));
+/// assert_eq!(p.best_tile().k(), Some(32));
+/// assert_eq!(p.estimates.len(), 5);
 /// assert!(p.recommend().is_some());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
