@@ -179,7 +179,7 @@ where
     };
     let mut frontier: B::Vector<S::T> = b.upload_vector(&seed)?;
     let mut next: B::Vector<S::T> = b.vector_new(n, None, fmt)?;
-    let mut rec: Record<B, S::T> = if b.name() == "cpu" {
+    let mut rec: Record<B, S::T> = if B::HOST_MEMORY {
         let visited_h = BitVec::from_indices(n, [source]);
         let mut levels = vec![-1i64; n];
         levels[source] = 0;

@@ -127,7 +127,7 @@ impl<'b, B: Backend> Graph<'b, B> {
         // left to Auto: measured on the graphs of ../shared/data, the generic CSR
         // product beats the B2SR valued kernel 2-4x (benches/results/
         // algorithms-cpu.md). An explicit tile size is obeyed for every product.
-        let value_auto = format == Format::Auto && backend.name() == "cpu";
+        let value_auto = format == Format::Auto && B::HOST_MEMORY;
         let format = match format {
             Format::Auto | Format::B2sr(TileSize::Auto) => {
                 let p = Profile::sample(&host.as_csr());

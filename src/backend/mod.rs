@@ -67,6 +67,11 @@ pub trait Backend: Sized + Send + Sync {
     /// What a matrix mask borrows (a matrix of any element type).
     type MatrixMaskSource: ?Sized;
 
+    /// Whether matrices and vectors live in host memory, so reading a result
+    /// back is a plain copy (`true` for [`Cpu`](crate::Cpu)); clients use it to
+    /// choose where to keep per-iteration state.
+    const HOST_MEMORY: bool;
+
     /// Short name (`"cpu"`, `"cuda"`).
     fn name(&self) -> &'static str;
 

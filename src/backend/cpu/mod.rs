@@ -181,6 +181,7 @@ impl Backend for Cpu {
     type Dense<T: Scalar> = DenseMatrix<T>;
     type MaskSource = dyn HostMask;
     type MatrixMaskSource = dyn HostMatrixMask;
+    const HOST_MEMORY: bool = true;
 
     fn name(&self) -> &'static str {
         "cpu"

@@ -981,6 +981,7 @@ impl Backend for CudaBackend {
     type Dense<T: Scalar> = CudaDense<T>;
     type MaskSource = dyn DeviceMask;
     type MatrixMaskSource = dyn DeviceMatrixMask;
+    const HOST_MEMORY: bool = false;
 
     fn name(&self) -> &'static str {
         "cuda"
