@@ -21,7 +21,9 @@ use crate::storage::b2sr::{with_blocks, B2srBlocks};
 use crate::storage::{B2sr, BitVec, Csr};
 
 /// Average tiles per tile row from which [`bits_pull`] stops a tile row early.
-const EARLY_EXIT_TILES_PER_ROW: usize = 8;
+const EARLY_EXIT_TILES_PER_ROW: usize = 16;
+/// How many tiles [`pull_rows`] adds between two "every row hit" checks.
+const EXIT_CHECK_EVERY: usize = 8;
 
 /// The `k` mask bits of tile row `tr` (all ones without a mask).
 #[inline]
@@ -52,37 +54,152 @@ fn bits_pull<L: TileOps>(
     let mut out = BitVec::zeros(nrows);
     // Checking for "every row hit" costs a hard-to-predict branch per tile; it
     // pays only where tile rows hold many tiles (measured: meshes yes, grids no).
-    let early_exit = b.tiles.len() >= EARLY_EXIT_TILES_PER_ROW * (b.tile_row_ptr.len() - 1);
+    let ee: usize = std::env::var("BGB_EE").ok().and_then(|v| v.parse().ok()).unwrap_or(EARLY_EXIT_TILES_PER_ROW);
+    let early_exit = b.tiles.len() >= ee * (b.tile_row_ptr.len() - 1);
     let pieces = split_mut(out.words_mut(), &lens);
     let work: Vec<_> = ranges.into_iter().zip(pieces).collect();
     for_each_piece(work, |(range, words)| {
-        let w0 = range.start * L::K / 64;
-        for tr in range {
-            let m = row_mask::<L>(allowed, tr);
-            if m == 0 {
-                continue;
-            }
-            let mut acc = 0u64;
-            let range = b.tile_range(tr);
-            let pairs = b.tile_col_idx[range.clone()].iter().zip(&b.tiles[range]);
-            if early_exit {
-                // Stop once every allowed row of the tile row has a hit.
-                for (&tc, tile) in pairs {
-                    acc |= tile.any_rows(slice::<L>(x, tc as usize));
-                    if acc & m == m {
-                        break;
-                    }
-                }
-            } else {
-                for (&tc, tile) in pairs {
-                    acc |= tile.any_rows(slice::<L>(x, tc as usize));
-                }
-            }
-            let bit = tr * L::K;
-            words[bit / 64 - w0] |= (acc & m) << (bit % 64);
-        }
+        pull_rows_dispatch(b, range, words, x, allowed, early_exit)
     });
     out
+}
+
+/// The hits of one tile row as the tiles are added: the tile layout's own
+/// [`TileOps::Hits`] ([`Wide`]), or the per-tile row bits of
+/// [`TileOps::any_rows`] ([`Narrow`]: cheaper for 16x16..64x64 tiles without
+/// 256-bit vectors, where the wide form spills).
+trait RowHits<L: TileOps> {
+    fn new(done: u64) -> Self;
+    fn add(&mut self, tile: &L, x: u64);
+    fn all(&self) -> bool;
+    fn rows(&self) -> u64;
+}
+
+struct Wide<L: TileOps>(L::Hits);
+
+impl<L: TileOps> RowHits<L> for Wide<L> {
+    #[inline(always)]
+    fn new(done: u64) -> Self {
+        Wide(L::hits_new(done))
+    }
+    #[inline(always)]
+    fn add(&mut self, tile: &L, x: u64) {
+        tile.hits_add(&mut self.0, x)
+    }
+    #[inline(always)]
+    fn all(&self) -> bool {
+        L::hits_all(&self.0)
+    }
+    #[inline(always)]
+    fn rows(&self) -> u64 {
+        L::hits_rows(&self.0)
+    }
+}
+
+struct Narrow<L>(u64, std::marker::PhantomData<L>);
+
+impl<L: TileOps> RowHits<L> for Narrow<L> {
+    #[inline(always)]
+    fn new(done: u64) -> Self {
+        Narrow(done & slice::<L>(&[u64::MAX], 0), std::marker::PhantomData)
+    }
+    #[inline(always)]
+    fn add(&mut self, tile: &L, x: u64) {
+        self.0 |= tile.any_rows(x);
+    }
+    #[inline(always)]
+    fn all(&self) -> bool {
+        self.0 == slice::<L>(&[u64::MAX], 0)
+    }
+    #[inline(always)]
+    fn rows(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The tile rows `range` of [`bits_pull`] into `words` (the output words the
+/// range owns), accumulating each tile row in `H`. With `early_exit`, a tile
+/// row stops once every row has a hit, checked every [`EXIT_CHECK_EVERY`]
+/// tiles (checking every tile costs more than it saves on meshes).
+#[inline(always)]
+fn pull_rows<L: TileOps, H: RowHits<L>>(
+    b: &B2srBlocks<L>,
+    range: std::ops::Range<usize>,
+    words: &mut [u64],
+    x: &[u64],
+    allowed: Option<&[u64]>,
+    early_exit: bool,
+) {
+    let w0 = range.start * L::K / 64;
+    for tr in range {
+        let m = row_mask::<L>(allowed, tr);
+        if m == 0 {
+            continue;
+        }
+        let span = b.tile_range(tr);
+        let (cols, tiles) = (&b.tile_col_idx[span.clone()], &b.tiles[span]);
+        // Rows the mask rules out count as hit, so "all hit" needs no mask.
+        let mut hits = H::new(!m);
+        let mut start = 0;
+        if early_exit {
+            while tiles.len() - start > EXIT_CHECK_EVERY && !hits.all() {
+                let end = start + EXIT_CHECK_EVERY;
+                for (&tc, tile) in cols[start..end].iter().zip(&tiles[start..end]) {
+                    hits.add(tile, slice::<L>(x, tc as usize));
+                }
+                start = end;
+            }
+        }
+        if !(early_exit && hits.all()) {
+            for (&tc, tile) in cols[start..].iter().zip(&tiles[start..]) {
+                hits.add(tile, slice::<L>(x, tc as usize));
+            }
+        }
+        let bit = tr * L::K;
+        words[bit / 64 - w0] |= (hits.rows() & m) << (bit % 64);
+    }
+}
+
+/// [`pull_rows`] compiled for AVX2: a 16x16 tile is one 256-bit register
+/// (a 32x32 tile four), so adding a tile to the hits is one AND and one OR.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+fn pull_rows_avx2<L: TileOps>(
+    b: &B2srBlocks<L>,
+    range: std::ops::Range<usize>,
+    words: &mut [u64],
+    x: &[u64],
+    allowed: Option<&[u64]>,
+    early_exit: bool,
+) {
+    pull_rows::<L, Wide<L>>(b, range, words, x, allowed, early_exit)
+}
+
+/// [`pull_rows`] with the widest instruction set this CPU has (the check is a
+/// cached load).
+fn pull_rows_dispatch<L: TileOps>(
+    b: &B2srBlocks<L>,
+    range: std::ops::Range<usize>,
+    words: &mut [u64],
+    x: &[u64],
+    allowed: Option<&[u64]>,
+    early_exit: bool,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::env::var_os("BGB_NOAVX").is_none() && std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("popcnt")
+    {
+        // SAFETY: the CPU supports every feature `pull_rows_avx2` enables
+        // (checked just above); it has no other safety requirement.
+        return unsafe { pull_rows_avx2(b, range, words, x, allowed, early_exit) };
+    }
+    if L::K <= 8 {
+        pull_rows::<L, Wide<L>>(b, range, words, x, allowed, early_exit)
+    } else {
+        pull_rows::<L, Narrow<L>>(b, range, words, x, allowed, early_exit)
+    }
 }
 
 /// The transposed boolean product `A' u` for packed-bit `u`: every set bit

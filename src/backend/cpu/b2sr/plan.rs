@@ -39,7 +39,8 @@ pub(crate) fn balanced_by(
     cost: impl Fn(usize) -> usize,
 ) -> Vec<Range<usize>> {
     let total = cost(units);
-    let parts = if total < SEQUENTIAL_BELOW {
+    let seq: usize = std::env::var("BGB_SEQ").ok().and_then(|v| v.parse().ok()).unwrap_or(SEQUENTIAL_BELOW);
+    let parts = if total < seq {
         1
     } else {
         (rayon::current_num_threads() * RANGES_PER_THREAD)
