@@ -28,20 +28,27 @@ pub struct TileEstimate {
     pub cost: f64,
 }
 
-/// Work units per nanosecond of a single-threaded boolean `mxv` (about: the
-/// weights below were fitted to the times of every tile size on the mesh and
-/// road graphs, then checked against the ranking on the other four).
-pub(crate) const WORK_PER_NS: usize = 4;
+/// Work units per nanosecond of a single-threaded boolean `mxv`: the weights
+/// below, in 1/16 ns, are a least-squares fit (relative error) of
+/// `time = tiles * tile_work(k) + tile_rows * TILE_ROW_WORK` to the
+/// single-thread times of the AVX2 `bin_bin_bin` kernel at every tile size
+/// 4..32 on delaunay_n14, USA-road-d.NY, ego-Twitter (4..16), cnr-2000 and
+/// the 1024x1024 grid (`examples/mxv_fit.rs`; fit and data in
+/// `benches/results/cpu.md`, run 6). RMS relative error 16%; it picks the
+/// fastest measured size on every graph but ego-Twitter (16x16, 15% behind
+/// 8x8, where early exit favours small tiles).
+pub(crate) const WORK_PER_NS: usize = 16;
 
-/// Work of one tile row besides its tiles (loop set-up, a mispredicted exit,
-/// the output word): about 15 ns.
-pub(crate) const TILE_ROW_WORK: usize = 62;
+/// Work of one tile row besides its tiles (loop set-up, the mispredicted
+/// loop exit, the output word): about 9 ns.
+pub(crate) const TILE_ROW_WORK: usize = 144;
 
 /// Work of one `k x k` tile in a boolean `mxv`: a fixed part (index, `u`
 /// slice, loop) plus a part that grows with the tile's `k * k / 8` bytes
-/// (about 1.1 ns for 4x4, 2.8 ns for 16x16, 30 ns for 64x64).
+/// (about 0.31 ns for 4x4, 0.56 ns for 16x16, 1.5 ns for 32x32, 5.2 ns for
+/// 64x64).
 pub(crate) const fn tile_work(k: usize) -> usize {
-    4 + k * k / 35
+    5 + k * k / 52
 }
 
 /// Estimates for every tile size, and the CSR bytes they compete with.

@@ -54,8 +54,7 @@ fn bits_pull<L: TileOps>(
     let mut out = BitVec::zeros(nrows);
     // Checking for "every row hit" costs a hard-to-predict branch per tile; it
     // pays only where tile rows hold many tiles (measured: meshes yes, grids no).
-    let ee: usize = std::env::var("BGB_EE").ok().and_then(|v| v.parse().ok()).unwrap_or(EARLY_EXIT_TILES_PER_ROW);
-    let early_exit = b.tiles.len() >= ee * (b.tile_row_ptr.len() - 1);
+    let early_exit = b.tiles.len() >= EARLY_EXIT_TILES_PER_ROW * (b.tile_row_ptr.len() - 1);
     let pieces = split_mut(out.words_mut(), &lens);
     let work: Vec<_> = ranges.into_iter().zip(pieces).collect();
     for_each_piece(work, |(range, words)| {
@@ -186,7 +185,7 @@ fn pull_rows_dispatch<L: TileOps>(
     early_exit: bool,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if std::env::var_os("BGB_NOAVX").is_none() && std::is_x86_feature_detected!("avx2")
+    if std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
         && std::is_x86_feature_detected!("popcnt")
@@ -495,6 +494,106 @@ pub(crate) fn mxv<S: Semiring>(
                 .to_format(crate::container::VectorFormat::Dense)
                 .expect("dense always converts");
             mxv(s, a, value, &d, allowed, false)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::TileSize;
+
+    /// Row `i` of the product, straight from CSR.
+    fn reference(a: &Csr<bool>, x: &BitVec, allowed: Option<&BitVec>) -> Vec<bool> {
+        (0..a.nrows())
+            .map(|i| {
+                allowed.is_none_or(|m| m.get(i)) && a.row(i).0.iter().any(|&j| x.get(j as usize))
+            })
+            .collect()
+    }
+
+    /// Every variant of [`pull_rows`] (wide and narrow hits, early exit on
+    /// and off, the dispatched one) on wide matrices whose tile rows hold
+    /// many tiles, so the early exit is taken and also missed (rows of
+    /// hits-free entries, masked rows).
+    #[test]
+    fn pull_rows_variants_match_reference() {
+        fn run<L: TileOps>(
+            b: &B2srBlocks<L>,
+            nrows: usize,
+            x: &[u64],
+            m: Option<&[u64]>,
+        ) -> Vec<Vec<u64>> {
+            let nt = b.tile_row_ptr.len() - 1;
+            let words = nrows.div_ceil(64);
+            let mut outs = Vec::new();
+            for early_exit in [false, true] {
+                for v in 0..3 {
+                    let mut w = vec![0u64; words];
+                    match v {
+                        0 => pull_rows::<L, Wide<L>>(b, 0..nt, &mut w, x, m, early_exit),
+                        1 => pull_rows::<L, Narrow<L>>(b, 0..nt, &mut w, x, m, early_exit),
+                        _ => pull_rows_dispatch(b, 0..nt, &mut w, x, m, early_exit),
+                    }
+                    outs.push(w);
+                }
+            }
+            outs
+        }
+        let mut s = 99u64;
+        let mut next = |n: usize| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 17) % n as u64) as usize
+        };
+        let (m, n) = (150, 5000);
+        // Blocks of 16 dense rows (every row hits early: the early exit is
+        // taken), then blocks of sparse rows and of rows only on odd columns.
+        let t: Vec<(usize, usize, bool)> = (0..m)
+            .flat_map(|i| {
+                let k = if i / 16 % 2 == 0 {
+                    300
+                } else {
+                    [300, 3, 40][i % 3]
+                };
+                (0..k).map(move |p| (i, p, true))
+            })
+            .map(|(i, p, v)| {
+                let j = (p * 7919 + i * 31) % n;
+                (
+                    i,
+                    if i / 16 % 2 == 1 && i % 5 == 4 {
+                        j | 1
+                    } else {
+                        j
+                    },
+                    v,
+                )
+            })
+            .collect();
+        let a = Csr::from_triplets(m, n, t, |x, _| x).unwrap();
+        // Bits on even columns only: rows with odd columns never hit.
+        let x = BitVec::from_indices(n, (0..n).filter(|&j| j % 2 == 0 && next(3) > 0));
+        let mask = BitVec::from_indices(m, (0..m).filter(|_| next(4) > 0));
+        for allowed in [None, Some(&mask)] {
+            let want = reference(&a, &x, allowed);
+            for ts in TileSize::FIXED {
+                let b = B2sr::from_csr(&a, ts).unwrap();
+                let am = allowed.map(BitVec::words);
+                let outs = with_blocks!(b.tiles(), blk => run(blk, m, x.words(), am));
+                for w in outs {
+                    let got = BitVec::from_words(m, w).unwrap();
+                    let got: Vec<bool> = (0..m).map(|i| got.get(i)).collect();
+                    assert_eq!(got, want, "{ts:?}");
+                }
+            }
+        }
+        // Tile rows long enough for the early exit to be checked.
+        let b = B2sr::from_csr(&a, TileSize::T8).unwrap();
+        if let crate::storage::b2sr::B2srTiles::T8(blk) = b.tiles() {
+            let r = blk.tile_range(0);
+            assert!(r.len() > 2 * EXIT_CHECK_EVERY);
         }
     }
 }

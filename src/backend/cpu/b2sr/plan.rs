@@ -4,10 +4,15 @@
 
 use std::ops::Range;
 
-/// Work below this many units (tiles plus tile rows; nanoseconds of estimated
-/// work for [`weighted_ranges`]) runs on one thread: spawning costs more than
-/// it saves.
+/// Work below this many units (tiles plus tile rows, or CSR entries plus rows)
+/// runs on one thread: spawning costs more than it saves.
 const SEQUENTIAL_BELOW: usize = 1 << 14;
+/// [`weighted_ranges`]: estimated single-thread work (ns) below which a
+/// product runs on the calling thread. Handing work to rayon's pool from
+/// outside it costs a wake-up of a sleeping worker and of the caller (measured
+/// on the 2-core benchmark machine: a 26 us `mxv` took 35-50 us on 2 threads
+/// under load), so two threads pay only well above twice that overhead.
+const SEQUENTIAL_BELOW_NS: usize = 32_000;
 /// Ranges per rayon thread, so stealing can even out what the tile count misses.
 const RANGES_PER_THREAD: usize = 8;
 
@@ -25,7 +30,7 @@ pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<u
 pub(crate) fn weighted_ranges(tile_row_ptr: &[u32], align: usize, k: usize) -> Vec<Range<usize>> {
     use crate::storage::b2sr::profile::{tile_work, TILE_ROW_WORK, WORK_PER_NS};
     let w = tile_work(k);
-    balanced_by(tile_row_ptr.len() - 1, align, |tr| {
+    balanced_by_below(tile_row_ptr.len() - 1, align, SEQUENTIAL_BELOW_NS, |tr| {
         (tile_row_ptr[tr] as usize * w + tr * TILE_ROW_WORK) / WORK_PER_NS
     })
 }
@@ -38,13 +43,23 @@ pub(crate) fn balanced_by(
     align: usize,
     cost: impl Fn(usize) -> usize,
 ) -> Vec<Range<usize>> {
+    balanced_by_below(units, align, SEQUENTIAL_BELOW, cost)
+}
+
+/// [`balanced_by`] with one range (the calling thread) when the total work is
+/// below `sequential_below`, and ranges of at least a quarter of it otherwise.
+pub(crate) fn balanced_by_below(
+    units: usize,
+    align: usize,
+    sequential_below: usize,
+    cost: impl Fn(usize) -> usize,
+) -> Vec<Range<usize>> {
     let total = cost(units);
-    let seq: usize = std::env::var("BGB_SEQ").ok().and_then(|v| v.parse().ok()).unwrap_or(SEQUENTIAL_BELOW);
-    let parts = if total < seq {
+    let parts = if total < sequential_below {
         1
     } else {
         (rayon::current_num_threads() * RANGES_PER_THREAD)
-            .min(total / (SEQUENTIAL_BELOW / 4))
+            .min(total / (sequential_below / 4))
             .max(1)
     };
     let mut out = Vec::with_capacity(parts);
