@@ -10,8 +10,10 @@
 //! cargo bench --bench mxv -- --suitesparse FILE  # add SuiteSparse ratio columns
 //! cargo bench --bench mxv -- --formats b2sr-8  # formats whose label contains this
 //! cargo bench --bench mxv -- --min             # minimum instead of median
+//! cargo bench --bench mxv -- --reps 41         # repetitions (default 21, --quick 5)
 //! cargo bench --bench mxv -- --no-mxm          # skip the triangle-count / A*H table
 //! cargo bench --bench mxv -- --lor-only        # only the boolean product (others "-")
+//! cargo bench --bench mxv -- --fit             # refit the Auto cost model (see fit_cost_model)
 //! ```
 //!
 //! Times are medians of repeated runs on rayon's global pool (set
@@ -66,10 +68,10 @@ fn opts() -> Opts {
     );
     Opts {
         formats: value("--formats"),
-        reps: if args.iter().any(|a| a == "--quick") {
-            5
-        } else {
-            21
+        reps: match value("--reps") {
+            Some(r) => r.parse().expect("--reps N"),
+            None if args.iter().any(|a| a == "--quick") => 5,
+            None => 21,
         },
         only: value("--only"),
         write_mtx: value("--write-mtx"),
@@ -143,6 +145,10 @@ fn ratio(x: f64, y: Option<f64>) -> String {
 
 fn main() {
     let o = opts();
+    if std::env::args().any(|a| a == "--fit") {
+        fit_cost_model(&o);
+        return;
+    }
     let cpu = Cpu::new();
     let desc = Desc::new();
     println!(
@@ -313,4 +319,125 @@ fn mxm_section(o: &Opts) {
             println!("| {name} | {} | {tri} | {tc:.3} | {gnn:.3} |", fmt_name(f));
         }
     }
+}
+
+/// Data and least-squares fit for the `mxv` cost model of
+/// `storage::b2sr::profile` (`tiles * tile_work(k) + tile_rows * TILE_ROW_WORK`,
+/// `tile_work(k) = a + b * k * k`): the single-thread time of the boolean
+/// product at every tile size 4..32 on every graph (on a 1-thread pool, so it
+/// runs on one thread without hand-offs), then the fit of `a`, `b` and the
+/// tile-row cost `c` minimising the relative error, over the products whose
+/// tiles fit in 24 MiB (the model describes cache-resident products; beyond
+/// that memory bandwidth rules and big tiles lose, which the byte rule of
+/// `Profile::recommend` and the 32x32 cap cover).
+fn fit_cost_model(o: &Opts) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let cpu = Cpu::new();
+    let sizes = [TileSize::T4, TileSize::T8, TileSize::T16, TileSize::T32];
+    // (graph, k, tiles, tile rows, us)
+    let mut data: Vec<(String, usize, f64, f64, f64)> = Vec::new();
+    println!("graph,k,tiles,tile_rows,tile_mib,us");
+    for (name, a) in graphs(o) {
+        let n = a.nrows();
+        let bits = Vector::<bool>::from_bits(random_bits(n, 7));
+        let ab = Matrix::from_csr(a.as_csr().map(|_| true));
+        for t in sizes {
+            let k = t.k().expect("fixed");
+            let m = ab.to_format(Format::B2sr(t)).unwrap();
+            let tiles = match m.repr() {
+                bitgraphblas::container::MatrixRepr::B2sr { pattern, .. } => pattern.ntiles(),
+                _ => unreachable!("packed"),
+            } as f64;
+            let mib = tiles * (4 + k * k / 8) as f64 / (1 << 20) as f64;
+            let mut w = Vector::<bool>::empty(n);
+            let us = pool.install(|| {
+                median_ms(o.reps, || {
+                    ops::mxv(&cpu, &mut w, LorLand, &m, &bits, &Desc::new()).unwrap();
+                    black_box(&w);
+                })
+            }) * 1e3;
+            let rows = n.div_ceil(k) as f64;
+            println!("{name},{k},{tiles},{rows},{mib:.1},{us:.2}");
+            if mib <= 24.0 {
+                data.push((name.clone(), k, tiles, rows, us));
+            }
+        }
+    }
+    // Normal equations of min sum ((f . p) / us - 1)^2, f = (tiles, tiles k^2, rows).
+    let feat = |k: usize, tiles: f64, rows: f64| [tiles, tiles * (k * k) as f64, rows];
+    let (mut ata, mut atb) = ([[0f64; 3]; 3], [0f64; 3]);
+    for &(_, k, tiles, rows, us) in &data {
+        let f = feat(k, tiles, rows).map(|v| v / us);
+        for i in 0..3 {
+            atb[i] += f[i];
+            for j in 0..3 {
+                ata[i][j] += f[i] * f[j];
+            }
+        }
+    }
+    let p = solve3(ata, atb);
+    println!(
+        "\nfit over {} products: tile = {:.4} + {:.6} * k^2 ns, tile row = {:.3} ns \
+         (x16: tile_work(k) = {:.1} + k*k/{:.1}, TILE_ROW_WORK = {:.0})",
+        data.len(),
+        p[0] * 1e3,
+        p[1] * 1e3,
+        p[2] * 1e3,
+        p[0] * 16e3,
+        1.0 / (p[1] * 16e3),
+        p[2] * 16e3
+    );
+    // Per graph: (k, measured us, model us).
+    type Points = Vec<(usize, f64, f64)>;
+    let mut by: Vec<(String, Points)> = Vec::new();
+    for (g, k, tiles, rows, us) in data {
+        let pred: f64 = feat(k, tiles, rows)
+            .iter()
+            .zip(&p)
+            .map(|(f, q)| f * q)
+            .sum();
+        match by.iter_mut().find(|e| e.0 == g) {
+            Some(e) => e.1.push((k, us, pred)),
+            None => by.push((g, vec![(k, us, pred)])),
+        }
+    }
+    for (g, v) in by {
+        let best = v.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+        let pick = v.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap().0;
+        let cells: Vec<String> = v
+            .iter()
+            .map(|(k, us, pr)| format!("{k}: {us:.1}/{pr:.1}"))
+            .collect();
+        println!(
+            "{g}: fastest {best}, model {pick} (k: measured/model us) {}",
+            cells.join(", ")
+        );
+    }
+}
+
+/// `x` with `a x = b` (Gaussian elimination with partial pivoting).
+fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> [f64; 3] {
+    for c in 0..3 {
+        let p = (c..3)
+            .max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))
+            .unwrap();
+        a.swap(c, p);
+        b.swap(c, p);
+        let (pivot, bc) = (a[c], b[c]);
+        for (row, br) in a.iter_mut().zip(b.iter_mut()).skip(c + 1) {
+            let f = row[c] / pivot[c];
+            for (x, p) in row.iter_mut().zip(pivot).skip(c) {
+                *x -= f * p;
+            }
+            *br -= f * bc;
+        }
+    }
+    let mut x = [0f64; 3];
+    for r in (0..3).rev() {
+        x[r] = (b[r] - (r + 1..3).map(|k| a[r][k] * x[k]).sum::<f64>()) / a[r][r];
+    }
+    x
 }

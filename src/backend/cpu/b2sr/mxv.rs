@@ -1,7 +1,10 @@
 //! Matrix-vector products on B2SR (Bit-GraphBLAS Table II), masks applied inside:
 //!
-//! - `bin_bin_bin`: packed-bit `u`, idempotent `⊕` (LOR, ANY, MIN, MAX): one
-//!   AND per tile row per tile, OR-reduced into the output word ([`bits_pull`]);
+//! - `bin_bin_bin`: packed-bit `u`, idempotent `⊕` (LOR, ANY, MIN, MAX): every
+//!   tile ANDed with its `k`-bit slice of `u` broadcast to all rows and ORed
+//!   into per-row hits kept in the tile's own layout (one 256-bit AND and OR
+//!   per 16x16 tile with AVX2), reduced to output bits once per tile row
+//!   ([`bits_pull`]);
 //!   transposed, the same product pushes the set bits of `u` ([`bits_push`]).
 //! - `bin_bin_full`: packed-bit `u`, `⊕ = PLUS`: popcount of each tile row AND
 //!   the `k`-bit slice of `u` ([`count_pull`]).
@@ -11,7 +14,10 @@
 //! Every kernel skips tile rows the mask rules out and writes disjoint output
 //! words per thread (ranges from [`super::plan`]).
 
-use super::plan::{balanced_by, for_each_piece, split_mut, weighted_ranges};
+use super::plan::{
+    balanced_by, for_each_piece, split_mut, weighted_ranges, PULL_SEQUENTIAL_BELOW_NS,
+    SEQUENTIAL_BELOW_NS,
+};
 use super::tiles::TileOps;
 use super::{add_class, repeat_add, slice, AddClass};
 use crate::algebra::Semiring;
@@ -49,11 +55,14 @@ fn bits_pull<L: TileOps>(
     x: &[u64],
     allowed: Option<&[u64]>,
 ) -> BitVec {
-    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
+    let align = (64 / L::K).max(1);
+    let ranges = weighted_ranges(&b.tile_row_ptr, align, L::K, PULL_SEQUENTIAL_BELOW_NS);
     let lens: Vec<usize> = ranges.iter().map(|r| extent::<L>(r, nrows).2).collect();
     let mut out = BitVec::zeros(nrows);
-    // Checking for "every row hit" costs a hard-to-predict branch per tile; it
-    // pays only where tile rows hold many tiles (measured: meshes yes, grids no).
+    // Checking for "every row hit" costs a check and a hard-to-predict branch;
+    // it pays only where tile rows hold many tiles (measured on single-thread
+    // times with a check after every tile: ego-Twitter yes, 1.2-1.4x at
+    // 8x8/16x16; delaunay_n14 and cnr-2000 no, 6-70% slower).
     let early_exit = b.tiles.len() >= EARLY_EXIT_TILES_PER_ROW * (b.tile_row_ptr.len() - 1);
     let pieces = split_mut(out.words_mut(), &lens);
     let work: Vec<_> = ranges.into_iter().zip(pieces).collect();
@@ -211,7 +220,7 @@ fn bits_push<L: TileOps>(
 ) -> BitVec {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     let out: Vec<AtomicU64> = (0..ncols.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-    let ranges = weighted_ranges(&b.tile_row_ptr, 1, L::K);
+    let ranges = weighted_ranges(&b.tile_row_ptr, 1, L::K, SEQUENTIAL_BELOW_NS);
     for_each_piece(ranges, |range| {
         for tr in range {
             let xs = slice::<L>(x, tr);
@@ -331,7 +340,8 @@ fn count_pull<L: TileOps, T: Scalar>(
     allowed: Option<&[u64]>,
     finish: impl Fn(u32) -> T + Sync,
 ) -> (Vec<T>, BitVec) {
-    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
+    let align = (64 / L::K).max(1);
+    let ranges = weighted_ranges(&b.tile_row_ptr, align, L::K, SEQUENTIAL_BELOW_NS);
     let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
     let mut present = BitVec::zeros(nrows);
     let mut values = vec![T::default(); nrows];
@@ -381,7 +391,8 @@ fn value_pull<S: Semiring, L: TileOps>(
     upresent: Option<&[u64]>,
     allowed: Option<&[u64]>,
 ) -> (Vec<S::T>, BitVec) {
-    let ranges = weighted_ranges(&b.tile_row_ptr, (64 / L::K).max(1), L::K);
+    let align = (64 / L::K).max(1);
+    let ranges = weighted_ranges(&b.tile_row_ptr, align, L::K, SEQUENTIAL_BELOW_NS);
     let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
     let mut present = BitVec::zeros(nrows);
     let mut values = vec![S::T::default(); nrows];

@@ -7,12 +7,18 @@ use std::ops::Range;
 /// Work below this many units (tiles plus tile rows, or CSR entries plus rows)
 /// runs on one thread: spawning costs more than it saves.
 const SEQUENTIAL_BELOW: usize = 1 << 14;
-/// [`weighted_ranges`]: estimated single-thread work (ns) below which a
-/// product runs on the calling thread. Handing work to rayon's pool from
-/// outside it costs a wake-up of a sleeping worker and of the caller (measured
-/// on the 2-core benchmark machine: a 26 us `mxv` took 35-50 us on 2 threads
-/// under load), so two threads pay only well above twice that overhead.
-const SEQUENTIAL_BELOW_NS: usize = 32_000;
+/// For [`weighted_ranges`] in the boolean pull (`bin_bin_bin`): estimated
+/// single-thread work (ns) below which a product runs on the calling thread. Handing work to
+/// rayon's pool from outside it costs a wake-up of a sleeping worker and of
+/// the caller (on the 2-core benchmark machine under load, a 26 us `mxv` took
+/// 35-50 us on 2 threads), so two threads pay only well above twice that.
+pub(crate) const PULL_SEQUENTIAL_BELOW_NS: usize = 32_000;
+/// The same for the other kernels, whose work per tile is several times the
+/// boolean pull's that the estimate measures (a set-bit walk with a semiring
+/// operation per entry, popcounts, atomic ORs): 4 us of estimate is 20-40 us
+/// or more of theirs. (This keeps their split as before the cost model was
+/// refitted for the faster pull.)
+pub(crate) const SEQUENTIAL_BELOW_NS: usize = 4_000;
 /// Ranges per rayon thread, so stealing can even out what the tile count misses.
 const RANGES_PER_THREAD: usize = 8;
 
@@ -27,10 +33,16 @@ pub(crate) fn balanced_ranges(tile_row_ptr: &[u32], align: usize) -> Vec<Range<u
 /// Like [`balanced_ranges`], with work measured by the sampling profile's cost
 /// model ([`crate::storage::b2sr::profile::tile_work`]): a `k x k` tile weighs
 /// more than a small one, so a few big tiles still get split across threads.
-pub(crate) fn weighted_ranges(tile_row_ptr: &[u32], align: usize, k: usize) -> Vec<Range<usize>> {
+/// One range (the calling thread) below `sequential_below_ns` of estimated work.
+pub(crate) fn weighted_ranges(
+    tile_row_ptr: &[u32],
+    align: usize,
+    k: usize,
+    sequential_below_ns: usize,
+) -> Vec<Range<usize>> {
     use crate::storage::b2sr::profile::{tile_work, TILE_ROW_WORK, WORK_PER_NS};
     let w = tile_work(k);
-    balanced_by_below(tile_row_ptr.len() - 1, align, SEQUENTIAL_BELOW_NS, |tr| {
+    balanced_by_below(tile_row_ptr.len() - 1, align, sequential_below_ns, |tr| {
         (tile_row_ptr[tr] as usize * w + tr * TILE_ROW_WORK) / WORK_PER_NS
     })
 }
