@@ -29,14 +29,16 @@ pub struct TileEstimate {
 }
 
 /// Work units per nanosecond of a single-threaded boolean `mxv`: the weights
-/// below, in 1/16 ns, are a least-squares fit (relative error) of
+/// below, in 1/16 ns, are a least-squares fit (of the relative error) of
 /// `time = tiles * tile_work(k) + tile_rows * TILE_ROW_WORK` to the
-/// single-thread times of the AVX2 `bin_bin_bin` kernel at every tile size
-/// 4..32 on delaunay_n14, USA-road-d.NY, ego-Twitter (4..16), cnr-2000 and
-/// the 1024x1024 grid (`examples/mxv_fit.rs`; fit and data in
-/// `benches/results/cpu.md`, run 6). RMS relative error 16%; it picks the
-/// fastest measured size on every graph but ego-Twitter (16x16, 15% behind
-/// 8x8, where early exit favours small tiles).
+/// single-thread times of the `bin_bin_bin` kernel (AVX2) at every tile size
+/// 4..32 on delaunay_n14, USA-road-d.NY, ego-Twitter, cnr-2000 and the
+/// 1024x1024 grid, over the products whose tiles fit in 24 MiB
+/// (`cargo bench --bench mxv -- --fit` prints the data and the fit; run 6 in
+/// `benches/results/cpu.md`). RMS relative error 16%. On those graphs it
+/// ranks 16x16 and 32x32 (within 10% of each other) first on the mesh, road,
+/// web and grid graphs, and 16x16 on ego-Twitter, where 8x8 is 15% faster
+/// (the early exit favours small tiles there; the model has no term for it).
 pub(crate) const WORK_PER_NS: usize = 16;
 
 /// Work of one tile row besides its tiles (loop set-up, the mispredicted
