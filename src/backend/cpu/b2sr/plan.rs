@@ -10,8 +10,8 @@ const SEQUENTIAL_BELOW: usize = 1 << 14;
 /// For [`weighted_ranges`] in the boolean pull (`bin_bin_bin`): estimated
 /// single-thread work (ns) below which a product runs on the calling thread. Handing work to
 /// rayon's pool from outside it costs a wake-up of a sleeping worker and of
-/// the caller (on the 2-core benchmark machine under load, a 26 us `mxv` took
-/// 35-50 us on 2 threads), so two threads pay only well above twice that.
+/// the caller (on the 2-core benchmark machine under load, a 25 us `mxv` took
+/// 34-39 us on 2 threads), so two threads pay only well above twice that.
 pub(crate) const PULL_SEQUENTIAL_BELOW_NS: usize = 32_000;
 /// The same for the other kernels, whose work per tile is several times the
 /// boolean pull's that the estimate measures (a set-bit walk with a semiring
