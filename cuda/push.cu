@@ -114,6 +114,9 @@ extern "C" __global__ void CAT(csr_push_, SR_NAME)(const u32* __restrict__ rowpt
 
 // ---- B2SR --------------------------------------------------------------------------
 
+// Tiles per step of a bits push (loads in flight at once per thread).
+#define PUSH_BATCH 4
+
 // Tiles t0..t1 of tile row tr, whose input rows are the bits of fb: bits
 // outputs OR the selected tile rows into one word per tile; valued outputs
 // fold `v ⊗ u(i)` into every column of row i.
@@ -122,20 +125,42 @@ __device__ __forceinline__ void b2sr_push_tiles(u32 tr, u32 fb, u32 t0, u32 t1, 
                                                 const u8* __restrict__ tiles, T v, const T* __restrict__ u_vals,
                                                 const u32* __restrict__ mask, int mode, T* __restrict__ out_vals,
                                                 u32* __restrict__ out_pres) {
+  if (out_vals == 0) {
+    // Bits: PUSH_BATCH tiles per step, each step's loads (columns, mask
+    // chunks, tile rows) all issued before any is used.
+    for (u32 tb = t0; tb < t1; tb += PUSH_BATCH) {
+      u64 base[PUSH_BATCH];
+      u32 allow[PUSH_BATCH], w[PUSH_BATCH];
+#pragma unroll
+      for (int q = 0; q < PUSH_BATCH; ++q) base[q] = tb + q < t1 ? (u64)colidx[tb + q] * K : 0;
+#pragma unroll
+      for (int q = 0; q < PUSH_BATCH; ++q) {
+        allow[q] = tb + q < t1 ? allowed_chunk<K>(mask, mode, base[q]) : 0u;
+        w[q] = 0;
+      }
+      for (u32 f = fb; f; f &= f - 1) {
+        const int r = __ffs(f) - 1;
+        u32 x[PUSH_BATCH];
+#pragma unroll
+        for (int q = 0; q < PUSH_BATCH; ++q) x[q] = tb + q < t1 ? tile_row<K>(tiles, tb + q, r) : 0u;
+#pragma unroll
+        for (int q = 0; q < PUSH_BATCH; ++q) w[q] |= x[q];
+      }
+#pragma unroll
+      for (int q = 0; q < PUSH_BATCH; ++q) {
+        const u32 m = w[q] & allow[q];
+        if (m) {
+          const u32 sh = K == 32 ? m : (m << (base[q] & 31));
+          if ((out_pres[base[q] >> 5] & sh) != sh) atomicOr(&out_pres[base[q] >> 5], sh);
+        }
+      }
+    }
+    return;
+  }
   for (u32 t = t0; t < t1; ++t) {
     const u64 base = (u64)colidx[t] * K;
     const u32 allow = allowed_chunk<K>(mask, mode, base);
     if (allow == 0) continue;
-    if (out_vals == 0) {
-      u32 w = 0;
-      for (u32 f = fb; f; f &= f - 1) w |= tile_row<K>(tiles, t, __ffs(f) - 1);
-      w &= allow;
-      if (w) {
-        const u32 sh = K == 32 ? w : (w << (base & 31));
-        if ((out_pres[base >> 5] & sh) != sh) atomicOr(&out_pres[base >> 5], sh);
-      }
-      continue;
-    }
     for (u32 f = fb; f; f &= f - 1) {
       const int r = __ffs(f) - 1;
       const T x = SR::mul(v, u_vals ? u_vals[(u64)tr * K + r] : Sc<T>::one());

@@ -369,10 +369,16 @@ extern "C" __global__ void CAT(csr_mxv_, SR_NAME)(const u32* __restrict__ rowptr
     T acc = SR::zero();
     bool has = false;
     if (allowed == 0 || bit_get(allowed, i)) {
-      for (u32 p = rowptr[i] + lane; p < rowptr[i + 1]; p += 32) {
-        const u32 j = colidx[p];
-        if (u_pres && !bit_get(u_pres, j)) continue;
-        fold(acc, has, SR::mul(avals[p], u_vals ? u_vals[j] : Sc<T>::one()));
+      const u32 end = rowptr[i + 1];
+      for (u32 p0 = rowptr[i]; p0 < end; p0 += 32) {
+        const u32 p = p0 + lane;
+        if (p < end) {
+          const u32 j = colidx[p];
+          if (u_pres == 0 || bit_get(u_pres, j)) fold(acc, has, SR::mul(avals[p], u_vals ? u_vals[j] : Sc<T>::one()));
+        }
+        // ANY, and LOR once true, cannot change: stop (BFS pulls).
+        if (SR_ADD == OP_ANY && __any_sync(FULL_MASK, has)) break;
+        if (SR_ADD == OP_LOR && __any_sync(FULL_MASK, has && Sc<T>::nz(acc))) break;
       }
     }
 #pragma unroll

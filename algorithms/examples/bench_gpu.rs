@@ -4,7 +4,7 @@
 //! the graphs this program writes. Results: benches/results/algorithms-gpu.md.
 //!
 //! ```text
-//! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [GRAPH ...]
+//! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [--bfs auto|push|pull] [GRAPH ...]
 //! ```
 //!
 //! Graphs: USA-road-d.NY, delaunay_n14, ego-Twitter, cnr-2000 (found under
@@ -106,6 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut graphs_dir = PathBuf::from("/tmp/bitgraphblas-graphs");
     let mut json_out: Option<PathBuf> = None;
     let mut only: Option<String> = None;
+    let mut direction = alg::Direction::Auto;
     let mut names: Vec<String> = vec![];
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -114,6 +115,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--graphs" => graphs_dir = args.next().ok_or("--graphs DIR")?.into(),
             "--json" => json_out = Some(args.next().ok_or("--json FILE")?.into()),
             "--only" => only = Some(args.next().ok_or("--only ALGORITHM")?),
+            "--bfs" => {
+                direction = match args.next().as_deref() {
+                    Some("auto") => alg::Direction::Auto,
+                    Some("push") => alg::Direction::Push,
+                    Some("pull") => alg::Direction::Pull,
+                    _ => return Err("--bfs auto|push|pull".into()),
+                }
+            }
             _ => names.push(a),
         }
     }
@@ -129,7 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gpu = CudaBackend::new(0)?;
     let commit = std::env::var("BITGRAPHBLAS_COMMIT").unwrap_or_default();
     println!(
-        "# bitgraphblas-algorithms, CUDA backend on {}, commit {commit}, best and median of {reps}",
+        "# bitgraphblas-algorithms, CUDA backend on {}, commit {commit}, best and median of {reps}, BFS direction {direction:?}",
         gpu.device_name()
     );
     println!(
@@ -190,7 +199,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for &a in &algs {
             match a {
                 Algorithm::Bfs => {
-                    let (b, m, res) = timed(r, || alg::bfs(&g, 0, false));
+                    let (b, m, res) = timed(r, || alg::bfs_with(&g, 0, false, direction));
                     let lv = res?.levels;
                     let check = format!(
                         "reached={} max_level={}",
