@@ -81,7 +81,9 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// launches per level and one host round trip every 16 levels.
 ///
 /// **Cost**: `O(n + m)` work over the whole search plus `O(n / 64)` words per
-/// level for the bit masks (and `O(n / k)` tile rows scanned per push).
+/// level for the bit masks; a push reads the frontier's `O(n / 32)` words and
+/// the rows of its vertices only (on the CUDA backend, `cuda/push.cu`); on a
+/// device backend the level record is one `O(n)` masked assignment per level.
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
