@@ -21,67 +21,7 @@
 // folds in segment order, so results do not depend on scheduling.
 #include "common.cuh"
 
-typedef SR_T T;
-
-struct SR {
-  static __device__ __forceinline__ T add(T a, T b) { return binop<T>(SR_ADD, a, b); }
-  static __device__ __forceinline__ T mul(T a, T b) { return binop<T>(SR_MUL, a, b); }
-  static __device__ __forceinline__ T zero() { return identity_of<T>(SR_ADD); }
-  // mul(a, y) does not look at y.
-  static const bool y_free = (SR_MUL == OP_PAIR || SR_MUL == OP_FIRST);
-};
-
-template <class X> __device__ __forceinline__ X shfl_xor(X x, int off) { return __shfl_xor_sync(FULL_MASK, x, off); }
-template <> __device__ __forceinline__ bool shfl_xor<bool>(bool x, int off) { return __shfl_xor_sync(FULL_MASK, (int)x, off) != 0; }
-
-// acc ⊕= x, where an accumulator without `has` takes x as it is.
-__device__ __forceinline__ void fold(T& acc, bool& has, T x) {
-  acc = has ? SR::add(acc, x) : x;
-  has = true;
-}
-
-// Atomic `*p = *p ⊕ x` (outputs start at the identity).
-__device__ __forceinline__ void cas32(u32* a, T x) {
-  u32 old = *a, assumed;
-  do {
-    assumed = old;
-    T cur;
-    memcpy(&cur, &assumed, sizeof(T));
-    T nv = SR::add(cur, x);
-    u32 nb = 0;
-    memcpy(&nb, &nv, sizeof(T));
-    old = atomicCAS(a, assumed, nb);
-  } while (old != assumed);
-}
-__device__ __forceinline__ void cas64(u64* a, T x) {
-  u64 old = *a, assumed;
-  do {
-    assumed = old;
-    T cur;
-    memcpy(&cur, &assumed, sizeof(T));
-    T nv = SR::add(cur, x);
-    u64 nb = 0;
-    memcpy(&nb, &nv, sizeof(T));
-    old = atomicCAS((unsigned long long*)a, assumed, nb);
-  } while (old != assumed);
-}
-__device__ __forceinline__ void atomic_fold(T* p, T x) {
-  if (sizeof(T) == 1) {
-    // bool: only LOR/ANY/PLUS(=OR) monoids are instantiated for bool; MIN/MAX
-    // (AND/OR) handled likewise.
-    bool b = Sc<T>::nz(x);
-    if (SR_ADD == OP_ANY) { *p = x; return; }
-    if (SR_ADD == OP_MIN || SR_ADD == OP_LAND || SR_ADD == OP_TIMES) { if (!b) *p = x; return; }
-    if (b) *p = x;
-    return;
-  }
-  if (SR_ADD == OP_ANY) { *p = x; return; }
-  if (SR_ADD == OP_PLUS && sizeof(T) == 4 && Sc<T>::is_float) { atomicAdd((float*)p, (float)x); return; }
-  if (SR_ADD == OP_PLUS && sizeof(T) == 8 && Sc<T>::is_float) { atomicAdd((double*)p, (double)x); return; }
-  if (SR_ADD == OP_PLUS && sizeof(T) == 4) { u32 b; memcpy(&b, &x, 4); atomicAdd((u32*)p, b); return; }
-  if (SR_ADD == OP_PLUS && sizeof(T) == 8) { u64 b; memcpy(&b, &x, 8); atomicAdd((unsigned long long*)p, (unsigned long long)b); return; }
-  if (sizeof(T) == 4) cas32((u32*)p, x); else cas64((u64*)p, x);
-}
+#include "semiring.cuh"
 
 // ---- mxv (pull): w = A ⊕.⊗ u --------------------------------------------------
 
@@ -429,10 +369,16 @@ extern "C" __global__ void CAT(csr_mxv_, SR_NAME)(const u32* __restrict__ rowptr
     T acc = SR::zero();
     bool has = false;
     if (allowed == 0 || bit_get(allowed, i)) {
-      for (u32 p = rowptr[i] + lane; p < rowptr[i + 1]; p += 32) {
-        const u32 j = colidx[p];
-        if (u_pres && !bit_get(u_pres, j)) continue;
-        fold(acc, has, SR::mul(avals[p], u_vals ? u_vals[j] : Sc<T>::one()));
+      const u32 end = rowptr[i + 1];
+      for (u32 p0 = rowptr[i]; p0 < end; p0 += 32) {
+        const u32 p = p0 + lane;
+        if (p < end) {
+          const u32 j = colidx[p];
+          if (u_pres == 0 || bit_get(u_pres, j)) fold(acc, has, SR::mul(avals[p], u_vals ? u_vals[j] : Sc<T>::one()));
+        }
+        // ANY, and LOR once true, cannot change: stop (BFS pulls).
+        if (SR_ADD == OP_ANY && __any_sync(FULL_MASK, has)) break;
+        if (SR_ADD == OP_LOR && __any_sync(FULL_MASK, has && Sc<T>::nz(acc))) break;
       }
     }
 #pragma unroll

@@ -5,7 +5,9 @@ on SpGEMM (sum(L .* (L @ L.T)), L the strict lower triangle of the symmetrised
 pattern). Reads the graphs algorithms/examples/bench_gpu.rs wrote (NAME.csr:
 n u64, nnz u64, n+1 u64 row offsets, nnz u32 columns; entry (i, j) = edge i->j).
 
-    python3 scripts/gpu-algorithms-cupy.py GRAPH_DIR OUT_JSON [NAME ...]
+    python3 scripts/gpu-algorithms-cupy.py GRAPH_DIR OUT_JSON [--only ALGORITHM] [NAME ...]
+
+(`--only bfs|pagerank|tc`: that algorithm alone, as bench_gpu's `--only`.)
 
 Same sources (vertex 0) and check values as bench_gpu. Times: CUDA-event
 timed, best and median of REPS runs after one warm-up (one run, no warm-up,
@@ -18,7 +20,19 @@ import cupyx.scipy.sparse as csp
 
 REPS = 3
 gdir, out = sys.argv[1], sys.argv[2]
-names = sys.argv[3:] or ["USA-road-d.NY", "delaunay_n14", "ego-Twitter", "cnr-2000",
+rest = sys.argv[3:]
+only = None
+if "--only" in rest:
+    k = rest.index("--only")
+    only = rest[k + 1]
+    rest = rest[:k] + rest[k + 2:]
+
+
+def want(alg):
+    return only is None or alg.startswith(only)
+
+
+names = rest or ["USA-road-d.NY", "delaunay_n14", "ego-Twitter", "cnr-2000",
                          "grid1024", "grid4096", "rmat22"]
 
 
@@ -87,10 +101,11 @@ for name in ["warm"] + names:
             f = new.astype(cp.float32)
         return int((levels >= 0).sum()), int(levels.max())
 
-    b, m, (reached, maxl) = timed(bfs)
-    rows.append({"graph": name, "algorithm": "bfs", "best_ms": b, "median_ms": m,
-                 "check": f"reached={reached} max_level={maxl}"})
-    print(f"{name:<14} bfs        {b:10.3f} {m:10.3f}  {rows[-1]['check']}", flush=True)
+    if want("bfs"):
+        b, m, (reached, maxl) = timed(bfs)
+        rows.append({"graph": name, "algorithm": "bfs", "best_ms": b, "median_ms": m,
+                     "check": f"reached={reached} max_level={maxl}"})
+        print(f"{name:<14} bfs        {b:10.3f} {m:10.3f}  {rows[-1]['check']}", flush=True)
 
     at64 = at.astype(cp.float64)
     outdeg = cp.asarray(np.diff(rp).astype(np.float64))
@@ -105,12 +120,13 @@ for name in ["warm"] + names:
             r = alpha * (at64 @ (r * inv)) + (1.0 - alpha) / n + alpha * dsum / n
         return float(r.sum()), float(r[0])
 
-    b, m, (s, r0) = timed(pagerank)
-    rows.append({"graph": name, "algorithm": "pagerank20", "best_ms": b, "median_ms": m,
-                 "check": f"sum={s:.12f} r0={r0:.12e}"})
-    print(f"{name:<14} pagerank20 {b:10.3f} {m:10.3f}  {rows[-1]['check']}", flush=True)
+    if want("pagerank"):
+        b, m, (s, r0) = timed(pagerank)
+        rows.append({"graph": name, "algorithm": "pagerank20", "best_ms": b, "median_ms": m,
+                     "check": f"sum={s:.12f} r0={r0:.12e}"})
+        print(f"{name:<14} pagerank20 {b:10.3f} {m:10.3f}  {rows[-1]['check']}", flush=True)
 
-    if not (name.startswith("grid") or name.startswith("rmat")):
+    if want("tc") and not (name.startswith("grid") or name.startswith("rmat")):
         s = ((a + at) > 0).astype(cp.float32)
         l = csp.tril(s, k=-1).tocsr()
         lt = l.T.tocsr()

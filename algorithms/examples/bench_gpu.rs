@@ -4,7 +4,7 @@
 //! the graphs this program writes. Results: benches/results/algorithms-gpu.md.
 //!
 //! ```text
-//! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [GRAPH ...]
+//! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [--bfs auto|push|pull] [GRAPH ...]
 //! ```
 //!
 //! Graphs: USA-road-d.NY, delaunay_n14, ego-Twitter, cnr-2000 (found under
@@ -75,6 +75,18 @@ fn load(name: &str) -> Result<Matrix<bool>, Box<dyn std::error::Error>> {
     })
 }
 
+/// The name `--only` matches (a prefix of it).
+fn alg_name(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::Bfs => "bfs",
+        Algorithm::Sssp => "sssp",
+        Algorithm::PageRank => "pagerank",
+        Algorithm::Cc => "cc",
+        Algorithm::Tc => "tc",
+        Algorithm::Bc => "bc",
+    }
+}
+
 fn write_csr(path: &Path, m: &Matrix<bool>) -> std::io::Result<()> {
     let c = m.as_csr();
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
@@ -94,6 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut graphs_dir = PathBuf::from("/tmp/bitgraphblas-graphs");
     let mut json_out: Option<PathBuf> = None;
     let mut only: Option<String> = None;
+    let mut direction = alg::Direction::Auto;
     let mut names: Vec<String> = vec![];
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -102,6 +115,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--graphs" => graphs_dir = args.next().ok_or("--graphs DIR")?.into(),
             "--json" => json_out = Some(args.next().ok_or("--json FILE")?.into()),
             "--only" => only = Some(args.next().ok_or("--only ALGORITHM")?),
+            "--bfs" => {
+                direction = match args.next().as_deref() {
+                    Some("auto") => alg::Direction::Auto,
+                    Some("push") => alg::Direction::Push,
+                    Some("pull") => alg::Direction::Pull,
+                    _ => return Err("--bfs auto|push|pull".into()),
+                }
+            }
             _ => names.push(a),
         }
     }
@@ -117,7 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gpu = CudaBackend::new(0)?;
     let commit = std::env::var("BITGRAPHBLAS_COMMIT").unwrap_or_default();
     println!(
-        "# bitgraphblas-algorithms, CUDA backend on {}, commit {commit}, best and median of {reps}",
+        "# bitgraphblas-algorithms, CUDA backend on {}, commit {commit}, best and median of {reps}, BFS direction {direction:?}",
         gpu.device_name()
     );
     println!(
@@ -142,7 +163,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Algorithm::Cc,
             ]
         };
-        for &a in algs {
+        let want = |a: &str| only.as_deref().is_none_or(|o| a.starts_with(o));
+        let algs: Vec<Algorithm> = algs
+            .iter()
+            .copied()
+            .filter(|&a| want(alg_name(a)))
+            .collect();
+        for &a in &algs {
             g.prepare(a)?;
         }
         gpu.synchronize()?;
@@ -156,7 +183,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             g.nedges(),
             t0.elapsed().as_secs_f64()
         );
-        let want = |a: &str| only.as_deref().is_none_or(|o| a.starts_with(o));
         let mut row = |a: &str, best: f64, med: f64, check: String| {
             println!(
                 "{name:<14} {a:<10} {:>10.3} {:>10.3}  {check}",
@@ -170,10 +196,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ));
         };
         let r = if big { reps.min(2) } else { reps };
-        for &a in algs {
+        for &a in &algs {
             match a {
-                Algorithm::Bfs if want("bfs") => {
-                    let (b, m, res) = timed(r, || alg::bfs(&g, 0, false));
+                Algorithm::Bfs => {
+                    let (b, m, res) = timed(r, || alg::bfs_with(&g, 0, false, direction));
                     let lv = res?.levels;
                     let check = format!(
                         "reached={} max_level={}",
@@ -182,7 +208,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     );
                     row("bfs", b, m, check);
                 }
-                Algorithm::PageRank if want("pagerank") => {
+                Algorithm::PageRank => {
                     let opts = alg::PageRankOptions {
                         tol: 0.0,
                         max_iters: 20,
@@ -197,14 +223,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     );
                     row("pagerank20", b, m, check);
                 }
-                Algorithm::Tc if want("tc") => {
+                Algorithm::Tc => {
                     let (b, m, res) = timed(r, || alg::triangle_count(&g));
                     match res {
                         Ok(t) => row("tc", b, m, format!("triangles={t}")),
                         Err(e) => println!("{name:<14} tc         failed: {e}"),
                     }
                 }
-                Algorithm::Sssp if want("sssp") => {
+                Algorithm::Sssp => {
                     let (b, m, res) = timed(r, || alg::sssp(&g, 0, None));
                     match res {
                         Ok(d) => {
@@ -219,7 +245,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         Err(e) => println!("{name:<14} sssp       failed: {e}"),
                     }
                 }
-                Algorithm::Cc if want("cc") => {
+                Algorithm::Cc => {
                     let (b, m, res) = timed(1, || alg::connected_components(&g));
                     match res {
                         Ok(cc) => {

@@ -20,6 +20,28 @@ pub struct BfsResult {
     pub parents: Option<Vec<i64>>,
 }
 
+/// Which way the steps of [`bfs_with`] go.
+///
+/// ```
+/// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
+/// use bitgraphblas_algorithms::{bfs_with, Direction, Graph};
+/// let a = Matrix::from_triplets(3, 3, vec![(0, 1, true), (1, 2, true)]).unwrap();
+/// let g = Graph::new(&Cpu, a, None, Format::B2sr(TileSize::T4)).unwrap();
+/// for d in [Direction::Auto, Direction::Push, Direction::Pull] {
+///     assert_eq!(bfs_with(&g, 0, false, d).unwrap().levels, vec![0, 1, 2]);
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Direction {
+    /// Push while the frontier is small, pull once it is large (Beamer's rule).
+    #[default]
+    Auto,
+    /// Always push (`vxm(frontier, A)`).
+    Push,
+    /// Always pull (`mxv(A', frontier)` masked by the unvisited vertices).
+    Pull,
+}
+
 /// Beamer's threshold: pull once the frontier is more than `1/ALPHA` of the unvisited vertices.
 const ALPHA: usize = 14;
 
@@ -59,7 +81,9 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// launches per level and one host round trip every 16 levels.
 ///
 /// **Cost**: `O(n + m)` work over the whole search plus `O(n / 64)` words per
-/// level for the bit masks (and `O(n / k)` tile rows scanned per push).
+/// level for the bit masks; a push reads the frontier's `O(n / 32)` words and
+/// the rows of its vertices only (on the CUDA backend, `cuda/push.cu`); on a
+/// device backend the level record is one `O(n)` masked assignment per level.
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -77,6 +101,22 @@ where
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
+    bfs_with(g, source, parents, Direction::Auto)
+}
+
+/// [`bfs`] with the direction of its steps fixed (or [`Direction::Auto`]:
+/// direction-optimising, as [`bfs`]); the results do not depend on it.
+pub fn bfs_with<B>(
+    g: &Graph<'_, B>,
+    source: usize,
+    parents: bool,
+    direction: Direction,
+) -> Result<BfsResult>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
     let n = g.nvertices();
     if source >= n {
         return Err(Error::IndexOutOfBounds {
@@ -87,9 +127,17 @@ where
     }
     if parents {
         let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
-        search(g, source, MinSecond::<u64>::new(), a, at, true)
+        search(g, source, MinSecond::<u64>::new(), a, at, true, direction)
     } else {
-        search(g, source, LorLand, g.a_bool()?, g.at_bool()?, false)
+        search(
+            g,
+            source,
+            LorLand,
+            g.a_bool()?,
+            g.at_bool()?,
+            false,
+            direction,
+        )
     }
 }
 
@@ -156,6 +204,7 @@ fn search<B, S>(
     a: &B::Matrix<S::T>,
     at: &B::Matrix<S::T>,
     parents: bool,
+    direction: Direction,
 ) -> Result<BfsResult>
 where
     B: Backend,
@@ -211,7 +260,11 @@ where
     let (mut since_check, mut interval) = (0usize, 1usize);
     loop {
         depth += 1;
-        let pulled = pull_step(nf, n.saturating_sub(nvisited), n);
+        let pulled = match direction {
+            Direction::Auto => pull_step(nf, n.saturating_sub(nvisited), n),
+            Direction::Push => false,
+            Direction::Pull => true,
+        };
         {
             let visited = match &rec {
                 Record::Host { visited, .. } => B::mask(visited),

@@ -8,6 +8,8 @@
 //! - `vec_<type>`: element-wise kernels for one element type.
 //! - `sr_<semiring>_<type>`: B2SR `mxv`/`vxm`/`mxm_dense` and CSR `mxv` for one
 //!   built-in semiring at one element type.
+//! - `push_<semiring>_<type>`: push products `u ⊕.⊗ A` on CSR and B2SR
+//!   (scatter from the input's entries, no transpose) for one built-in semiring.
 //! - `mat_<type>`: matrix-level kernels on CSR with values (transpose,
 //!   element-wise, select, scale, extract/assign maps, the masked output phase).
 //! - `transpose`: type-free B2SR transpose (tile structure and in-tile bits).
@@ -25,6 +27,7 @@ pub(crate) const SR_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/sr.cu"))
 pub(crate) const MAT_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/matrix.cu"));
 pub(crate) const TRANSPOSE_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/transpose.cu"));
 pub(crate) const MXM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/mxm.cu"));
+pub(crate) const PUSH_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/push.cu"));
 
 /// Tile sizes with device kernels.
 pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
@@ -101,6 +104,10 @@ pub(crate) const SR_TILED: [&str; 5] = [
 ];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
 pub(crate) const SR_PLAIN: [&str; 1] = ["csr_mxv"];
+/// Per-tile-size entries of `push_<semiring>_<type>`.
+pub(crate) const PUSH_TILED: [&str; 2] = ["b2sr_push", "b2sr_push_seg"];
+/// Entries of `push_<semiring>_<type>` without a tile size.
+pub(crate) const PUSH_PLAIN: [&str; 1] = ["csr_push"];
 /// Per-tile-size entries of `transpose`.
 pub(crate) const TRANSPOSE_TILED: [&str; 1] = ["b2sr_tr_tiles"];
 /// Entries of `transpose` without a tile size.
@@ -201,6 +208,8 @@ pub enum ModuleId {
     Vec(ScalarType),
     /// Semiring kernels for one built-in semiring and type.
     Sr(SemiringKind, ScalarType),
+    /// Push products for one built-in semiring and type.
+    Push(SemiringKind, ScalarType),
     /// Matrix-level CSR kernels for one type.
     Mat(ScalarType),
     /// B2SR transpose (type-free).
@@ -285,16 +294,20 @@ impl ModuleId {
                     entries: MAT_ENTRIES.iter().map(|e| format!("{e}_{tn}")).collect(),
                 }
             }
-            ModuleId::Sr(kind, t) => {
+            ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) => {
                 let tn = type_name(t);
                 let name = format!("{}_{tn}", kind.name());
                 let (add, mul) = semiring_ops(kind);
-                let mut entries = tiled(&SR_TILED, &format!("_{name}"));
-                entries.extend(SR_PLAIN.iter().map(|e| format!("{e}_{name}")));
+                let (prefix, source, tiled_e, plain): (_, _, &[&str], &[&str]) = match self {
+                    ModuleId::Push(..) => ("push", PUSH_SRC, &PUSH_TILED, &PUSH_PLAIN),
+                    _ => ("sr", SR_SRC, &SR_TILED, &SR_PLAIN),
+                };
+                let mut entries = tiled(tiled_e, &format!("_{name}"));
+                entries.extend(plain.iter().map(|e| format!("{e}_{name}")));
                 ModuleSpec {
                     id: self,
-                    name: format!("sr_{name}"),
-                    source: SR_SRC,
+                    name: format!("{prefix}_{name}"),
+                    source,
                     options: vec![
                         format!("-DSR_T={tn}"),
                         format!("-DSR_ADD={add}"),
@@ -320,7 +333,9 @@ impl ModuleId {
         match self {
             ModuleId::Pack | ModuleId::Transpose | ModuleId::Mxm => format!("{base}{kk}"),
             ModuleId::Vec(t) | ModuleId::Mat(t) => format!("{base}{kk}_{}", type_name(t)),
-            ModuleId::Sr(kind, t) => format!("{base}{kk}_{}_{}", kind.name(), type_name(t)),
+            ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) => {
+                format!("{base}{kk}_{}_{}", kind.name(), type_name(t))
+            }
         }
     }
 }
@@ -337,7 +352,7 @@ pub fn all_modules() -> Vec<ModuleSpec> {
     v.extend(
         semiring_instances()
             .into_iter()
-            .map(|(k, t)| ModuleId::Sr(k, t).spec()),
+            .flat_map(|(k, t)| [ModuleId::Sr(k, t).spec(), ModuleId::Push(k, t).spec()]),
     );
     v
 }

@@ -35,6 +35,7 @@ pub mod kernels;
 mod matrix_ops;
 mod mem;
 mod mxm;
+mod push;
 mod transpose;
 mod vector_ops;
 
@@ -1240,7 +1241,7 @@ impl Backend for CudaBackend {
         &self,
         w: &mut CudaVector<S::T>,
         mask: Option<Mask<'_, Self>>,
-        accum: A,
+        _accum: A,
         semiring: S,
         a: &CudaMatrix<S::T>,
         u: &CudaVector<S::T>,
@@ -1248,15 +1249,9 @@ impl Backend for CudaBackend {
     ) -> Result<()> {
         let id = kernel_of::<S>("mxv")?;
         let acc = accum_code::<S::T, A>("mxv")?;
-        if let (DMat::Csr { .. }, true) = (&a.repr, flags.transpose_a) {
-            // A' u on CSR: transpose on the device (a stable counting sort),
-            // then the row-wise product. For repeated products store A' once.
-            let at = self.csr_transpose(a)?;
-            let flags = Flags {
-                transpose_a: false,
-                ..flags
-            };
-            return self.mxv(w, mask, accum, semiring, &at, u, flags);
+        if flags.transpose_a {
+            // A' u (vxm): pushed from u's entries, no transpose (push.rs).
+            return self.mxv_push::<S, A>(w, mask, semiring, a, u, flags);
         }
         let allowed = self.allowed(mask)?;
         let t = match &a.repr {

@@ -1,0 +1,68 @@
+// cuda/semiring.cuh: the semiring of a module compiled with
+//   -DSR_T=<type> -DSR_ADD=<op code> -DSR_MUL=<op code>
+// (cuda/sr.cu, cuda/push.cu): its operators, folding, and the atomic
+// `*p = *p ⊕ x` of the scatter (push) products.
+#pragma once
+#include "common.cuh"
+
+typedef SR_T T;
+
+struct SR {
+  static __device__ __forceinline__ T add(T a, T b) { return binop<T>(SR_ADD, a, b); }
+  static __device__ __forceinline__ T mul(T a, T b) { return binop<T>(SR_MUL, a, b); }
+  static __device__ __forceinline__ T zero() { return identity_of<T>(SR_ADD); }
+  // mul(a, y) does not look at y.
+  static const bool y_free = (SR_MUL == OP_PAIR || SR_MUL == OP_FIRST);
+};
+
+template <class X> __device__ __forceinline__ X shfl_xor(X x, int off) { return __shfl_xor_sync(FULL_MASK, x, off); }
+template <> __device__ __forceinline__ bool shfl_xor<bool>(bool x, int off) { return __shfl_xor_sync(FULL_MASK, (int)x, off) != 0; }
+
+// acc ⊕= x, where an accumulator without `has` takes x as it is.
+__device__ __forceinline__ void fold(T& acc, bool& has, T x) {
+  acc = has ? SR::add(acc, x) : x;
+  has = true;
+}
+
+// Atomic `*p = *p ⊕ x` (outputs start at the identity).
+__device__ __forceinline__ void cas32(u32* a, T x) {
+  u32 old = *a, assumed;
+  do {
+    assumed = old;
+    T cur;
+    memcpy(&cur, &assumed, sizeof(T));
+    T nv = SR::add(cur, x);
+    u32 nb = 0;
+    memcpy(&nb, &nv, sizeof(T));
+    old = atomicCAS(a, assumed, nb);
+  } while (old != assumed);
+}
+__device__ __forceinline__ void cas64(u64* a, T x) {
+  u64 old = *a, assumed;
+  do {
+    assumed = old;
+    T cur;
+    memcpy(&cur, &assumed, sizeof(T));
+    T nv = SR::add(cur, x);
+    u64 nb = 0;
+    memcpy(&nb, &nv, sizeof(T));
+    old = atomicCAS((unsigned long long*)a, assumed, nb);
+  } while (old != assumed);
+}
+__device__ __forceinline__ void atomic_fold(T* p, T x) {
+  if (sizeof(T) == 1) {
+    // bool: only LOR/ANY/PLUS(=OR) monoids are instantiated for bool; MIN/MAX
+    // (AND/OR) handled likewise.
+    bool b = Sc<T>::nz(x);
+    if (SR_ADD == OP_ANY) { *p = x; return; }
+    if (SR_ADD == OP_MIN || SR_ADD == OP_LAND || SR_ADD == OP_TIMES) { if (!b) *p = x; return; }
+    if (b) *p = x;
+    return;
+  }
+  if (SR_ADD == OP_ANY) { *p = x; return; }
+  if (SR_ADD == OP_PLUS && sizeof(T) == 4 && Sc<T>::is_float) { atomicAdd((float*)p, (float)x); return; }
+  if (SR_ADD == OP_PLUS && sizeof(T) == 8 && Sc<T>::is_float) { atomicAdd((double*)p, (double)x); return; }
+  if (SR_ADD == OP_PLUS && sizeof(T) == 4) { u32 b; memcpy(&b, &x, 4); atomicAdd((u32*)p, b); return; }
+  if (SR_ADD == OP_PLUS && sizeof(T) == 8) { u64 b; memcpy(&b, &x, 8); atomicAdd((unsigned long long*)p, (unsigned long long)b); return; }
+  if (sizeof(T) == 4) cas32((u32*)p, x); else cas64((u64*)p, x);
+}
