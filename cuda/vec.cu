@@ -226,11 +226,16 @@ ENTRY(vec_scatter)(const T* u_vals, const u32* u_pres, u64 scalar_bits, int use_
 // w<mask> = accum(w, s) at every index, in place on (vals, pres): one pass,
 // no index list. `mask` is a bit vector (NULL: all allowed), complemented
 // with `comp`; outside the mask an entry stays, or goes under `replace`.
+// A warp owns one mask word: under a plain mask without replace, a zero word
+// changes nothing, so the warp skips it after one load (BFS records a level
+// this way every level, where the new frontier is a sliver of n).
 ENTRY(vec_assign_all)(u64 sbits, const u32* mask, int comp, int accum, int replace, u64 n, T* vals,
                       u32* pres) {
   const T s = Sc<T>::from_bits(sbits);
   const u64 cap = bit_words(n) * 32;
+  const bool sparse_mask = mask != 0 && comp == 0 && replace == 0;
   for (u64 base = (gtid() / 32) * 32; base < cap; base += (gthreads() / 32) * 32) {
+    if (sparse_mask && mask[base / 32] == 0) continue;  // warp-uniform
     const u64 i = base + (threadIdx.x & 31);
     bool p = false;
     if (i < n) {
