@@ -100,7 +100,7 @@ pub(crate) const SR_TILED: [&str; 5] = [
     "b2sr_mxm_dense",
 ];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
-pub(crate) const SR_PLAIN: [&str; 1] = ["csr_mxv"];
+pub(crate) const SR_PLAIN: [&str; 3] = ["csr_mxv", "csr_mxv_long", "csr_mxv_fix"];
 /// Per-tile-size entries of `transpose`.
 pub(crate) const TRANSPOSE_TILED: [&str; 1] = ["b2sr_tr_tiles"];
 /// Entries of `transpose` without a tile size.
