@@ -113,8 +113,7 @@ fn keep_pool_memory(ctx: &CudaContext) {
     // SAFETY: plain driver queries on a device that `ctx` opened; the
     // attribute value is a u64, as the driver expects for this attribute.
     unsafe {
-        if sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device())
-            == sys::CUresult::CUDA_SUCCESS
+        if sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == sys::CUresult::CUDA_SUCCESS
             && !pool.is_null()
         {
             let _ = sys::cuMemPoolSetAttribute(
