@@ -15,8 +15,7 @@ pub(crate) fn seg_len(k: usize) -> u32 {
 }
 
 /// Tile rows with at most this many tiles are short: one group of k lanes
-/// takes each; longer ones are cut into segments for whole warps. At most 16:
-/// the k >= 16 short-row kernel loads a row's tile columns one per lane.
+/// takes each; longer ones are cut into segments for whole warps.
 pub(crate) const SHORT_MAX: u32 = 16;
 
 /// Device packing cuts a tile row into chunks of tile columns when its
