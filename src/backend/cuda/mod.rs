@@ -473,7 +473,7 @@ impl CudaBackend {
     ) -> Result<()> {
         let avg = nnz / nrows.max(1);
         let vlog = (usize::BITS - 1 - avg.max(1).leading_zeros()).clamp(1, 5);
-        let long_min = (128u32 << vlog).max(1024);
+        let long_min = (32u32 << vlog).max(256);
         self.dev.run(
             id,
             "csr_mxv",
