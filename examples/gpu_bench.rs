@@ -16,7 +16,12 @@
 //! ```text
 //! cargo build --release --features cuda --example gpu_bench
 //! gpu_bench --data DIR --out DIR [--quick] [--skip-tc] [--only NAME,NAME..]
+//! gpu_bench --pagerank-steps [--only NAME,NAME..]
 //! ```
+//! `--pagerank-steps` times each operation of one PageRank iteration of
+//! `bitgraphblas-algorithms` (f64, the matrix in the format Auto picks), each
+//! followed by a device synchronisation, host clock, median of 5 iterations:
+//! where an iteration's wall time goes, kernels and host work together.
 //! Writes `gpu-bench.json` and `gpu-bench.md` into `--out`.
 
 use std::ffi::c_void;
@@ -318,6 +323,9 @@ fn main() -> Result<()> {
     let reps = if quick { 5 } else { 20 };
 
     let gpu = CudaBackend::new(0)?;
+    if args.iter().any(|a| a == "--pagerank-steps") {
+        return pagerank_steps(&gpu, only.as_deref());
+    }
     let bw = copy_bandwidth(&gpu)?;
     let commit = std::env::var("BITGRAPHBLAS_COMMIT").unwrap_or_else(|_| "unknown".into());
     println!(
@@ -635,5 +643,127 @@ fn main() -> Result<()> {
         source: e,
     })?;
     println!("\n{md}");
+    Ok(())
+}
+
+/// One PageRank iteration of `algorithms/src/pagerank.rs`, op by op, each
+/// timed by the host clock around the op and a device synchronisation
+/// (median of 5 iterations after one warm-up), on the 4096² grid and R-MAT 22
+/// (generated as in `algorithms/examples/bench_gpu.rs`).
+fn pagerank_steps(gpu: &CudaBackend, only: Option<&[String]>) -> Result<()> {
+    use bitgraphblas::algebra::{Abs, Identity, Minus, Plus, Times};
+    use bitgraphblas::{ops, Desc};
+    // the formats `Format::Auto` picks for them (bench_gpu's log)
+    type Make = fn() -> Matrix<f64>;
+    let graphs: [(&str, Make, Format); 2] = [
+        (
+            "grid4096",
+            || bitgraphblas::generate::grid_2d::<f64>(4096),
+            Format::B2sr(TileSize::T32),
+        ),
+        (
+            "rmat22",
+            || bitgraphblas::generate::rmat::<f64>(22, 16, 1),
+            Format::Csr,
+        ),
+    ];
+    for (name, make, format) in graphs {
+        if only.is_some_and(|o| !o.iter().any(|x| x == name)) {
+            continue;
+        }
+        let a = make().to_pattern(Format::Csr, 1.0f64)?;
+        let n = a.nrows();
+        let at = gpu.upload_matrix(&a)?;
+        let at = if format == Format::Csr {
+            at
+        } else {
+            gpu.convert(&at, format)?
+        };
+        let rp = a.as_csr().row_ptr().to_vec();
+        let e: Vec<(usize, f64)> = (0..n)
+            .filter(|&i| rp[i + 1] > rp[i])
+            .map(|i| (i, 0.85 / (rp[i + 1] - rp[i]) as f64))
+            .collect();
+        let dangling_count = n - e.len();
+        let dout = gpu.upload_vector(&Vector::from_entries(n, e)?)?;
+        let scale = gpu.convert_vector(&dout, VectorFormat::Dense)?;
+        println!(
+            "== {name}: n {n}, {} entries, format {:?} (tile size), {dangling_count} dangling",
+            a.nvals(),
+            at.tile_size()
+        );
+        let mut x = gpu.vector_new::<f64>(n, Some(1.0 / n as f64), VectorFormat::Dense)?;
+        let mut w = gpu.vector_new::<f64>(n, None, VectorFormat::Sparse)?;
+        let mut dangling = gpu.vector_new::<f64>(n, None, VectorFormat::Sparse)?;
+        let mut diff = gpu.vector_new::<f64>(n, None, VectorFormat::Dense)?;
+        let mut absdiff = gpu.vector_new::<f64>(n, None, VectorFormat::Dense)?;
+        let steps = [
+            "ewise_mult w = x .* scale",
+            "dangling: apply under !struct(dout) + reduce",
+            "vector_new xn = c",
+            "mxv xn += A' w (PLUS.TIMES f64)",
+            "ewise_add diff = xn - x",
+            "apply absdiff = |diff|",
+            "reduce sum(absdiff)",
+        ];
+        let mut t = vec![Vec::new(); steps.len()];
+        for it in 0..6 {
+            let mut lap = |k: usize, s: Instant| -> Result<()> {
+                gpu.synchronize()?;
+                if it > 0 {
+                    t[k].push(s.elapsed().as_secs_f64() * 1e3);
+                }
+                Ok(())
+            };
+            let s = Instant::now();
+            ops::ewise_mult(gpu, &mut w, Times, &x, &scale, &Desc::new())?;
+            lap(0, s)?;
+            let s = Instant::now();
+            let dsum = if dangling_count > 0 {
+                let m = Desc::new()
+                    .mask(CudaBackend::mask(&dout).structure().complement())
+                    .replace();
+                ops::apply(gpu, &mut dangling, Identity, &x, &m)?;
+                ops::reduce(gpu, Plus, &dangling)?
+            } else {
+                0.0
+            };
+            lap(1, s)?;
+            let s = Instant::now();
+            let c = 0.15 / n as f64 + 0.85 * dsum / n as f64;
+            let mut xn = gpu.vector_new::<f64>(n, Some(c), VectorFormat::Dense)?;
+            lap(2, s)?;
+            let s = Instant::now();
+            ops::mxv(
+                gpu,
+                &mut xn,
+                PlusTimes::<f64>::new(),
+                &at,
+                &w,
+                &Desc::new().accum(Plus),
+            )?;
+            lap(3, s)?;
+            let s = Instant::now();
+            ops::ewise_add(gpu, &mut diff, Minus, &xn, &x, &Desc::new())?;
+            lap(4, s)?;
+            let s = Instant::now();
+            ops::apply(gpu, &mut absdiff, Abs, &diff, &Desc::new())?;
+            lap(5, s)?;
+            let s = Instant::now();
+            let err = ops::reduce(gpu, Plus, &absdiff)?;
+            lap(6, s)?;
+            x = xn;
+            if it == 5 {
+                println!("L1 change after 6 iterations: {err:.3e}");
+            }
+        }
+        let mut total = 0.0;
+        for (k, name) in steps.iter().enumerate() {
+            let m = median(t[k].clone());
+            total += m;
+            println!("{m:9.3} ms  {name}");
+        }
+        println!("{total:9.3} ms  one iteration (sum of the medians)");
+    }
     Ok(())
 }

@@ -315,6 +315,117 @@ fn csr_mxv_matches_cpu() {
     }
 }
 
+/// CSR `mxv` with hub rows long enough to be cut into chunks (rows 2 and 3
+/// long and adjacent, so a chunk holds the end of one and the start of the
+/// next; the last row long too), every mask kind, with and without an
+/// accumulator, valued and bit inputs.
+#[test]
+fn csr_mxv_hub_rows_match_cpu() {
+    let Some(gpu) = cuda_or_skip("csr_mxv_hub_rows_match_cpu") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(seed());
+    let (n, m) = (3000, 5000);
+    let mut e: std::collections::BTreeSet<(usize, usize)> =
+        pattern(&mut rng, n, m, 0.001, false).into_iter().collect();
+    for (row, from, len) in [
+        (1, 0, m),
+        (2, 700, 2500),
+        (3, 1, 2500),
+        (400, 17, 2100),
+        (n - 1, 300, 4500),
+    ] {
+        e.extend((from..from + len).map(|j| (row, j)));
+    }
+    let e: Vec<(usize, usize)> = e.into_iter().collect();
+    let a = Matrix::from_triplets(
+        n,
+        m,
+        e.iter()
+            .map(|&(i, j)| (i, j, rand_val::<f64>(&mut rng)))
+            .collect(),
+    )
+    .unwrap();
+    let ga = gpu.upload_matrix(&a).unwrap();
+    let u = vector::<f64>(&mut rng, m, 0.7, VectorFormat::Dense);
+    let w0 = vector::<f64>(&mut rng, n, 0.5, VectorFormat::Dense);
+    let mvec = vector::<f64>(&mut rng, n, 0.5, VectorFormat::Dense);
+    let (a32, ac) = (matrix(n, m, &e, 1.5f32), matrix(n, m, &e, 1u32));
+    let (ga32, gac) = (
+        gpu.upload_matrix(&a32).unwrap(),
+        gpu.upload_matrix(&ac).unwrap(),
+    );
+    let u32v = vector::<f32>(&mut rng, m, 0.6, VectorFormat::Dense);
+    let ubits = vector::<u32>(&mut rng, m, 0.5, VectorFormat::Bits);
+    let (w32, m32) = (
+        vector::<f32>(&mut rng, n, 0.5, VectorFormat::Dense),
+        vector::<f32>(&mut rng, n, 0.5, VectorFormat::Dense),
+    );
+    let (wc, mc) = (
+        vector::<u32>(&mut rng, n, 0.5, VectorFormat::Dense),
+        vector::<u32>(&mut rng, n, 0.5, VectorFormat::Dense),
+    );
+    let f = Flags::default();
+    for mk in 0..5 {
+        let s = PlusTimes::<f64>::new();
+        mxv_case(
+            gpu,
+            s,
+            NoAccum,
+            &a,
+            &ga,
+            &u,
+            &w0,
+            &mvec,
+            mk,
+            f,
+            "csr hubs f64",
+        );
+        let acc = Accum(Plus);
+        mxv_case(
+            gpu,
+            s,
+            acc,
+            &a,
+            &ga,
+            &u,
+            &w0,
+            &mvec,
+            mk,
+            f,
+            "csr hubs f64 accum",
+        );
+        let s = MinPlus::<f32>::new();
+        mxv_case(
+            gpu,
+            s,
+            NoAccum,
+            &a32,
+            &ga32,
+            &u32v,
+            &w32,
+            &m32,
+            mk,
+            f,
+            "csr hubs min_plus",
+        );
+        let s = PlusPair::<u32>::new();
+        mxv_case(
+            gpu,
+            s,
+            NoAccum,
+            &ac,
+            &gac,
+            &ubits,
+            &wc,
+            &mc,
+            mk,
+            f,
+            "csr hubs plus_pair bits",
+        );
+    }
+}
+
 #[test]
 fn device_packing_matches_host() {
     let Some(gpu) = cuda_or_skip("device_packing_matches_host") else {

@@ -99,6 +99,32 @@ fn arch_name(major: i32, minor: i32) -> &'static str {
     }
 }
 
+/// Keeps freed memory in the device's stream-ordered pool across
+/// synchronisations. With the driver's default release threshold (0) every
+/// synchronisation hands the pool's free memory back, so each later
+/// allocation maps fresh pages: measured on the H200 (commit fc09732) that
+/// cost about 27 ms of host time per PageRank iteration on the 4096² grid
+/// (six 134 MB vectors a step) against 1.4 ms of kernels. Best effort: without
+/// stream-ordered allocation nothing changes.
+fn keep_pool_memory(ctx: &CudaContext) {
+    use cudarc::driver::sys;
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    let mut threshold = u64::MAX;
+    // SAFETY: plain driver queries on a device that `ctx` opened; the
+    // attribute value is a u64, as the driver expects for this attribute.
+    unsafe {
+        if sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == sys::CUresult::CUDA_SUCCESS
+            && !pool.is_null()
+        {
+            let _ = sys::cuMemPoolSetAttribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                &mut threshold as *mut u64 as *mut std::ffi::c_void,
+            );
+        }
+    }
+}
+
 impl Dev {
     /// Opens device `ordinal`, or says why not (never panics when libcuda is missing).
     pub fn open(ordinal: usize) -> Result<Dev> {
@@ -126,6 +152,7 @@ impl Dev {
             .map_err(drv("device"))? as u32;
         let name = ctx.name().map_err(drv("device"))?;
         let stream = ctx.default_stream();
+        keep_pool_memory(&ctx);
         Ok(Dev {
             ctx,
             stream,

@@ -103,7 +103,7 @@ pub(crate) const SR_TILED: [&str; 5] = [
     "b2sr_mxm_dense",
 ];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
-pub(crate) const SR_PLAIN: [&str; 1] = ["csr_mxv"];
+pub(crate) const SR_PLAIN: [&str; 3] = ["csr_mxv", "csr_mxv_long", "csr_mxv_fix"];
 /// Per-tile-size entries of `push_<semiring>_<type>`.
 pub(crate) const PUSH_TILED: [&str; 2] = ["b2sr_push", "b2sr_push_seg"];
 /// Entries of `push_<semiring>_<type>` without a tile size.

@@ -458,6 +458,85 @@ impl CudaBackend {
         }
     }
 
+    /// `out = A ⊕.⊗ u` on CSR into zeroed presence: a group of lanes per row
+    /// (as many as the average row length, 2 to 32), and rows longer than
+    /// `long_min` entries cut into chunks of that many entries for whole
+    /// warps, whose partials `csr_mxv_fix` folds in order (hub rows of
+    /// power-law graphs no longer serialise on one warp).
+    fn csr_mxv<T: Scalar>(
+        &self,
+        id: ModuleId,
+        (rowptr, colidx, vals, nnz): (&DBuf<u32>, &DBuf<u32>, &DBuf<T>, usize),
+        nrows: usize,
+        (u_vals, u_pres): (u64, u64),
+        allowed: Option<&DBuf<u32>>,
+        (out_vals, out_pres): (&DBuf<T>, &DBuf<u32>),
+    ) -> Result<()> {
+        let avg = nnz / nrows.max(1);
+        let vlog = (usize::BITS - 1 - avg.max(1).leading_zeros()).clamp(1, 5);
+        let long_min = (32u32 << vlog).max(256);
+        self.dev.run(
+            id,
+            "csr_mxv",
+            None,
+            nrows.div_ceil(32 >> vlog) * 32,
+            &[
+                rowptr.arg(),
+                colidx.arg(),
+                vals.arg(),
+                Arg::U64(nrows as u64),
+                Arg::U64(u_vals),
+                Arg::U64(u_pres),
+                opt_arg(allowed),
+                out_vals.arg(),
+                out_pres.arg(),
+                Arg::U32(vlog),
+                Arg::U32(long_min),
+            ],
+        )?;
+        // no row can be long when the whole matrix is not
+        if nnz <= long_min as usize {
+            return Ok(());
+        }
+        let nchunks = nnz.div_ceil(long_min as usize);
+        let part_vals = self.dev.alloc::<T>(2 * nchunks)?;
+        let part_has = self.dev.alloc::<u8>(2 * nchunks)?;
+        self.dev.run(
+            id,
+            "csr_mxv_long",
+            None,
+            nchunks * 32,
+            &[
+                rowptr.arg(),
+                colidx.arg(),
+                vals.arg(),
+                Arg::U64(nrows as u64),
+                Arg::U32(nnz as u32),
+                Arg::U64(u_vals),
+                Arg::U64(u_pres),
+                opt_arg(allowed),
+                Arg::U32(long_min),
+                part_vals.arg(),
+                part_has.arg(),
+            ],
+        )?;
+        self.dev.run(
+            id,
+            "csr_mxv_fix",
+            None,
+            nrows,
+            &[
+                rowptr.arg(),
+                Arg::U64(nrows as u64),
+                Arg::U32(long_min),
+                part_vals.arg(),
+                part_has.arg(),
+                out_vals.arg(),
+                out_pres.arg(),
+            ],
+        )
+    }
+
     /// `t = A ⊕.⊗ u` (or `A' ⊕.⊗ u`) on B2SR. With `into`, a vector of the
     /// result's length and representation (dense with presence, or bits for
     /// LOR.LAND on bits), the product is written into its buffers and `None`
@@ -1276,28 +1355,19 @@ impl Backend for CudaBackend {
                 rowptr,
                 colidx,
                 vals,
-                ..
+                nnz,
             } => {
                 // (not transposed: that case returned above)
                 let uv = self.view(u)?;
                 let out_vals = self.dev.alloc::<S::T>(a.nrows)?;
                 let out_pres = self.dev.zeros::<u32>(bit_words(a.nrows))?;
-                self.dev.run(
+                self.csr_mxv(
                     id,
-                    "csr_mxv",
-                    None,
-                    a.nrows * 32,
-                    &[
-                        rowptr.arg(),
-                        colidx.arg(),
-                        vals.arg(),
-                        Arg::U64(a.nrows as u64),
-                        Arg::U64(uv.vals),
-                        Arg::U64(uv.pres),
-                        opt_arg(allowed.as_ref()),
-                        out_vals.arg(),
-                        out_pres.arg(),
-                    ],
+                    (rowptr, colidx, vals, *nnz),
+                    a.nrows,
+                    (uv.vals, uv.pres),
+                    allowed.as_ref(),
+                    (&out_vals, &out_pres),
                 )?;
                 self.dense_vec(a.nrows, out_vals, out_pres)
             }
