@@ -105,8 +105,8 @@ fn row_dot_full<S: Semiring>(s: &S, cols: &[u32], vals: &[S::T], u: &[S::T]) -> 
     let (c4, v4) = (cols[4..].chunks_exact(4), vals[4..].chunks_exact(4));
     let rest = c4.remainder().len();
     for (c, v) in c4.zip(v4) {
-        for k in 0..4 {
-            lanes[k] = s.add(lanes[k], s.mul(v[k], u[c[k] as usize]));
+        for ((l, &aij), &j) in lanes.iter_mut().zip(v).zip(c) {
+            *l = s.add(*l, s.mul(aij, u[j as usize]));
         }
     }
     let mut acc = s.add(s.add(lanes[0], lanes[1]), s.add(lanes[2], lanes[3]));
@@ -130,17 +130,15 @@ pub(crate) fn mxv_csr_accum_into<S: Semiring, A: Accumulate<S::T>>(
     let uv = dense_view(u);
     if uv.present.is_none() {
         let (rp, ci, va, u) = (a.row_ptr(), a.col_idx(), a.values(), &uv.values[..]);
-        w.par_chunks_mut(FULL_ROWS)
-            .enumerate()
-            .for_each(|(c, wc)| {
-                let rp = &rp[c * FULL_ROWS..=c * FULL_ROWS + wc.len()];
-                for (wi, r) in wc.iter_mut().zip(rp.windows(2)) {
-                    if r[0] < r[1] {
-                        let t = row_dot_full(&s, &ci[r[0]..r[1]], &va[r[0]..r[1]], u);
-                        *wi = accum.combine(*wi, t);
-                    }
+        w.par_chunks_mut(FULL_ROWS).enumerate().for_each(|(c, wc)| {
+            let rp = &rp[c * FULL_ROWS..=c * FULL_ROWS + wc.len()];
+            for (wi, r) in wc.iter_mut().zip(rp.windows(2)) {
+                if r[0] < r[1] {
+                    let t = row_dot_full(&s, &ci[r[0]..r[1]], &va[r[0]..r[1]], u);
+                    *wi = accum.combine(*wi, t);
                 }
-            });
+            }
+        });
         return;
     }
     w.par_iter_mut()
