@@ -1,6 +1,6 @@
 //! Connected components by FastSV (Zhang, Azad and Hu, 2020), as in LAGraph.
 
-use bitgraphblas::algebra::{Identity, Max, Min, MinSecond, Minus};
+use bitgraphblas::algebra::{Max, Min, MinSecond, Minus};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::container::VectorRepr;
 use bitgraphblas::storage::Csr;
@@ -20,13 +20,15 @@ use crate::graph::Graph;
 /// 2. stochastic hooking `f[f_u] = min(f[f_u], mngp_u)`: a scatter-min, done as
 ///    `f = min(f, P' min.second mngp)` with `P` the parent matrix (`P(u, f_u) = 1`;
 ///    `P'` is built on the host from `f` each round by a counting sort);
-/// 3. aggressive hooking `f = min(f, mngp)` and shortcutting `f = min(f, gp)`;
+/// 3. aggressive hooking `f = min(f, mngp)` and shortcutting `f = min(f, gp)`
+///    (one accumulated `ewise_add`);
 /// 4. `gp = f[f]` (`extract`); stop when `gp` no longer changes (the largest
 ///    wrapping difference `gp_new - gp` is zero: one product and one reduction).
 ///
 /// No mask is needed. **Cost**: `O(m + n)` per round (one `mxv` over `A`, one over
 /// the `n`-entry `P`); the number of rounds is `O(log n)` in practice. Each round
-/// reads `f` back to the host to form the index lists of the extract and of `P`.
+/// reads `f` back to the host once, after hooking: the index list of the extract,
+/// and of `P` in the next round (`f` does not change in between).
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix};
@@ -52,17 +54,18 @@ where
     let mut mngp: B::Vector<u64> = b.upload_vector(&ids)?;
     let mut gp_new: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let mut diff: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    // `f` on the host: only hooking changes `f`, so the copy read for the
+    // grandparents at the end of a round still holds at the start of the next.
+    let mut fh: Vec<usize> = (0..n).collect();
     loop {
         ops::mxv(b, &mut mngp, s, a, &gp, &Desc::new().accum(Min))?;
         // Stochastic hooking through the parent matrix.
-        let fh = parents_on_host(b, &f)?;
         let pt = b.upload_matrix(&parent_matrix_t(n, &fh)?)?;
         ops::mxv(b, &mut f, s, &pt, &mngp, &Desc::new().accum(Min))?;
-        // Aggressive hooking and shortcutting.
-        ops::apply(b, &mut f, Identity, &mngp, &Desc::new().accum(Min))?;
-        ops::apply(b, &mut f, Identity, &gp, &Desc::new().accum(Min))?;
+        // Aggressive hooking and shortcutting in one pass: f = min(f, mngp, gp).
+        ops::ewise_add(b, &mut f, Min, &mngp, &gp, &Desc::new().accum(Min))?;
         // Grandparents.
-        let fh = parents_on_host(b, &f)?;
+        fh = parents_on_host(b, &f)?;
         ops::extract(b, &mut gp_new, &f, &fh, &Desc::new())?;
         // Unchanged exactly when every (wrapping) difference is zero.
         ops::ewise_mult(b, &mut diff, Minus, &gp_new, &gp, &Desc::new())?;
@@ -86,20 +89,21 @@ fn parents_on_host<B: Backend>(b: &B, f: &B::Vector<u64>) -> Result<Vec<usize>> 
 }
 
 /// `P'` with `P(u, f_u) = 1`: row `p` of `P'` lists the children `u` of `p`
-/// (a counting sort of the vertices by parent).
+/// (a counting sort of the vertices by parent: `row_ptr[p]` counts up to the
+/// end of row `p`, then down to its start as the children are placed from
+/// the last, so each row comes out ascending).
 fn parent_matrix_t(n: usize, f: &[usize]) -> Result<Matrix<u64>> {
     let mut row_ptr = vec![0usize; n + 1];
     for &p in f {
-        row_ptr[p + 1] += 1;
+        row_ptr[p] += 1;
     }
-    for i in 0..n {
-        row_ptr[i + 1] += row_ptr[i];
+    for i in 1..=n {
+        row_ptr[i] += row_ptr[i - 1];
     }
-    let mut next = row_ptr.clone();
     let mut cols = vec![0u32; n];
-    for (u, &p) in f.iter().enumerate() {
-        cols[next[p]] = u as u32;
-        next[p] += 1;
+    for (u, &p) in f.iter().enumerate().rev() {
+        row_ptr[p] -= 1;
+        cols[row_ptr[p]] = u as u32;
     }
     Ok(Matrix::from_csr(Csr::try_new(
         n,

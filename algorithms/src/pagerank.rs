@@ -1,6 +1,6 @@
 //! PageRank by power iteration, with NetworkX's definition.
 
-use bitgraphblas::algebra::{Abs, BindFirst, Div, Identity, Minus, Plus, PlusTimes, Times};
+use bitgraphblas::algebra::{Abs, BindFirst, Div, Minus, Plus, PlusTimes, Times};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::{ops, Desc, Error, Result, VectorFormat};
 
@@ -50,10 +50,13 @@ pub struct PageRank {
 /// **Semiring**: `PLUS.TIMES` (`f64`) with `A'` in [`Graph::value_format`]
 /// (B2SR with iso value 1: the column-stochastic scaling lives in `w`, so the
 /// bit matrix holds no weights; CSR on the CPU when the format is Auto).
-/// **Masks**: the dangling mass is `x` under the complemented structure of
-/// `d_out` (skipped when every vertex has an out-edge). **Cost**: one `mxv`
-/// over B2SR (`O(m)` bit work), one element-wise product; `‖x - x'‖₁` is a
-/// difference, an `abs` and a reduction on the backend (`O(n)`), so only
+/// **Masks**: once, to mark the dangling vertices (the complemented structure
+/// of `d_out`) in a sparse vector of ones; the dangling mass is then the
+/// reduced product of that vector and `x` (`O(#dangling)`, skipped when every
+/// vertex has an out-edge). **Cost**: one `mxv` (`O(m)`), one element-wise
+/// product, a fill of the new iterate (two iterate buffers alternate);
+/// `‖x - x'‖₁` is a difference, an `abs` and a reduction on the backend
+/// (`O(n)`), so only
 /// scalars cross to the host inside the loop (the ranks are read back once).
 ///
 /// ```
@@ -98,28 +101,36 @@ where
     // Read once per iteration against the dense ranks: stored densely.
     let scale = b.convert_vector(&scale, VectorFormat::Dense)?;
 
-    // Dangling vertices: those without out-edges (`dout` absent).
-    let has_dangling = b.vector_nvals(&dout)? < n;
+    // Dangling vertices (no out-edge, `dout` absent) as a sparse vector of
+    // ones: their mass is `Σ x ⊙ dangling`, `O(#dangling)` per iteration.
+    let dangling = if b.vector_nvals(&dout)? < n {
+        let mut d: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
+        let m = Desc::new().mask(B::mask(&dout).structure().complement());
+        ops::assign_scalar(b, &mut d, 1.0, None, &m)?;
+        Some(b.convert_vector(&d, VectorFormat::Sparse)?)
+    } else {
+        None
+    };
     let mut x: B::Vector<f64> = b.vector_new(n, Some(1.0 / nf), VectorFormat::Dense)?;
-    let mut w: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    let mut dangling: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
+    let mut xn: B::Vector<f64> = b.vector_new(n, Some(0.0), VectorFormat::Dense)?;
+    let mut w: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    let mut dx: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     let mut diff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let mut absdiff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let (mut iterations, mut converged) = (0, false);
     while iterations < opts.max_iters {
         iterations += 1;
         ops::ewise_mult(b, &mut w, Times, &x, &scale, &Desc::new())?;
-        let dsum = if has_dangling {
-            let m = Desc::new()
-                .mask(B::mask(&dout).structure().complement())
-                .replace();
-            ops::apply(b, &mut dangling, Identity, &x, &m)?;
-            ops::reduce(b, Plus, &dangling)?
-        } else {
-            0.0
+        let dsum = match &dangling {
+            Some(d) => {
+                ops::ewise_mult(b, &mut dx, Times, d, &x, &Desc::new())?;
+                ops::reduce(b, Plus, &dx)?
+            }
+            None => 0.0,
         };
         let c = (1.0 - alpha) / nf + alpha * dsum / nf;
-        let mut xn: B::Vector<f64> = b.vector_new(n, Some(c), VectorFormat::Dense)?;
+        // `x' = c + A' w`, into the buffer of the iterate before last.
+        ops::assign_scalar(b, &mut xn, c, None, &Desc::new())?;
         ops::mxv(
             b,
             &mut xn,
@@ -132,7 +143,7 @@ where
         ops::ewise_add(b, &mut diff, Minus, &xn, &x, &Desc::new())?;
         ops::apply(b, &mut absdiff, Abs, &diff, &Desc::new())?;
         let err = ops::reduce(b, Plus, &absdiff)?;
-        x = xn;
+        std::mem::swap(&mut x, &mut xn);
         if err < nf * opts.tol {
             converged = true;
             break;

@@ -69,8 +69,57 @@ pub(crate) fn mxv_csr<S: Semiring>(
     })
 }
 
+/// Rows per parallel task of the full-vector CSR product (rayon steals whole
+/// chunks, so hub rows still balance).
+const FULL_ROWS: usize = 512;
+
+/// Rows at least this long are summed in four interleaved lanes.
+const LANE_ROW: usize = 16;
+
+/// `⊕_j a_ij ⊗ u_j` over the non-empty `cols`/`vals` of one row against a
+/// full `u`, without presence tests. With a terminal value the row stops
+/// there; without one, long rows are summed in four lanes (no chain of dependent additions; `⊕` is associative and
+/// commutative, floats differ from a left-to-right sum by rounding only).
+#[inline]
+fn row_dot_full<S: Semiring>(s: &S, cols: &[u32], vals: &[S::T], u: &[S::T]) -> S::T {
+    let term = |p: usize| s.mul(vals[p], u[cols[p] as usize]);
+    if let Some(stop) = s.terminal() {
+        // Left to right, stopping at the absorbing value.
+        let mut acc = term(0);
+        for p in 1..cols.len() {
+            if acc == stop {
+                break;
+            }
+            acc = s.add(acc, term(p));
+        }
+        return acc;
+    }
+    if cols.len() < LANE_ROW {
+        let mut acc = term(0);
+        for p in 1..cols.len() {
+            acc = s.add(acc, term(p));
+        }
+        return acc;
+    }
+    let mut lanes = [term(0), term(1), term(2), term(3)];
+    let (c4, v4) = (cols[4..].chunks_exact(4), vals[4..].chunks_exact(4));
+    let rest = c4.remainder().len();
+    for (c, v) in c4.zip(v4) {
+        for ((l, &aij), &j) in lanes.iter_mut().zip(v).zip(c) {
+            *l = s.add(*l, s.mul(aij, u[j as usize]));
+        }
+    }
+    let mut acc = s.add(s.add(lanes[0], lanes[1]), s.add(lanes[2], lanes[3]));
+    for p in cols.len() - rest..cols.len() {
+        acc = s.add(acc, term(p));
+    }
+    acc
+}
+
 /// `w = accum(w, A ⊕.⊗ u)` in place, for a `w` with every entry present and
 /// no mask (the accumulated product of PageRank): one pass, no temporary.
+/// With a full `u`, rows are walked straight off the CSR arrays in chunks of
+/// [`FULL_ROWS`].
 pub(crate) fn mxv_csr_accum_into<S: Semiring, A: Accumulate<S::T>>(
     s: S,
     a: &Csr<S::T>,
@@ -79,6 +128,19 @@ pub(crate) fn mxv_csr_accum_into<S: Semiring, A: Accumulate<S::T>>(
     w: &mut [S::T],
 ) {
     let uv = dense_view(u);
+    if uv.present.is_none() {
+        let (rp, ci, va, u) = (a.row_ptr(), a.col_idx(), a.values(), &uv.values[..]);
+        w.par_chunks_mut(FULL_ROWS).enumerate().for_each(|(c, wc)| {
+            let rp = &rp[c * FULL_ROWS..=c * FULL_ROWS + wc.len()];
+            for (wi, r) in wc.iter_mut().zip(rp.windows(2)) {
+                if r[0] < r[1] {
+                    let t = row_dot_full(&s, &ci[r[0]..r[1]], &va[r[0]..r[1]], u);
+                    *wi = accum.combine(*wi, t);
+                }
+            }
+        });
+        return;
+    }
     w.par_iter_mut()
         .with_min_len(1024)
         .enumerate()

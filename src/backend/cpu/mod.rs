@@ -154,6 +154,54 @@ fn csr_of<T: Scalar>(a: &Matrix<T>, transpose: bool) -> std::borrow::Cow<'_, Csr
     }
 }
 
+/// The values of `u` when every entry is present.
+fn full_values<T: Scalar>(u: &Vector<T>) -> Option<&[T]> {
+    match u.repr() {
+        VectorRepr::Dense {
+            values,
+            present: None,
+        } => Some(values),
+        _ => None,
+    }
+}
+
+/// A value buffer for an output that overwrites every entry of `w`: `w`'s own
+/// when it is dense (no allocation, no page faults), else a new one. `w` is
+/// left empty; the caller stores the result back.
+fn take_full_buffer<T: Scalar>(w: &mut Vector<T>) -> Vec<T> {
+    let n = w.len();
+    match std::mem::replace(w, Vector::empty(n)).into_repr() {
+        VectorRepr::Dense { values, .. } => values,
+        _ => vec![T::default(); n],
+    }
+}
+
+/// `w = accum(w, f(i))` for every `i` (no mask): in place into `w`'s buffer
+/// when `w` is full, or with `w`'s old entries ignored when there is no
+/// accumulator. `None` (nothing done) when `A` is active and `w` is not full.
+fn write_full<T: Scalar, A: Accumulate<T>>(
+    w: &mut Vector<T>,
+    accum: A,
+    f: impl Fn(usize) -> T + Sync,
+) -> Option<()> {
+    if A::ACTIVE && full_values(w).is_none() {
+        return None;
+    }
+    let mut out = take_full_buffer(w);
+    out.par_iter_mut()
+        .with_min_len(4096)
+        .enumerate()
+        .for_each(|(i, o)| {
+            *o = if A::ACTIVE {
+                accum.combine(*o, f(i))
+            } else {
+                f(i)
+            }
+        });
+    *w = Vector::from_dense(out);
+    Some(())
+}
+
 fn write_into<T: Scalar, A: Accumulate<T>>(
     c: &mut Matrix<T>,
     t: Csr<T>,
@@ -383,6 +431,12 @@ impl Backend for Cpu {
         v: &Vector<T>,
         flags: Flags,
     ) -> Result<()> {
+        // Both inputs full, no mask: every entry is `op(u_i, v_i)`, in place.
+        if let (None, Some(x), Some(y)) = (&mask, full_values(u), full_values(v)) {
+            if write_full(w, accum, |i| op.apply(x[i], y[i])).is_some() {
+                return Ok(());
+            }
+        }
         let allowed = allowed_bits(mask);
         let t = generic::ewise_vector(kind, op, u, v);
         write_vector(w, t, allowed.as_ref(), accum, flags.replace);
@@ -419,6 +473,11 @@ impl Backend for Cpu {
         u: &Vector<T>,
         flags: Flags,
     ) -> Result<()> {
+        if let (None, Some(x)) = (&mask, full_values(u)) {
+            if write_full(w, accum, |i| f.apply(x[i])).is_some() {
+                return Ok(());
+            }
+        }
         let allowed = allowed_bits(mask);
         write_vector(
             w,
@@ -637,6 +696,9 @@ impl Backend for Cpu {
         flags: Flags,
     ) -> Result<()> {
         let Some(idx) = indices else {
+            if mask.is_none() && write_full(w, accum, |_| value).is_some() {
+                return Ok(());
+            }
             // Every index: `w<mask> = accum(w, value)` in one pass.
             let allowed = allowed_bits(mask);
             let wv = dense_view(w);
