@@ -78,6 +78,7 @@ pub struct Graph<'b, B: Backend> {
     at_f64: OnceCell<B::Matrix<f64>>,
     sym_u64: OnceCell<B::Matrix<u64>>,
     tril_u64: OnceCell<B::Matrix<u64>>,
+    out_degree: OnceCell<B::Vector<f64>>,
 }
 
 fn cached<T>(cell: &OnceCell<T>, make: impl FnOnce() -> Result<T>) -> Result<&T> {
@@ -156,6 +157,7 @@ impl<'b, B: Backend> Graph<'b, B> {
             at_f64: OnceCell::new(),
             sym_u64: OnceCell::new(),
             tril_u64: OnceCell::new(),
+            out_degree: OnceCell::new(),
         })
     }
 
@@ -318,16 +320,19 @@ impl<'b, B: Backend> Graph<'b, B> {
             self.upload_as(&l, format)
         })
     }
-    /// Out-degrees (`f64`), absent where a vertex has no out-edge.
-    pub fn out_degree(&self) -> Result<B::Vector<f64>> {
-        let c = self.host.as_csr();
-        let rp = c.row_ptr();
-        let e = (0..self.nvertices())
-            .filter(|&i| rp[i + 1] > rp[i])
-            .map(|i| (i, (rp[i + 1] - rp[i]) as f64))
-            .collect();
-        self.backend
-            .upload_vector(&Vector::from_entries(self.nvertices(), e)?)
+    /// Out-degrees (`f64`), absent where a vertex has no out-edge; built once
+    /// (from the host pattern) and kept on the backend.
+    pub fn out_degree(&self) -> Result<&B::Vector<f64>> {
+        cached(&self.out_degree, || {
+            let c = self.host.as_csr();
+            let rp = c.row_ptr();
+            let e = (0..self.nvertices())
+                .filter(|&i| rp[i + 1] > rp[i])
+                .map(|i| (i, (rp[i + 1] - rp[i]) as f64))
+                .collect();
+            self.backend
+                .upload_vector(&Vector::from_entries(self.nvertices(), e)?)
+        })
     }
 
     /// Builds the matrices `alg` uses, so that running it times the algorithm alone.
@@ -345,6 +350,7 @@ impl<'b, B: Backend> Graph<'b, B> {
             }
             Algorithm::PageRank => {
                 self.at_f64()?;
+                self.out_degree()?;
             }
             Algorithm::Cc => {
                 self.sym_u64()?;

@@ -94,18 +94,18 @@ where
     }
     let nf = n as f64;
     let at = g.at_f64()?;
-    // Out-degrees (absent where a vertex has no out-edge), from the host pattern.
+    // Out-degrees (absent where a vertex has no out-edge), cached by the graph.
     let dout = g.out_degree()?;
     let mut scale: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::apply(b, &mut scale, BindFirst(Div, alpha), &dout, &Desc::new())?;
+    ops::apply(b, &mut scale, BindFirst(Div, alpha), dout, &Desc::new())?;
     // Read once per iteration against the dense ranks: stored densely.
     let scale = b.convert_vector(&scale, VectorFormat::Dense)?;
 
     // Dangling vertices (no out-edge, `dout` absent) as a sparse vector of
     // ones: their mass is `Σ x ⊙ dangling`, `O(#dangling)` per iteration.
-    let dangling = if b.vector_nvals(&dout)? < n {
+    let dangling = if b.vector_nvals(dout)? < n {
         let mut d: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
-        let m = Desc::new().mask(B::mask(&dout).structure().complement());
+        let m = Desc::new().mask(B::mask(dout).structure().complement());
         ops::assign_scalar(b, &mut d, 1.0, None, &m)?;
         Some(b.convert_vector(&d, VectorFormat::Sparse)?)
     } else {
