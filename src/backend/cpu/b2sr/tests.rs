@@ -82,14 +82,24 @@ fn check_mxv<S: Semiring>(s: S, value: S::T, vals: impl Fn(usize) -> S::T) {
                 same(&got, &want);
             }
             // Transposed: against the generic product with the transpose.
-            let ut = match u.repr() {
-                VectorRepr::Bits(_) => Vector::from_bits(random_bits(rng, m, 3)),
-                _ => Vector::from_dense((0..m).map(&vals).collect()),
+            // (valued: every entry, and a sparse few, as a small frontier pushes)
+            let uts = match u.repr() {
+                VectorRepr::Bits(_) => vec![Vector::from_bits(random_bits(rng, m, 3))],
+                _ => {
+                    let keep = random_bits(rng, m, 9);
+                    let few = keep.iter_ones().map(|i| (i, vals(i))).collect();
+                    vec![
+                        Vector::from_dense((0..m).map(&vals).collect()),
+                        Vector::from_entries(m, few).unwrap(),
+                    ]
+                }
             };
-            for mask in [None, Some(random_bits(rng, n, 2))] {
-                let got = super::vxm(s, b, value, &ut, mask.as_ref());
-                let want = generic::mxv_b2sr(s, &b.transpose(), value, &ut, mask.as_ref());
-                same(&got, &want);
+            for ut in uts {
+                for mask in [None, Some(random_bits(rng, n, 2))] {
+                    let got = super::vxm(s, b, value, &ut, mask.as_ref());
+                    let want = generic::mxv_b2sr(s, &b.transpose(), value, &ut, mask.as_ref());
+                    same(&got, &want);
+                }
             }
         }
     });
