@@ -318,9 +318,9 @@ fn value_pull<S: Semiring, L: TileOps>(
 /// (MIN.PLUS relaxations, MIN.SECOND ids): every present `u_i` pushes
 /// `value ⊗ u_i` along row `i` of `A`, one tile row of `A` (up to `K` entries
 /// of `u`) at a time, the mask applied to each tile's columns. Sequential and
-/// meant for small frontiers: the cost is the tiles of the tile rows that `u`
-/// touches plus a sort of the products, never `O(n)` unless the products
-/// cover more than an eighth of the columns (then a dense result).
+/// meant for small frontiers: the products are collected and sorted (a sparse
+/// result, no `O(n)` pass) until they number an eighth of the columns; from
+/// there on they scatter into a dense result.
 fn value_push<S: Semiring, L: TileOps>(
     s: S,
     b: &B2srBlocks<L>,
@@ -329,13 +329,39 @@ fn value_push<S: Semiring, L: TileOps>(
     entries: impl Iterator<Item = (usize, S::T)>,
     allowed: Option<&[u64]>,
 ) -> Vector<S::T> {
-    let mut out: Vec<(u32, S::T)> = Vec::new();
-    let flush = |tr: usize, xs: u64, uv: &[S::T; 64], out: &mut Vec<(u32, S::T)>| {
+    /// Collected products, or the dense result once they are many.
+    enum Out<T> {
+        Pairs(Vec<(u32, T)>),
+        Dense(Vec<T>, BitVec),
+    }
+    let limit = ncols / 8;
+    let mut out = Out::Pairs(Vec::new());
+    let flush = |tr: usize, xs: u64, uv: &[S::T; 64], out: &mut Out<S::T>| {
         for t in b.tile_range(tr) {
             let tc = b.tile_col_idx[t] as usize;
-            b.tiles[t].for_each_bit(row_mask::<L>(allowed, tc), xs, |r, c| {
-                out.push(((tc * L::K + c) as u32, s.mul(value, uv[r])));
-            });
+            let cols = row_mask::<L>(allowed, tc);
+            match out {
+                Out::Pairs(p) => b.tiles[t].for_each_bit(cols, xs, |r, c| {
+                    p.push(((tc * L::K + c) as u32, s.mul(value, uv[r])));
+                }),
+                Out::Dense(v, present) => b.tiles[t].for_each_bit(cols, xs, |r, c| {
+                    let (j, y) = (tc * L::K + c, s.mul(value, uv[r]));
+                    v[j] = if present.get(j) { s.add(v[j], y) } else { y };
+                    present.set(j, true);
+                }),
+            }
+        }
+        if let Out::Pairs(p) = out {
+            if p.len() > limit {
+                let mut v = vec![S::T::default(); ncols];
+                let mut present = BitVec::zeros(ncols);
+                for &(j, y) in p.iter() {
+                    let j = j as usize;
+                    v[j] = if present.get(j) { s.add(v[j], y) } else { y };
+                    present.set(j, true);
+                }
+                *out = Out::Dense(v, present);
+            }
         }
     };
     let (mut uv, mut cur, mut xs) = ([s.zero(); 64], usize::MAX, 0u64);
@@ -353,19 +379,13 @@ fn value_push<S: Semiring, L: TileOps>(
     if xs != 0 {
         flush(cur, xs, &uv, &mut out);
     }
-    if out.len() * 8 >= ncols {
-        let mut values = vec![S::T::default(); ncols];
-        let mut present = BitVec::zeros(ncols);
-        for (j, y) in out {
-            let j = j as usize;
-            values[j] = if present.get(j) { s.add(values[j], y) } else { y };
-            present.set(j, true);
-        }
-        return dense_result(values, present);
-    }
-    out.sort_unstable_by_key(|e| e.0);
+    let mut pairs = match out {
+        Out::Dense(v, present) => return dense_result(v, present),
+        Out::Pairs(p) => p,
+    };
+    pairs.sort_unstable_by_key(|e| e.0);
     let (mut indices, mut values) = (Vec::<u32>::new(), Vec::<S::T>::new());
-    for (j, y) in out {
+    for (j, y) in pairs {
         match (indices.last(), values.last_mut()) {
             (Some(&l), Some(v)) if l == j => *v = s.add(*v, y),
             _ => {
@@ -429,12 +449,9 @@ pub(crate) fn mxv<S: Semiring>(
             if transposed =>
         {
             let entries: Box<dyn Iterator<Item = (usize, S::T)>> = match u.repr() {
-                VectorRepr::Sparse { indices, values } => Box::new(
-                    indices
-                        .iter()
-                        .zip(values)
-                        .map(|(&i, &x)| (i as usize, x)),
-                ),
+                VectorRepr::Sparse { indices, values } => {
+                    Box::new(indices.iter().zip(values).map(|(&i, &x)| (i as usize, x)))
+                }
                 VectorRepr::Dense {
                     values,
                     present: Some(p),
