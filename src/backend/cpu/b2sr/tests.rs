@@ -238,6 +238,27 @@ fn mxm_dense_matches_generic() {
         let got = mxm_dense(MinPlus::<f32>::new(), b, 1.5, &d);
         let want = generic::mxm_dense_csr(MinPlus::<f32>::new(), &csr.map(|_| 1.5f32), &d);
         assert_eq!(got, want);
+        // A frontier-shaped B: most rows all zero (PLUS) or all infinite (MIN), skipped.
+        let live = random_bits(rng, b.ncols(), 4);
+        let pick = |zero: f32| {
+            let data = (0..b.ncols() * n)
+                .map(|i| {
+                    if live.get(i / n) {
+                        (i % 7) as f32 * 0.5
+                    } else {
+                        zero
+                    }
+                })
+                .collect();
+            DenseMatrix::from_vec(b.ncols(), n, data).unwrap()
+        };
+        let (dp, dm) = (pick(0.0), pick(f32::INFINITY));
+        let got = mxm_dense(PlusTimes::<f32>::new(), b, 1.5, &dp);
+        let want = generic::mxm_dense_csr(PlusTimes::<f32>::new(), &csr.map(|_| 1.5f32), &dp);
+        assert_eq!(got, want);
+        let got = mxm_dense(MinPlus::<f32>::new(), b, 1.5, &dm);
+        let want = generic::mxm_dense_csr(MinPlus::<f32>::new(), &csr.map(|_| 1.5f32), &dm);
+        assert_eq!(got, want);
     });
 }
 
