@@ -34,9 +34,19 @@ pub fn even_sources(n: usize, k: usize) -> Vec<usize> {
 /// (structural mask of `F_d`), `U = A (+.×) T`, `δ<F_{d-1}> += σ ⊙ U`.
 /// `bc` is the row sum of `δ`.
 ///
+/// **Where the state lives**: on a backend whose memory is the host's (the
+/// CPU), only the products run on the backend; `σ`, `δ` and the level of every
+/// (vertex, source) pair stay in host arrays and each level's element-wise
+/// work is one fused pass (`F_{d+1} = N` where the level is unset and `N > 0`,
+/// recording level and `σ`; backward `T = (1 + δ) / σ` on level `d` and
+/// `δ += σ ⊙ U` on level `d - 1`), instead of a chain of masked vector
+/// operations each writing an `n · k` result. On a device backend every step
+/// is a backend operation as above.
+///
 /// **Semiring**: `PLUS.TIMES` (`f64`). **Cost**: per batch, two dense products
 /// per level, `O(k · (m + n))` each, `O(k · (m + n) · depth)` in all; memory
-/// `O(k · n · depth)` for the per-level frontiers.
+/// `O(k · n · depth)` for the per-level frontiers on a device backend,
+/// `O(k · n)` on the host.
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -62,7 +72,11 @@ where
     }
     let mut bc = vec![0.0; n];
     for batch in sources.chunks(BATCH) {
-        let delta = brandes_batch(g, batch)?;
+        let delta = if B::HOST_MEMORY {
+            brandes_batch_host(g, batch)?
+        } else {
+            brandes_batch(g, batch)?
+        };
         let k = batch.len();
         for (i, row) in delta.chunks(k).enumerate() {
             bc[i] += row.iter().sum::<f64>();
@@ -80,6 +94,68 @@ fn to_dense<B: Backend>(b: &B, v: &B::Vector<f64>, n: usize, k: usize) -> Result
 /// A dense matrix flattened row-major into a vector (every entry present).
 fn to_flat<B: Backend>(b: &B, d: &B::Dense<f64>) -> Result<B::Vector<f64>> {
     b.upload_vector(&Vector::from_dense(b.download_dense(d)?.into_vec()))
+}
+
+/// The dependencies `δ` of one batch, flattened `n × k`, with the element-wise
+/// work on the host (backends whose memory is the host's).
+fn brandes_batch_host<B>(g: &Graph<'_, B>, sources: &[usize]) -> Result<Vec<f64>>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let b = g.backend();
+    let (n, k) = (g.nvertices(), sources.len());
+    let (a, at) = (g.a_f64()?, g.at_f64()?);
+    let s = PlusTimes::<f64>::new();
+    let nk = n * k;
+    const UNSET: u32 = u32::MAX;
+    // level of every (vertex, source) pair, UNSET where not reached
+    let mut level = vec![UNSET; nk];
+    let mut sigma = vec![0.0; nk];
+    let mut f = vec![0.0; nk];
+    for (j, &src) in sources.iter().enumerate() {
+        (level[src * k + j], sigma[src * k + j], f[src * k + j]) = (0, 1.0, 1.0);
+    }
+    let mut prod: B::Dense<f64> = b.dense_new(n, k, 0.0)?;
+    // Forward: N = A' F; F = N where the pair is unreached and N > 0.
+    let mut depth = 0u32;
+    loop {
+        let fd = b.upload_dense(&DenseMatrix::from_vec(n, k, f)?)?;
+        ops::mxm_dense(b, &mut prod, s, at, &fd, &Desc::new())?;
+        f = b.download_dense(&prod)?.into_vec();
+        depth += 1;
+        let mut reached = false;
+        for ((x, l), sg) in f.iter_mut().zip(&mut level).zip(&mut sigma) {
+            if *l == UNSET && *x > 0.0 {
+                (*l, *sg, reached) = (depth, *x, true);
+            } else {
+                *x = 0.0;
+            }
+        }
+        if !reached {
+            break;
+        }
+    }
+    // Backward, from the deepest level: T = (1 + δ) / σ on level d,
+    // U = A T, δ += σ ⊙ U on level d - 1 (level 0, the sources, not counted).
+    let mut delta = vec![0.0; nk];
+    let mut t = f;
+    for d in (2..depth).rev() {
+        for (((x, &l), &dl), &sg) in t.iter_mut().zip(&level).zip(&delta).zip(&sigma) {
+            *x = if l == d { (1.0 + dl) / sg } else { 0.0 };
+        }
+        let th = DenseMatrix::from_vec(n, k, t)?;
+        ops::mxm_dense(b, &mut prod, s, a, &b.upload_dense(&th)?, &Desc::new())?;
+        let u = b.download_dense(&prod)?.into_vec();
+        for (((dl, &l), &sg), &x) in delta.iter_mut().zip(&level).zip(&sigma).zip(&u) {
+            if l == d - 1 {
+                *dl += sg * x;
+            }
+        }
+        t = th.into_vec();
+    }
+    Ok(delta)
 }
 
 /// The dependencies `δ` of one batch, flattened `n × k`.

@@ -165,16 +165,6 @@ where
     }
 }
 
-/// Levels only (for unweighted shortest paths).
-pub(crate) fn bfs_levels<B>(g: &Graph<'_, B>, source: usize) -> Result<Vec<i64>>
-where
-    B: Backend,
-    B::MaskSource: VectorShape,
-    B::MatrixMaskSource: MatrixShape,
-{
-    bfs(g, source, false).map(|r| r.levels)
-}
-
 /// The most levels between two reads of the frontier size while pushing.
 const MAX_CHECK_INTERVAL: usize = 16;
 

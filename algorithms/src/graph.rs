@@ -8,7 +8,7 @@
 //! - `A` and `A'` as boolean patterns in the chosen [`Format`] (B2SR: `A` for
 //!   the push products of BFS, `A'` for the pull products);
 //! - the same patterns with `u64` and `f64` iso values (BFS parents, PageRank,
-//!   betweenness);
+//!   betweenness, unweighted shortest paths);
 //! - (the weights stay on the host; SSSP splits and uploads them per run);
 //! - the symmetrised pattern without self loops and its strict lower triangle
 //!   (connected components, triangle counting).
@@ -76,6 +76,8 @@ pub struct Graph<'b, B: Backend> {
     at_u64: OnceCell<B::Matrix<u64>>,
     a_f64: OnceCell<B::Matrix<f64>>,
     at_f64: OnceCell<B::Matrix<f64>>,
+    a_f64_tiled: OnceCell<B::Matrix<f64>>,
+    at_f64_tiled: OnceCell<B::Matrix<f64>>,
     sym_u64: OnceCell<B::Matrix<u64>>,
     tril_u64: OnceCell<B::Matrix<u64>>,
     out_degree: OnceCell<B::Vector<f64>>,
@@ -155,6 +157,8 @@ impl<'b, B: Backend> Graph<'b, B> {
             at_u64: OnceCell::new(),
             a_f64: OnceCell::new(),
             at_f64: OnceCell::new(),
+            a_f64_tiled: OnceCell::new(),
+            at_f64_tiled: OnceCell::new(),
             sym_u64: OnceCell::new(),
             tril_u64: OnceCell::new(),
             out_degree: OnceCell::new(),
@@ -248,6 +252,25 @@ impl<'b, B: Backend> Graph<'b, B> {
             return self.a_f64();
         }
         cached(&self.at_f64, || self.upload(true, self.value_format))
+    }
+    /// `A` with `f64` ones in the graph's format (B2SR where chosen, even where
+    /// [`Graph::value_format`] is CSR): the `MIN.PLUS` products of unweighted
+    /// shortest paths.
+    pub fn a_f64_tiled(&self) -> Result<&B::Matrix<f64>> {
+        if self.value_format == self.format {
+            return self.a_f64();
+        }
+        cached(&self.a_f64_tiled, || self.upload(false, self.format))
+    }
+    /// `A'` with `f64` ones in the graph's format (`A` itself when symmetric).
+    pub fn at_f64_tiled(&self) -> Result<&B::Matrix<f64>> {
+        if self.is_symmetric() {
+            return self.a_f64_tiled();
+        }
+        if self.value_format == self.format {
+            return self.at_f64();
+        }
+        cached(&self.at_f64_tiled, || self.upload(true, self.format))
     }
     /// True when the weights equal their transpose (or there are none and the pattern is symmetric).
     pub fn weights_symmetric(&self) -> bool {
@@ -344,8 +367,8 @@ impl<'b, B: Backend> Graph<'b, B> {
             }
             Algorithm::Sssp => {
                 if self.weights.is_none() {
-                    self.a_bool()?;
-                    self.at_bool()?;
+                    self.a_f64_tiled()?;
+                    self.at_f64_tiled()?;
                 }
             }
             Algorithm::PageRank => {

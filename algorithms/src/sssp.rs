@@ -3,9 +3,10 @@
 
 use bitgraphblas::algebra::{Identity, IndexOp, Min, MinPlus, Minus};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
-use bitgraphblas::{ops, Cpu, Desc, Error, Matrix, Result, VectorFormat};
+use bitgraphblas::storage::BitVec;
+use bitgraphblas::{ops, Cpu, Desc, Error, Matrix, Result, Vector, VectorFormat};
 
-use crate::bfs::bfs_levels;
+use crate::bfs::push_or_pull;
 use crate::graph::Graph;
 
 /// Shortest-path distances from `source` (`f64::INFINITY` where unreachable).
@@ -13,14 +14,22 @@ use crate::graph::Graph;
 /// Edge weights come from the graph ([`Graph::weights`]); a graph without
 /// weights weighs every edge 1. Weights must be non-negative and finite.
 ///
-/// **Unweighted graphs** (every weight 1) take the B2SR path of
-/// [`crate::bfs`]: level-synchronous `MIN.PLUS` with unit weights relaxes a
-/// frontier whose distances all equal `d` into `d + 1` exactly where the
-/// boolean product `frontier ∨.∧ A` is present, and the first distance a vertex
-/// gets is final, so the distance of a vertex is its BFS level: packed-bit
-/// frontiers, complemented visited mask, push (`vxm` on B2SR `A`) while the
-/// frontier is small and pull (`mxv` on B2SR `A'`) once it is large.
-/// Cost `O(n + m)`.
+/// **Unweighted graphs** (every weight 1) take the B2SR `MIN.PLUS` path: `A`
+/// and `A'` in the graph's format with iso value `1.0` (`f64`), a frontier `f`
+/// holding the vertices whose distance changed in the last step (with their
+/// distances), and per step
+/// `t<¬settled, replace> = f min.+ A` (the settled set, every vertex with a
+/// finite distance, as a complemented structural mask), `d = min(d, t)`,
+/// `f = t`, until `t` is empty. With unit weights the first distance a vertex
+/// gets is final (a Bellman-Ford pass over the frontier, level-synchronous).
+/// **Direction**: push (`vxm(f, A)`, the frontier's rows of `A` scatter
+/// `f_i + 1`) while the frontier is small, pull (`mxv(A', f)`, each unsettled
+/// row takes the minimum over its in-edges) once it holds `n / 16` vertices. On a backend whose vectors live in host memory `d` and
+/// the settled set stay on the host (`O(|t|)` per step, plus `n / 64` words
+/// for the mask); elsewhere `d` is a backend vector (its structure is the
+/// settled set) updated with `d = min(d, t)` by a `MIN`-accumulated apply.
+/// Cost `O(n + m)` over the search (the frontier's tile rows per push, the
+/// unsettled tile rows per pull).
 ///
 /// **Weighted graphs** use delta-stepping (Meyer and Sanders) in the
 /// LAGraph formulation, on CSR with `MIN.PLUS` (`f64`). The edges split into
@@ -85,17 +94,94 @@ where
     }
 }
 
+/// True when the next valued step should pull: once the frontier holds a
+/// sixteenth of the vertices. (Unlike the bit steps of BFS, a valued pull
+/// writes an `O(n)` result whatever the frontier, so a small frontier pushes
+/// even when few vertices are left unsettled.)
+fn pull_valued(frontier: usize, n: usize) -> bool {
+    frontier * 16 >= n
+}
+
+/// Where the unweighted search keeps the distances and the settled set.
+enum Dist<B: Backend> {
+    /// On the host: distances, and the settled set as packed bits (uploaded
+    /// once per step as the mask).
+    Host {
+        dist: Vec<f64>,
+        settled_h: BitVec,
+        settled: B::Vector<bool>,
+    },
+    /// On the backend: the distance vector, absent where unreached (its
+    /// structure is the settled set).
+    Device(B::Vector<f64>),
+}
+
 fn sssp_unweighted<B>(g: &Graph<'_, B>, source: usize) -> Result<Vec<f64>>
 where
     B: Backend,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let levels = bfs_levels(g, source)?;
-    Ok(levels
-        .into_iter()
-        .map(|l| if l < 0 { f64::INFINITY } else { l as f64 })
-        .collect())
+    let b = g.backend();
+    let n = g.nvertices();
+    let (a, at) = (g.a_f64_tiled()?, g.at_f64_tiled()?);
+    let s = MinPlus::<f64>::new();
+    let mut f: B::Vector<f64> = b.upload_vector(&Vector::from_entries(n, vec![(source, 0.0)])?)?;
+    let mut t: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
+    let mut rec: Dist<B> = if B::HOST_MEMORY {
+        let mut dist = vec![f64::INFINITY; n];
+        dist[source] = 0.0;
+        let settled_h = BitVec::from_indices(n, [source]);
+        Dist::Host {
+            dist,
+            settled: b.upload_vector(&Vector::from_bits(settled_h.clone()))?,
+            settled_h,
+        }
+    } else {
+        let mut d: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
+        ops::assign_scalar(b, &mut d, 0.0, Some(&[source]), &Desc::new())?;
+        Dist::Device(d)
+    };
+    let mut nf = 1usize;
+    loop {
+        {
+            let settled = match &rec {
+                Dist::Host { settled, .. } => B::mask(settled),
+                Dist::Device(d) => B::mask(d),
+            };
+            let desc = Desc::new().mask(settled.structure().complement()).replace();
+            if pull_valued(nf, n) {
+                ops::mxv(b, &mut t, s, at, &f, &desc)?;
+            } else {
+                push_or_pull(b, &mut t, s, &f, a, at, &desc)?;
+            }
+        }
+        nf = b.vector_nvals(&t)?;
+        if nf == 0 {
+            break;
+        }
+        match &mut rec {
+            Dist::Host {
+                dist,
+                settled_h,
+                settled,
+            } => {
+                for (v, x) in b.download_vector(&t)?.entries() {
+                    dist[v] = dist[v].min(x);
+                    settled_h.set(v, true);
+                }
+                *settled = b.upload_vector(&Vector::from_bits(settled_h.clone()))?;
+            }
+            Dist::Device(d) => {
+                ops::apply(b, d, Identity, &t, &Desc::new().accum(Min))?;
+            }
+        }
+        std::mem::swap(&mut f, &mut t);
+    }
+    match rec {
+        Dist::Host { dist, .. } => Ok(dist),
+        Dist::Device(d) => Ok(b.download_vector(&d)?.to_vec(f64::INFINITY)),
+    }
 }
 
 /// The light and heavy parts of a host weight matrix (split on the host with

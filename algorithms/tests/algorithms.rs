@@ -290,6 +290,76 @@ fn high_diameter_bfs() {
     }
 }
 
+/// Unweighted shortest paths (the B2SR `MIN.PLUS` search) against Dijkstra
+/// where the search both pushes and pulls: a hub reaching a third of the
+/// graph (a large frontier: pull), long directed paths out of it (small
+/// frontiers: push), a part the source cannot reach, vertices without
+/// out-edges, and sizes that are not multiples of the tile size.
+#[test]
+fn unweighted_sssp_push_and_pull() {
+    let cpu = Cpu::new();
+    for n in [301, 1000, 1027] {
+        let mut adj: Vec<Vec<(usize, f64)>> = vec![vec![]; n];
+        let third = n / 3;
+        adj[0] = (1..third).map(|j| (j, 1.0)).collect();
+        for i in 1..third {
+            if i % 5 == 0 {
+                // a path out of every fifth spoke into the middle third
+                let j = third + (i * 7) % third;
+                adj[i].push((j, 1.0));
+            }
+        }
+        for i in third..2 * third - 1 {
+            if i % 3 != 0 {
+                adj[i].push((i + 1, 1.0));
+            }
+        }
+        // the last third: reachable only from itself (a cycle)
+        for i in 2 * third..n {
+            adj[i].push((if i + 1 < n { i + 1 } else { 2 * third }, 1.0));
+        }
+        let p = Plain { n, adj };
+        let mut graphs = vec![(format!("hub and paths (n {n})"), p)];
+        graphs.extend(high_diameter_graphs());
+        for (seed, deg) in [(11, 0.8), (12, 6.0)] {
+            graphs.push((
+                format!("random(seed {seed}, n {n})"),
+                common::random_graph(seed, n, deg, seed == 12),
+            ));
+        }
+        for (what, p) in &graphs {
+            let unit = Plain {
+                n: p.n,
+                adj: p
+                    .adj
+                    .iter()
+                    .map(|r| r.iter().map(|&(j, _)| (j, 1.0)).collect())
+                    .collect(),
+            };
+            let p = &unit;
+            let want: Vec<Vec<f64>> = [0, p.n / 2]
+                .iter()
+                .map(|&s| common::dijkstra(p, s))
+                .collect();
+            for f in [
+                Format::Csr,
+                Format::B2sr(TileSize::T4),
+                Format::B2sr(TileSize::T8),
+                Format::B2sr(TileSize::T16),
+                Format::B2sr(TileSize::T32),
+                Format::B2sr(TileSize::T64),
+                Format::Auto,
+            ] {
+                let g = alg::Graph::new(&cpu, p.pattern(), None, f).unwrap();
+                for (s, want) in [0, p.n / 2].iter().zip(&want) {
+                    let d = alg::sssp(&g, *s, None).unwrap();
+                    assert_eq!(&d, want, "{what} {f:?}: unweighted sssp from {s}");
+                }
+            }
+        }
+    }
+}
+
 /// The same checks on the CUDA backend (B2SR formats the device packs; no
 /// 64x64 tiles there). Without a GPU the test prints SKIPPED and passes,
 /// unless BITGRAPHBLAS_REQUIRE_GPU=1.

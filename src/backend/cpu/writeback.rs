@@ -69,6 +69,21 @@ pub(crate) fn write_vector<T: Scalar, A: Accumulate<T>>(
             return;
         }
     }
+    // A sparse result written with replace and no accumulator: its entries the
+    // mask allows, in `O(nnz(t))` (a frontier stays sparse).
+    if let (false, true, Some(m), VectorRepr::Sparse { indices, values }) =
+        (A::ACTIVE, replace, allowed, t.repr())
+    {
+        let (indices, values) = indices
+            .iter()
+            .zip(values)
+            .filter(|(&i, _)| m.get(i as usize))
+            .map(|(&i, &x)| (i, x))
+            .unzip();
+        *w = Vector::from_repr(n, VectorRepr::Sparse { indices, values })
+            .expect("a subset of a valid sparse vector");
+        return;
+    }
     // No mask, an accumulator, every entry of `w` present: in place.
     if allowed.is_none() && matches!(w.repr(), VectorRepr::Dense { present: None, .. }) {
         let old = std::mem::replace(w, Vector::empty(n));

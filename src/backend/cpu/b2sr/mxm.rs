@@ -15,7 +15,7 @@ use crate::container::{Flags, Matrix, MatrixRepr};
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::storage::b2sr::{B2srBlocks, B2srTiles};
-use crate::storage::{B2sr, DenseMatrix};
+use crate::storage::{B2sr, BitVec, DenseMatrix};
 
 /// Sum over tile rows of `m` of `Σ_{(i,j) ∈ M} popcount(A_i AND Bt_j)`, where
 /// `a`, `bt` and `m` share the tile size: for each mask tile `(I, J)` the tiles
@@ -248,9 +248,31 @@ pub(crate) fn mxm_pattern<S: Semiring>(
     Some(Ok(Matrix::from_b2sr(product, s.mul(*va, *vb))))
 }
 
+/// The rows of `b` that hold something other than `zero`, as bits, when
+/// skipping the others cannot change a product: `value ⊗ zero = zero` and
+/// `zero` is the identity of `⊕` (not for `ANY`, which may pick either term).
+/// `None` when that does not hold or nothing would be skipped.
+fn live_rows<S: Semiring>(s: &S, value: S::T, b: &DenseMatrix<S::T>) -> Option<BitVec> {
+    let kind = S::KERNEL?.kind();
+    if kind == SemiringKind::AnyPair || s.mul(value, s.zero()) != s.zero() {
+        return None;
+    }
+    let (zero, n) = (s.zero(), b.ncols());
+    let live: Vec<bool> = b
+        .as_slice()
+        .par_chunks(n.max(1))
+        .map(|row| row.iter().any(|&x| x != zero))
+        .collect();
+    let bits = BitVec::from_bools(&live);
+    (bits.count_ones() < b.nrows()).then_some(bits)
+}
+
 /// `A ⊕.⊗ B`, `B` dense row-major with `n` columns: each set bit `(r, c)` of a
 /// tile adds row `c` of the tile's `K` dense rows into output row `r`, so the
 /// `K` rows of `B` under a tile are reused by all its rows while in cache.
+/// Rows of `B` that are all `zero` are skipped where that cannot change the
+/// result ([`live_rows`]): a frontier-shaped `B` (betweenness centrality)
+/// costs the tiles over its live rows only.
 fn dense_product<S: Semiring, L: TileOps>(
     s: S,
     a: &B2srBlocks<L>,
@@ -263,6 +285,8 @@ fn dense_product<S: Semiring, L: TileOps>(
     if n == 0 {
         return out;
     }
+    let live = live_rows(&s, value, b);
+    let live = live.as_ref().map(BitVec::words);
     let bdata = b.as_slice();
     let ranges = balanced_ranges(&a.tile_row_ptr, 1);
     let lens: Vec<usize> = ranges
@@ -280,9 +304,14 @@ fn dense_product<S: Semiring, L: TileOps>(
             for tr in range {
                 for t in a.tile_range(tr) {
                     let tile = &a.tiles[t];
-                    let k0 = a.tile_col_idx[t] as usize * L::K;
+                    let tc = a.tile_col_idx[t] as usize;
+                    let k0 = tc * L::K;
+                    let cols = live.map_or(u64::MAX, |w| super::slice::<L>(w, tc));
+                    if cols == 0 {
+                        continue;
+                    }
                     for r in 0..L::K {
-                        let mut w = tile.row(r);
+                        let mut w = tile.row(r) & cols;
                         if w == 0 {
                             continue;
                         }

@@ -9,7 +9,9 @@
 //! - `bin_bin_full`: packed-bit `u`, `⊕ = PLUS`: popcount of each tile row AND
 //!   the `k`-bit slice of `u` ([`count_pull`]).
 //! - `bin_full_full`: valued `u`: walk the set bits of each tile row restricted
-//!   to the present entries of `u` ([`value_pull`]).
+//!   to the present entries of `u` ([`value_pull`]); transposed, with an
+//!   idempotent `⊕`, the present entries of `u` push along their rows
+//!   ([`value_push`]).
 //!
 //! Every kernel skips tile rows the mask rules out and writes disjoint output
 //! words per thread (ranges from [`super::plan`]).
@@ -439,6 +441,90 @@ fn value_pull<S: Semiring, L: TileOps>(
     (values, present)
 }
 
+/// The transposed product `A' u` for a valued `u` and an idempotent `⊕`
+/// (MIN.PLUS relaxations, MIN.SECOND ids): every present `u_i` pushes
+/// `value ⊗ u_i` along row `i` of `A`, one tile row of `A` (up to `K` entries
+/// of `u`) at a time, the mask applied to each tile's columns. Sequential and
+/// meant for small frontiers: the products are collected and sorted (a sparse
+/// result, no `O(n)` pass) until they number an eighth of the columns; from
+/// there on they scatter into a dense result.
+fn value_push<S: Semiring, L: TileOps>(
+    s: S,
+    b: &B2srBlocks<L>,
+    ncols: usize,
+    value: S::T,
+    entries: impl Iterator<Item = (usize, S::T)>,
+    allowed: Option<&[u64]>,
+) -> Vector<S::T> {
+    /// Collected products, or the dense result once they are many.
+    enum Out<T> {
+        Pairs(Vec<(u32, T)>),
+        Dense(Vec<T>, BitVec),
+    }
+    let limit = ncols / 8;
+    let mut out = Out::Pairs(Vec::new());
+    let flush = |tr: usize, xs: u64, uv: &[S::T; 64], out: &mut Out<S::T>| {
+        for t in b.tile_range(tr) {
+            let tc = b.tile_col_idx[t] as usize;
+            let cols = row_mask::<L>(allowed, tc);
+            match out {
+                Out::Pairs(p) => b.tiles[t].for_each_bit(cols, xs, |r, c| {
+                    p.push(((tc * L::K + c) as u32, s.mul(value, uv[r])));
+                }),
+                Out::Dense(v, present) => b.tiles[t].for_each_bit(cols, xs, |r, c| {
+                    let (j, y) = (tc * L::K + c, s.mul(value, uv[r]));
+                    v[j] = if present.get(j) { s.add(v[j], y) } else { y };
+                    present.set(j, true);
+                }),
+            }
+        }
+        if let Out::Pairs(p) = out {
+            if p.len() > limit {
+                let mut v = vec![S::T::default(); ncols];
+                let mut present = BitVec::zeros(ncols);
+                for &(j, y) in p.iter() {
+                    let j = j as usize;
+                    v[j] = if present.get(j) { s.add(v[j], y) } else { y };
+                    present.set(j, true);
+                }
+                *out = Out::Dense(v, present);
+            }
+        }
+    };
+    let (mut uv, mut cur, mut xs) = ([s.zero(); 64], usize::MAX, 0u64);
+    for (i, x) in entries {
+        let tr = i / L::K;
+        if tr != cur {
+            if xs != 0 {
+                flush(cur, xs, &uv, &mut out);
+            }
+            (cur, xs) = (tr, 0);
+        }
+        xs |= 1 << (i % L::K);
+        uv[i % L::K] = x;
+    }
+    if xs != 0 {
+        flush(cur, xs, &uv, &mut out);
+    }
+    let mut pairs = match out {
+        Out::Dense(v, present) => return dense_result(v, present),
+        Out::Pairs(p) => p,
+    };
+    pairs.sort_unstable_by_key(|e| e.0);
+    let (mut indices, mut values) = (Vec::<u32>::new(), Vec::<S::T>::new());
+    for (j, y) in pairs {
+        match (indices.last(), values.last_mut()) {
+            (Some(&l), Some(v)) if l == j => *v = s.add(*v, y),
+            _ => {
+                indices.push(j);
+                values.push(y);
+            }
+        }
+    }
+    Vector::from_repr(ncols, VectorRepr::Sparse { indices, values })
+        .expect("sorted, distinct, in range by construction")
+}
+
 /// A vector with `values` where `present` (all present: no bitmap).
 fn dense_result<T: Scalar>(values: Vec<T>, present: BitVec) -> Vector<T> {
     let all = present.count_ones() == present.len();
@@ -485,6 +571,22 @@ pub(crate) fn mxv<S: Semiring>(
                 with_blocks!(a.tiles(), b => bits_pull(b, nrows, x, mask))
             };
             Some(iso_result(present, s.mul(value, S::T::one())))
+        }
+        (VectorRepr::Dense { .. } | VectorRepr::Sparse { .. }, AddClass::Idempotent)
+            if transposed =>
+        {
+            let entries: Box<dyn Iterator<Item = (usize, S::T)>> = match u.repr() {
+                VectorRepr::Sparse { indices, values } => {
+                    Box::new(indices.iter().zip(values).map(|(&i, &x)| (i as usize, x)))
+                }
+                VectorRepr::Dense {
+                    values,
+                    present: Some(p),
+                } => Box::new(p.iter_ones().map(|i| (i, values[i]))),
+                VectorRepr::Dense { values, .. } => Box::new(values.iter().copied().enumerate()),
+                VectorRepr::Bits(_) => unreachable!("matched above"),
+            };
+            Some(with_blocks!(a.tiles(), b => value_push(s, b, nrows, value, entries, mask)))
         }
         _ if transposed => None,
         (VectorRepr::Bits(bits), AddClass::Plus) => {

@@ -82,14 +82,24 @@ fn check_mxv<S: Semiring>(s: S, value: S::T, vals: impl Fn(usize) -> S::T) {
                 same(&got, &want);
             }
             // Transposed: against the generic product with the transpose.
-            let ut = match u.repr() {
-                VectorRepr::Bits(_) => Vector::from_bits(random_bits(rng, m, 3)),
-                _ => Vector::from_dense((0..m).map(&vals).collect()),
+            // (valued: every entry, and a sparse few, as a small frontier pushes)
+            let uts = match u.repr() {
+                VectorRepr::Bits(_) => vec![Vector::from_bits(random_bits(rng, m, 3))],
+                _ => {
+                    let keep = random_bits(rng, m, 9);
+                    let few = keep.iter_ones().map(|i| (i, vals(i))).collect();
+                    vec![
+                        Vector::from_dense((0..m).map(&vals).collect()),
+                        Vector::from_entries(m, few).unwrap(),
+                    ]
+                }
             };
-            for mask in [None, Some(random_bits(rng, n, 2))] {
-                let got = super::vxm(s, b, value, &ut, mask.as_ref());
-                let want = generic::mxv_b2sr(s, &b.transpose(), value, &ut, mask.as_ref());
-                same(&got, &want);
+            for ut in uts {
+                for mask in [None, Some(random_bits(rng, n, 2))] {
+                    let got = super::vxm(s, b, value, &ut, mask.as_ref());
+                    let want = generic::mxv_b2sr(s, &b.transpose(), value, &ut, mask.as_ref());
+                    same(&got, &want);
+                }
             }
         }
     });
@@ -227,6 +237,27 @@ fn mxm_dense_matches_generic() {
         assert_eq!(got, want);
         let got = mxm_dense(MinPlus::<f32>::new(), b, 1.5, &d);
         let want = generic::mxm_dense_csr(MinPlus::<f32>::new(), &csr.map(|_| 1.5f32), &d);
+        assert_eq!(got, want);
+        // A frontier-shaped B: most rows all zero (PLUS) or all infinite (MIN), skipped.
+        let live = random_bits(rng, b.ncols(), 4);
+        let pick = |zero: f32| {
+            let data = (0..b.ncols() * n)
+                .map(|i| {
+                    if live.get(i / n) {
+                        (i % 7) as f32 * 0.5
+                    } else {
+                        zero
+                    }
+                })
+                .collect();
+            DenseMatrix::from_vec(b.ncols(), n, data).unwrap()
+        };
+        let (dp, dm) = (pick(0.0), pick(f32::INFINITY));
+        let got = mxm_dense(PlusTimes::<f32>::new(), b, 1.5, &dp);
+        let want = generic::mxm_dense_csr(PlusTimes::<f32>::new(), &csr.map(|_| 1.5f32), &dp);
+        assert_eq!(got, want);
+        let got = mxm_dense(MinPlus::<f32>::new(), b, 1.5, &dm);
+        let want = generic::mxm_dense_csr(MinPlus::<f32>::new(), &csr.map(|_| 1.5f32), &dm);
         assert_eq!(got, want);
     });
 }
