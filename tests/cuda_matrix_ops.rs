@@ -15,6 +15,8 @@
 //! printed and can be fixed with `BITGRAPHBLAS_SEED`.
 #![cfg(feature = "cuda")]
 
+mod common;
+
 use bitgraphblas::algebra::{
     Abs, Ainv, BinaryOp, BindFirst, BindSecond, Div, First, Identity, IndexOp, Lnot, Lxor, Max,
     MaxTimes, Min, MinPlus, MinSecond, Minus, Monoid, One, Plus, PlusPair, PlusTimes, Second,
@@ -26,22 +28,10 @@ use bitgraphblas::container::{Accum, Accumulate, Flags, MatrixMask, NoAccum};
 use bitgraphblas::{
     Backend, Cpu, DenseMatrix, Format, Matrix, Scalar, ScalarType, TileSize, Vector, VectorFormat,
 };
+use common::seed;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-
-fn seed() -> u64 {
-    let s = std::env::var("BITGRAPHBLAS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    eprintln!("seed {s}");
-    s
-}
 
 /// Shapes: empty, degenerate, off the tile grid, and one large enough for
 /// long rows and columns.

@@ -14,10 +14,13 @@
 //! printed and can be fixed with `BITGRAPHBLAS_SEED`.
 #![cfg(feature = "cuda")]
 
+mod common;
+
 use bitgraphblas::algebra::{AnyPair, Lor, LorLand, Min, MinPlus, PlusPair, PlusTimes, Semiring};
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
 use bitgraphblas::container::{Accum, Accumulate, Flags, MatrixMask, NoAccum};
 use bitgraphblas::{Backend, Cpu, DenseMatrix, Error, Format, Matrix, Scalar, TileSize};
+use common::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -30,16 +33,7 @@ fn gpu(test: &str) -> Option<&'static CudaBackend> {
 }
 
 fn rng() -> StdRng {
-    let s = std::env::var("BITGRAPHBLAS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    eprintln!("seed {s}");
-    StdRng::seed_from_u64(s)
+    StdRng::seed_from_u64(seed())
 }
 
 /// A random `n x m` B2SR matrix with iso value `v`: density `p`, a dense

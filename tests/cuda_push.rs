@@ -12,12 +12,15 @@
 //! fails instead). The seed is printed and can be fixed with `BITGRAPHBLAS_SEED`.
 #![cfg(feature = "cuda")]
 
+mod common;
+
 use bitgraphblas::algebra::{LorLand, MinSecond, Plus, PlusTimes, Semiring};
 use bitgraphblas::backend::cuda::cuda_or_skip;
 use bitgraphblas::backend::VectorShape;
 use bitgraphblas::{
     ops, Backend, Cpu, Desc, Format, Matrix, Result, Scalar, TileSize, Vector, VectorFormat,
 };
+use common::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -28,19 +31,6 @@ const FORMATS: [Format; 5] = [
     Format::B2sr(TileSize::T16),
     Format::B2sr(TileSize::T32),
 ];
-
-fn seed() -> u64 {
-    let s = std::env::var("BITGRAPHBLAS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    eprintln!("seed {s}");
-    s
-}
 
 /// Random pattern of density `p` with every 13th row empty and rows
 /// `0..hubs` full (hub rows).

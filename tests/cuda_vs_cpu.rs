@@ -11,6 +11,8 @@
 //! random inputs is printed and can be fixed with `BITGRAPHBLAS_SEED`.
 #![cfg(feature = "cuda")]
 
+mod common;
+
 use bitgraphblas::algebra::{
     Abs, AnyPair, BindSecond, Identity, IndexOp, LorLand, Max, MaxMin, MaxTimes, Min, MinPlus,
     MinSecond, Plus, PlusPair, PlusTimes, Semiring, Times,
@@ -21,23 +23,11 @@ use bitgraphblas::container::{Accum, Accumulate, Flags, NoAccum};
 use bitgraphblas::{
     Backend, Cpu, DenseMatrix, Format, Matrix, Scalar, TileSize, Vector, VectorFormat,
 };
+use common::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 const TILES: [TileSize; 4] = [TileSize::T4, TileSize::T8, TileSize::T16, TileSize::T32];
-
-fn seed() -> u64 {
-    let s = std::env::var("BITGRAPHBLAS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    eprintln!("seed {s}");
-    s
-}
 
 /// Random pattern: density `p`, a dense block, an empty band of rows, and
 /// (when `hub`) row 1 and column 2 full, so long tile rows get split.

@@ -16,6 +16,21 @@ pub use oracle::*;
 use bitgraphblas::algebra::Semiring;
 use bitgraphblas::Scalar;
 
+/// The seed of a randomised test: `BITGRAPHBLAS_SEED` when set, else the
+/// clock; printed, so that a failing run can be replayed.
+pub fn seed() -> u64 {
+    let s = std::env::var("BITGRAPHBLAS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    eprintln!("seed {s}");
+    s
+}
+
 /// Scalars the generators and comparisons know: how to draw a test value and
 /// how to compare (exact for integers and bool, approximate for floats).
 pub trait TestScalar: Scalar + quickcheck::Arbitrary {
