@@ -58,7 +58,9 @@ ENTRY(vec_writeback)(const T* t_vals, const u32* t_pres, const T* w_vals, const 
       else if (!replace && hw) { o = wv; p = true; }
       out_vals[i] = o;
     }
-    ballot_store(out_pres, i, p, n);
+    // No presence out for a result known to be full. out_vals may be w_vals
+    // (in place): each index is read before it is written, by one thread.
+    if (out_pres) ballot_store(out_pres, i, p, n);
   }
 }
 
@@ -82,7 +84,7 @@ ENTRY(vec_ewise)(int kind, int op, u64 abits, u64 bbits, const T* u_vals, const 
       else if (kind == 2 && hv) { o = binop<T>(op, alpha, y); p = true; }
       out_vals[i] = o;
     }
-    ballot_store(out_pres, i, p, n);
+    if (out_pres) ballot_store(out_pres, i, p, n);  // NULL: the result is full
   }
 }
 

@@ -18,8 +18,9 @@ use crate::graph::Graph;
 /// 1. `mngp = min(mngp, A min.second gp)`: the smallest grandparent among the
 ///    neighbours (semiring `MIN.SECOND` on `u64`, accumulator `MIN`);
 /// 2. stochastic hooking `f[f_u] = min(f[f_u], mngp_u)`: a scatter-min, done as
-///    `f = min(f, P' min.second mngp)` with `P` the parent matrix (`P(u, f_u) = 1`;
-///    `P'` is built on the host from `f` each round by a counting sort);
+///    `f = min(f, P' min.second mngp)` with `P` the parent matrix (`P(u, f_u) = 1`,
+///    built on the host from `f` each round: one entry a row, no sort; the
+///    product is taken transposed, which the backends push from `mngp`);
 /// 3. aggressive hooking `f = min(f, mngp)` and shortcutting `f = min(f, gp)`
 ///    (one accumulated `ewise_add`);
 /// 4. `gp = f[f]` (`extract`); stop when `gp` no longer changes (the largest
@@ -59,9 +60,16 @@ where
     let mut fh: Vec<usize> = (0..n).collect();
     loop {
         ops::mxv(b, &mut mngp, s, a, &gp, &Desc::new().accum(Min))?;
-        // Stochastic hooking through the parent matrix.
-        let pt = b.upload_matrix(&parent_matrix_t(n, &fh)?)?;
-        ops::mxv(b, &mut f, s, &pt, &mngp, &Desc::new().accum(Min))?;
+        // Stochastic hooking through the parent matrix: f = min(f, P' mngp).
+        let p = b.upload_matrix(&parent_matrix(n, &fh)?)?;
+        ops::mxv(
+            b,
+            &mut f,
+            s,
+            &p,
+            &mngp,
+            &Desc::new().transpose_a().accum(Min),
+        )?;
         // Aggressive hooking and shortcutting in one pass: f = min(f, mngp, gp).
         ops::ewise_add(b, &mut f, Min, &mngp, &gp, &Desc::new().accum(Min))?;
         // Grandparents.
@@ -88,28 +96,14 @@ fn parents_on_host<B: Backend>(b: &B, f: &B::Vector<u64>) -> Result<Vec<usize>> 
     })
 }
 
-/// `P'` with `P(u, f_u) = 1`: row `p` of `P'` lists the children `u` of `p`
-/// (a counting sort of the vertices by parent: `row_ptr[p]` counts up to the
-/// end of row `p`, then down to its start as the children are placed from
-/// the last, so each row comes out ascending).
-fn parent_matrix_t(n: usize, f: &[usize]) -> Result<Matrix<u64>> {
-    let mut row_ptr = vec![0usize; n + 1];
-    for &p in f {
-        row_ptr[p] += 1;
-    }
-    for i in 1..=n {
-        row_ptr[i] += row_ptr[i - 1];
-    }
-    let mut cols = vec![0u32; n];
-    for (u, &p) in f.iter().enumerate().rev() {
-        row_ptr[p] -= 1;
-        cols[row_ptr[p]] = u as u32;
-    }
+/// The parent matrix `P` with `P(u, f_u) = 1`: one entry a row, so its row
+/// offsets are `0..=n` and its column indices are `f` itself (`O(n)`, no sort).
+fn parent_matrix(n: usize, f: &[usize]) -> Result<Matrix<u64>> {
     Ok(Matrix::from_csr(Csr::try_new(
         n,
         n,
-        row_ptr,
-        cols,
+        (0..=n).collect(),
+        f.iter().map(|&p| p as u32).collect(),
         vec![1u64; n],
     )?))
 }

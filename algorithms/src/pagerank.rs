@@ -1,8 +1,9 @@
 //! PageRank by power iteration, with NetworkX's definition.
 
-use bitgraphblas::algebra::{Abs, BindFirst, Div, Minus, Plus, PlusTimes, Times};
+use bitgraphblas::algebra::{Abs, BinaryOp, BindFirst, Div, Minus, Plus, PlusTimes, Second, Times};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
-use bitgraphblas::{ops, Desc, Error, Result, VectorFormat};
+use bitgraphblas::container::VectorRepr;
+use bitgraphblas::{ops, Desc, Error, Result, Vector, VectorFormat};
 
 use crate::graph::Graph;
 
@@ -42,8 +43,8 @@ pub struct PageRank {
 /// (uniform personalisation, the mass of dangling vertices spread uniformly,
 /// `x_0 = 1/n`, stop at `‖x - x'‖₁ < n · tol`).
 ///
-/// Each iteration: `w = x ⊙ (α / d_out)` (present only at vertices with
-/// out-edges), `x' = c + A' (+.×) w` with the constant
+/// Each iteration: `w = x ⊙ (α / d_out)` (zero at vertices without
+/// out-edges, whose columns of `A'` are empty), `x' = c + A' (+.×) w` with the constant
 /// `c = (1 - α)/n + α · Σ_{dangling} x / n` as the initial value of the
 /// accumulated product.
 ///
@@ -55,8 +56,9 @@ pub struct PageRank {
 /// reduced product of that vector and `x` (`O(#dangling)`, skipped when every
 /// vertex has an out-edge). **Cost**: one `mxv` (`O(m)`), one element-wise
 /// product, a fill of the new iterate (two iterate buffers alternate);
-/// `‖x - x'‖₁` is a difference, an `abs` and a reduction on the backend
-/// (`O(n)`), so only
+/// `‖x - x'‖₁` is one `|a - b|` pass (a user operator) and a reduction on
+/// the backend (`O(n)`), or a difference, an `abs` and a reduction where the
+/// backend runs built-in operators only, so only
 /// scalars cross to the host inside the loop (the ranks are read back once).
 ///
 /// ```
@@ -96,10 +98,18 @@ where
     let at = g.at_f64()?;
     // Out-degrees (absent where a vertex has no out-edge), cached by the graph.
     let dout = g.out_degree()?;
-    let mut scale: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::apply(b, &mut scale, BindFirst(Div, alpha), dout, &Desc::new())?;
-    // Read once per iteration against the dense ranks: stored densely.
-    let scale = b.convert_vector(&scale, VectorFormat::Dense)?;
+    // `α / d_out`, and zero at dangling vertices (their columns of `A'` are
+    // empty, so the zero never enters a product): a full vector, so that
+    // `w = x ⊙ scale` is full too and the product reads it without presence
+    // tests.
+    let mut scale: B::Vector<f64> = b.vector_new(n, Some(0.0), VectorFormat::Dense)?;
+    ops::apply(
+        b,
+        &mut scale,
+        BindFirst(Div, alpha),
+        dout,
+        &Desc::new().accum(Second),
+    )?;
 
     // Dangling vertices (no out-edge, `dout` absent) as a sparse vector of
     // ones: their mass is `Σ x ⊙ dangling`, `O(#dangling)` per iteration.
@@ -118,6 +128,8 @@ where
     let mut diff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let mut absdiff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let (mut iterations, mut converged) = (0, false);
+    // `|x' - x|` in one pass until the backend turns the user operator down.
+    let mut fused = true;
     while iterations < opts.max_iters {
         iterations += 1;
         ops::ewise_mult(b, &mut w, Times, &x, &scale, &Desc::new())?;
@@ -140,18 +152,63 @@ where
             &Desc::new().accum(Plus),
         )?;
         // The L1 change, on the backend (only a scalar comes back).
-        ops::ewise_add(b, &mut diff, Minus, &xn, &x, &Desc::new())?;
-        ops::apply(b, &mut absdiff, Abs, &diff, &Desc::new())?;
-        let err = ops::reduce(b, Plus, &absdiff)?;
+        let err = l1_change(b, (&mut diff, &mut absdiff), &xn, &x, &mut fused)?;
         std::mem::swap(&mut x, &mut xn);
         if err < nf * opts.tol {
             converged = true;
             break;
         }
     }
+    // Every vertex has a rank: the values are taken as they are (no copy).
+    let ranks = match b.download_vector(&x)?.into_repr() {
+        VectorRepr::Dense {
+            values,
+            present: None,
+        } => values,
+        repr => Vector::from_repr(n, repr)?.to_vec(0.0),
+    };
     Ok(PageRank {
-        ranks: b.download_vector(&x)?.to_vec(0.0),
+        ranks,
         iterations,
         converged,
     })
+}
+
+/// `|x - y|` (a user operator: the L1 change in one element-wise pass).
+#[derive(Clone, Copy)]
+struct AbsDiff;
+
+impl BinaryOp<f64> for AbsDiff {
+    const NAME: &'static str = "absdiff";
+    #[inline]
+    fn apply(&self, x: f64, y: f64) -> f64 {
+        (x - y).abs()
+    }
+}
+
+/// `Σ_i |xn_i - x_i|` for full `xn` and `x`: one [`AbsDiff`] pass and a
+/// reduction where the backend runs user operators (the CPU); otherwise (a
+/// backend answers [`Error::NoKernel`], once: `fused` turns false) the
+/// built-in difference, `abs` and reduction.
+fn l1_change<B>(
+    b: &B,
+    (diff, absdiff): (&mut B::Vector<f64>, &mut B::Vector<f64>),
+    xn: &B::Vector<f64>,
+    x: &B::Vector<f64>,
+    fused: &mut bool,
+) -> Result<f64>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+{
+    if *fused {
+        match ops::ewise_add(b, diff, AbsDiff, xn, x, &Desc::new()) {
+            Ok(()) => return ops::reduce(b, Plus, diff),
+            Err(Error::NoKernel { .. }) => *fused = false,
+            Err(e) => return Err(e),
+        }
+    }
+    ops::ewise_add(b, diff, Minus, xn, x, &Desc::new())?;
+    ops::apply(b, absdiff, Abs, diff, &Desc::new())?;
+    ops::reduce(b, Plus, absdiff)
 }

@@ -22,6 +22,24 @@ pub struct Csr<T> {
     row_ptr: Vec<usize>,
     col_idx: Vec<u32>,
     values: Vec<T>,
+    iso: IsoCache<T>,
+}
+
+/// Whether every stored value is the same nonzero value (and which), computed
+/// on first use by [`Csr::iso_value`] and kept; ignored by equality.
+#[derive(Clone, Debug)]
+struct IsoCache<T>(std::sync::OnceLock<Option<T>>);
+
+impl<T> Default for IsoCache<T> {
+    fn default() -> Self {
+        IsoCache(std::sync::OnceLock::new())
+    }
+}
+
+impl<T> PartialEq for IsoCache<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl<T: Scalar> Csr<T> {
@@ -39,6 +57,7 @@ impl<T: Scalar> Csr<T> {
             row_ptr,
             col_idx,
             values,
+            iso: IsoCache::default(),
         };
         m.validate()?;
         Ok(m)
@@ -58,6 +77,7 @@ impl<T: Scalar> Csr<T> {
             row_ptr,
             col_idx,
             values,
+            iso: IsoCache::default(),
         };
         debug_assert!(m.validate().is_ok(), "{:?}", m.validate());
         m
@@ -71,6 +91,7 @@ impl<T: Scalar> Csr<T> {
             row_ptr: vec![0; nrows + 1],
             col_idx: vec![],
             values: vec![],
+            iso: IsoCache::default(),
         }
     }
 
@@ -131,6 +152,7 @@ impl<T: Scalar> Csr<T> {
             row_ptr,
             col_idx,
             values,
+            iso: IsoCache::default(),
         })
     }
 
@@ -206,7 +228,26 @@ impl<T: Scalar> Csr<T> {
     }
     /// Values, mutably (the pattern stays fixed).
     pub fn values_mut(&mut self) -> &mut [T] {
+        self.iso = IsoCache::default();
         &mut self.values
+    }
+    /// The value every stored entry holds, when there are entries and they
+    /// all hold the same nonzero value (a pattern with ones, as graph
+    /// algorithms build): products may then skip the value array. Computed
+    /// once (`O(nnz)`) and kept with the matrix.
+    ///
+    /// ```
+    /// use bitgraphblas::storage::Csr;
+    /// let a = Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 0], vec![1.0f64, 1.0]).unwrap();
+    /// assert_eq!(a.iso_value(), Some(1.0));
+    /// let b = Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 0], vec![1.0f64, 2.0]).unwrap();
+    /// assert_eq!(b.iso_value(), None);
+    /// ```
+    pub fn iso_value(&self) -> Option<T> {
+        *self.iso.0.get_or_init(|| {
+            let (&first, rest) = self.values.split_first()?;
+            (first.is_nonzero() && rest.iter().all(|&v| v == first)).then_some(first)
+        })
     }
     /// Column indices and values of row `i`.
     #[inline]
@@ -259,6 +300,7 @@ impl<T: Scalar> Csr<T> {
             row_ptr: ptr,
             col_idx,
             values,
+            iso: IsoCache::default(),
         }
     }
 
@@ -270,6 +312,7 @@ impl<T: Scalar> Csr<T> {
             row_ptr: self.row_ptr.clone(),
             col_idx: self.col_idx.clone(),
             values: self.values.iter().map(|&v| f(v)).collect(),
+            iso: IsoCache::default(),
         }
     }
 

@@ -42,6 +42,53 @@ pub(crate) fn dense_view<T: Scalar>(u: &Vector<T>) -> DenseView<'_, T> {
     }
 }
 
+/// Elements below which an element-wise pass runs on the calling thread:
+/// about 20-30 us of simple work, under which handing the job to rayon's
+/// pool (waking a worker, waiting on a latch) costs more than it saves, and
+/// far more on a loaded machine.
+pub(crate) const SEQUENTIAL_BELOW: usize = 1 << 15;
+
+/// `f(chunk index, chunk)` over consecutive `chunk`-element pieces of
+/// `data`: in parallel, or on the calling thread when `work` (elements, or an
+/// estimate in the same unit) is below [`SEQUENTIAL_BELOW`].
+pub(crate) fn for_chunks_mut<T: Send>(
+    data: &mut [T],
+    chunk: usize,
+    work: usize,
+    f: impl Fn(usize, &mut [T]) + Sync + Send,
+) {
+    if work < SEQUENTIAL_BELOW {
+        data.chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(c, d)| f(c, d));
+    } else {
+        data.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(c, d)| f(c, d));
+    }
+}
+
+/// `f` over consecutive `chunk`-element pieces of `data`, folded with `op`
+/// (`None` for empty data); on the calling thread below [`SEQUENTIAL_BELOW`].
+pub(crate) fn fold_chunks<T: Sync, R: Send>(
+    data: &[T],
+    chunk: usize,
+    f: impl Fn(usize, &[T]) -> Option<R> + Sync + Send,
+    op: impl Fn(R, R) -> R + Sync + Send,
+) -> Option<R> {
+    if data.len() < SEQUENTIAL_BELOW {
+        data.chunks(chunk)
+            .enumerate()
+            .filter_map(|(c, d)| f(c, d))
+            .reduce(op)
+    } else {
+        data.par_chunks(chunk)
+            .enumerate()
+            .filter_map(|(c, d)| f(c, d))
+            .reduce_with(op)
+    }
+}
+
 /// Builds a vector from per-index optional values.
 pub(crate) fn vector_from_options<T: Scalar>(vals: Vec<Option<T>>) -> Vector<T> {
     dense_from_fn(vals.len(), |i| vals[i])
@@ -60,24 +107,33 @@ pub(crate) fn dense_from_fn<T: Scalar>(
 ) -> Vector<T> {
     let mut values = vec![T::default(); n];
     let mut words = vec![0u64; n.div_ceil(64)];
-    values
-        .par_chunks_mut(CHUNK)
-        .zip(words.par_chunks_mut(CHUNK / 64))
-        .enumerate()
-        .for_each(|(c, (vals, ws))| {
-            let base = c * CHUNK;
-            for (k, (vw, word)) in vals.chunks_mut(64).zip(ws.iter_mut()).enumerate() {
-                let mut bits = 0u64;
-                let start = base + k * 64;
-                for (b, v) in vw.iter_mut().enumerate() {
-                    if let Some(x) = f(start + b) {
-                        *v = x;
-                        bits |= 1 << b;
-                    }
+    let fill = |c: usize, (vals, ws): (&mut [T], &mut [u64])| {
+        let base = c * CHUNK;
+        for (k, (vw, word)) in vals.chunks_mut(64).zip(ws.iter_mut()).enumerate() {
+            let mut bits = 0u64;
+            let start = base + k * 64;
+            for (b, v) in vw.iter_mut().enumerate() {
+                if let Some(x) = f(start + b) {
+                    *v = x;
+                    bits |= 1 << b;
                 }
-                *word = bits;
             }
-        });
+            *word = bits;
+        }
+    };
+    if n < SEQUENTIAL_BELOW {
+        values
+            .chunks_mut(CHUNK)
+            .zip(words.chunks_mut(CHUNK / 64))
+            .enumerate()
+            .for_each(|(c, p)| fill(c, p));
+    } else {
+        values
+            .par_chunks_mut(CHUNK)
+            .zip(words.par_chunks_mut(CHUNK / 64))
+            .enumerate()
+            .for_each(|(c, p)| fill(c, p));
+    }
     dense_from_parts(values, words)
 }
 

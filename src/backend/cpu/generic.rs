@@ -5,7 +5,9 @@
 
 use rayon::prelude::*;
 
-use super::dense_view::{dense_from_fn, dense_view, vector_from_options, DenseView};
+use super::dense_view::{
+    self, dense_from_fn, dense_view, for_chunks_mut, vector_from_options, DenseView,
+};
 use super::writeback::RowMask;
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::backend::EwiseKind;
@@ -76,13 +78,15 @@ const FULL_ROWS: usize = 512;
 /// Rows at least this long are summed in four interleaved lanes.
 const LANE_ROW: usize = 16;
 
-/// `⊕_j a_ij ⊗ u_j` over the non-empty `cols`/`vals` of one row against a
-/// full `u`, without presence tests. With a terminal value the row stops
-/// there; without one, long rows are summed in four lanes (no chain of dependent additions; `⊕` is associative and
-/// commutative, floats differ from a left-to-right sum by rounding only).
+/// `⊕_j a_ij ⊗ u_j` over the non-empty `cols` of one row against a full
+/// `u`, without presence tests; `val(p)` is the value of the row's `p`-th
+/// entry (a constant for an iso-valued matrix: the value array is not read).
+/// With a terminal value the row stops there; without one, long rows are
+/// summed in four lanes (no chain of dependent additions; `⊕` is associative
+/// and commutative, floats differ from a left-to-right sum by rounding only).
 #[inline]
-fn row_dot_full<S: Semiring>(s: &S, cols: &[u32], vals: &[S::T], u: &[S::T]) -> S::T {
-    let term = |p: usize| s.mul(vals[p], u[cols[p] as usize]);
+fn row_dot_full<S: Semiring>(s: &S, cols: &[u32], val: impl Fn(usize) -> S::T, u: &[S::T]) -> S::T {
+    let term = |p: usize| s.mul(val(p), u[cols[p] as usize]);
     if let Some(stop) = s.terminal() {
         // Left to right, stopping at the absorbing value.
         let mut acc = term(0);
@@ -102,15 +106,14 @@ fn row_dot_full<S: Semiring>(s: &S, cols: &[u32], vals: &[S::T], u: &[S::T]) -> 
         return acc;
     }
     let mut lanes = [term(0), term(1), term(2), term(3)];
-    let (c4, v4) = (cols[4..].chunks_exact(4), vals[4..].chunks_exact(4));
-    let rest = c4.remainder().len();
-    for (c, v) in c4.zip(v4) {
-        for ((l, &aij), &j) in lanes.iter_mut().zip(v).zip(c) {
-            *l = s.add(*l, s.mul(aij, u[j as usize]));
+    let body = 4 + (cols.len() - 4) / 4 * 4;
+    for p in (4..body).step_by(4) {
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            *lane = s.add(*lane, term(p + l));
         }
     }
     let mut acc = s.add(s.add(lanes[0], lanes[1]), s.add(lanes[2], lanes[3]));
-    for p in cols.len() - rest..cols.len() {
+    for p in body..cols.len() {
         acc = s.add(acc, term(p));
     }
     acc
@@ -128,27 +131,38 @@ pub(crate) fn mxv_csr_accum_into<S: Semiring, A: Accumulate<S::T>>(
     w: &mut [S::T],
 ) {
     let uv = dense_view(u);
+    // Work in entries and rows (a row costs about an entry).
+    let work = a.nnz() + a.nrows();
     if uv.present.is_none() {
         let (rp, ci, va, u) = (a.row_ptr(), a.col_idx(), a.values(), &uv.values[..]);
-        w.par_chunks_mut(FULL_ROWS).enumerate().for_each(|(c, wc)| {
+        // An iso-valued matrix (a pattern of ones) is read without its values:
+        // 4 bytes an entry instead of 12 for f64.
+        let iso = a.iso_value();
+        for_chunks_mut(w, FULL_ROWS, work, |c, wc| {
             let rp = &rp[c * FULL_ROWS..=c * FULL_ROWS + wc.len()];
             for (wi, r) in wc.iter_mut().zip(rp.windows(2)) {
                 if r[0] < r[1] {
-                    let t = row_dot_full(&s, &ci[r[0]..r[1]], &va[r[0]..r[1]], u);
+                    let cols = &ci[r[0]..r[1]];
+                    let t = match iso {
+                        Some(v) => row_dot_full(&s, cols, |_| v, u),
+                        None => {
+                            let vals = &va[r[0]..r[1]];
+                            row_dot_full(&s, cols, |p| vals[p], u)
+                        }
+                    };
                     *wi = accum.combine(*wi, t);
                 }
             }
         });
         return;
     }
-    w.par_iter_mut()
-        .with_min_len(1024)
-        .enumerate()
-        .for_each(|(i, wi)| {
-            if let Some(t) = row_dot(&s, a, &uv, i) {
+    for_chunks_mut(w, FULL_ROWS, work, |c, wc| {
+        for (k, wi) in wc.iter_mut().enumerate() {
+            if let Some(t) = row_dot(&s, a, &uv, c * FULL_ROWS + k) {
                 *wi = accum.combine(*wi, t);
             }
-        });
+        }
+    });
 }
 
 fn mxv_b2sr_blocks<S: Semiring, L: TileBits>(
@@ -202,25 +216,60 @@ pub(crate) fn mxv_b2sr<S: Semiring>(
     vector_from_options(out)
 }
 
-/// `t = A' ⊕.⊗ u` by pushing the present entries of `u` (sequential scatter);
-/// used when `u` is sparse, so the transpose is never built.
+/// `t = A' ⊕.⊗ u` by pushing the present entries of `u` along their rows of
+/// `A` (a sequential scatter straight into dense values and presence words;
+/// the transpose is never built).
 pub(crate) fn vxm_push<S: Semiring>(
     s: S,
     a: &Csr<S::T>,
     u: &Vector<S::T>,
     allowed: Option<&BitVec>,
 ) -> Vector<S::T> {
-    let mut out: Vec<Option<S::T>> = vec![None; a.ncols()];
-    for (i, ui) in u.entries() {
-        let (cols, vals) = a.row(i);
-        for (&j, &aij) in cols.iter().zip(vals) {
+    let n = a.ncols();
+    let mut vals = vec![S::T::default(); n];
+    let mut words = vec![0u64; n.div_ceil(64)];
+    let mut push = |i: usize, ui: S::T| {
+        let (cols, avals) = a.row(i);
+        for (&j, &aij) in cols.iter().zip(avals) {
             let j = j as usize;
-            if allowed.is_none_or(|m| m.get(j)) {
-                out[j] = fold(&s, out[j], s.mul(aij, ui));
+            if allowed.is_some_and(|m| !m.get(j)) {
+                continue;
+            }
+            let (w, bit) = (&mut words[j / 64], 1u64 << (j % 64));
+            let x = s.mul(aij, ui);
+            // The first term starts the sum (never `zero ⊕ x`: ANY has no identity).
+            vals[j] = if *w & bit != 0 { s.add(vals[j], x) } else { x };
+            *w |= bit;
+        }
+    };
+    match u.repr() {
+        VectorRepr::Sparse { indices, values } => {
+            for (&i, &x) in indices.iter().zip(values) {
+                push(i as usize, x);
+            }
+        }
+        _ => {
+            let uv = dense_view(u);
+            match &uv.present {
+                None => {
+                    for (i, &x) in uv.values.iter().enumerate() {
+                        push(i, x);
+                    }
+                }
+                Some(p) => {
+                    for (wi, &word) in p.words().iter().enumerate() {
+                        let mut bits = word;
+                        while bits != 0 {
+                            let i = wi * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            push(i, uv.values[i]);
+                        }
+                    }
+                }
             }
         }
     }
-    vector_from_options(out)
+    dense_view::dense_from_parts(vals, words)
 }
 
 /// Gustavson `T = A ⊕.⊗ B` on CSR, row-parallel; only mask-allowed entries are kept.
@@ -441,12 +490,13 @@ pub(crate) fn ewise_vector<T: Scalar, Op: BinaryOp<T>>(
     ) = (u.repr(), v.repr())
     {
         // Both full: a straight (vectorisable) map.
-        let z = x
-            .par_iter()
-            .zip(y)
-            .with_min_len(4096)
-            .map(|(&a, &b)| op.apply(a, b))
-            .collect();
+        let mut z = vec![T::default(); x.len()];
+        for_chunks_mut(&mut z, 4096, x.len(), |c, ch| {
+            let (x, y) = (&x[c * 4096..], &y[c * 4096..]);
+            for ((o, &a), &b) in ch.iter_mut().zip(x).zip(y) {
+                *o = op.apply(a, b);
+            }
+        });
         return Vector::from_dense(z);
     }
     let (uv, vv) = (dense_view(u), dense_view(v));
@@ -495,12 +545,13 @@ pub(crate) fn apply_vector<T: Scalar, F: UnaryOp<T>>(f: F, u: &Vector<T>) -> Vec
             values,
             present: None,
         } => {
-            let values = values
-                .par_iter()
-                .with_min_len(4096)
-                .map(|&x| f.apply(x))
-                .collect();
-            return Vector::from_dense(values);
+            let mut out = vec![T::default(); values.len()];
+            for_chunks_mut(&mut out, 4096, values.len(), |c, ch| {
+                for (o, &x) in ch.iter_mut().zip(&values[c * 4096..]) {
+                    *o = f.apply(x);
+                }
+            });
+            return Vector::from_dense(out);
         }
         VectorRepr::Dense { .. } => {
             // Only present entries go through `f` (an absent slot may hold a

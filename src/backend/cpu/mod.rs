@@ -10,7 +10,7 @@ mod writeback;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use self::dense_view::dense_view;
+use self::dense_view::{dense_view, fold_chunks, for_chunks_mut};
 use self::writeback::{allowed_bits, write_matrix, write_vector, RowMask};
 use super::{Backend, EwiseKind, MatrixShape, VectorShape};
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
@@ -188,16 +188,17 @@ fn write_full<T: Scalar, A: Accumulate<T>>(
         return None;
     }
     let mut out = take_full_buffer(w);
-    out.par_iter_mut()
-        .with_min_len(4096)
-        .enumerate()
-        .for_each(|(i, o)| {
+    let n = out.len();
+    for_chunks_mut(&mut out, 4096, n, |c, ch| {
+        for (k, o) in ch.iter_mut().enumerate() {
+            let i = c * 4096 + k;
             *o = if A::ACTIVE {
                 accum.combine(*o, f(i))
             } else {
                 f(i)
             }
-        });
+        }
+    });
     *w = Vector::from_dense(out);
     Some(())
 }
@@ -330,7 +331,9 @@ impl Backend for Cpu {
                 }),
             (MatrixRepr::Csr(c), true) => {
                 count_generic();
-                if u.nvals() * 16 < u.len() {
+                // Push when `u` is sparse, or when `A` has no more entries
+                // than rows and columns (transposing it would cost a push).
+                if u.nvals() * 16 < u.len() || c.nnz() <= c.nrows() + c.ncols() {
                     generic::vxm_push(semiring, c, u, allowed.as_ref())
                 } else {
                     generic::mxv_csr(semiring, &c.transpose(), u, allowed.as_ref())
@@ -560,28 +563,30 @@ impl Backend for Cpu {
             VectorRepr::Dense {
                 values,
                 present: None,
-            } => values
-                .par_chunks(4096)
-                .map(|c| fold_lanes(c, f))
-                .reduce_with(f),
+            } => fold_chunks(values, 4096, |_, c| Some(fold_lanes(c, f)), f),
             VectorRepr::Dense {
                 values,
                 present: Some(p),
-            } => values
-                .par_chunks(64)
-                .zip(p.words())
-                .with_min_len(64)
-                .filter_map(|(vals, &w)| {
-                    let mut bits = w;
-                    let mut acc = None;
-                    while bits != 0 {
-                        let x = vals[bits.trailing_zeros() as usize];
-                        bits &= bits - 1;
-                        acc = Some(acc.map_or(x, |a| f(a, x)));
-                    }
-                    acc
-                })
-                .reduce_with(f),
+            } => {
+                let words = p.words();
+                fold_chunks(
+                    values,
+                    4096,
+                    |c, vals| {
+                        let mut acc = None;
+                        for (k, v64) in vals.chunks(64).enumerate() {
+                            let mut bits = words[c * 64 + k];
+                            while bits != 0 {
+                                let x = v64[bits.trailing_zeros() as usize];
+                                bits &= bits - 1;
+                                acc = Some(acc.map_or(x, |a| f(a, x)));
+                            }
+                        }
+                        acc
+                    },
+                    f,
+                )
+            }
             VectorRepr::Sparse { values, .. } => values.iter().copied().reduce(f),
             VectorRepr::Bits(b) => (b.count_ones() > 0).then(|| {
                 let mut acc = T::one();

@@ -5,9 +5,8 @@ use crate::container::{Accumulate, Mask, MatrixMask, Vector, VectorRepr};
 use crate::scalar::Scalar;
 use crate::storage::{BitVec, Csr};
 
-use super::dense_view::{dense_from_fn, dense_view};
+use super::dense_view::{dense_from_fn, dense_view, for_chunks_mut};
 use super::Cpu;
-use rayon::prelude::*;
 
 /// The positions a vector mask allows (complement applied).
 pub(crate) fn allowed_bits(mask: Option<Mask<'_, Cpu>>) -> Option<BitVec> {
@@ -89,15 +88,13 @@ pub(crate) fn write_vector<T: Scalar, A: Accumulate<T>>(
         let old = std::mem::replace(w, Vector::empty(n));
         if let VectorRepr::Dense { mut values, .. } = old.into_repr() {
             let tv = dense_view(&t);
-            values
-                .par_iter_mut()
-                .with_min_len(4096)
-                .enumerate()
-                .for_each(|(i, o)| {
-                    if let Some(x) = tv.get(i) {
+            for_chunks_mut(&mut values, 4096, n, |c, ch| {
+                for (k, o) in ch.iter_mut().enumerate() {
+                    if let Some(x) = tv.get(c * 4096 + k) {
                         *o = accum.combine(*o, x);
                     }
-                });
+                }
+            });
             *w = Vector::from_dense(values);
             return;
         }

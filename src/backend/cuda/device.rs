@@ -73,6 +73,10 @@ pub(crate) fn opt_arg<T>(b: Option<&DBuf<T>>) -> Arg {
     Arg::U64(b.map_or(0, |b| b.ptr))
 }
 
+/// Downloads of at least this many bytes touch their host pages in parallel
+/// first ([`Dev::download_vec`]).
+const PREFAULT_FROM: usize = 1 << 20;
+
 /// The device and everything cached on it.
 pub(crate) struct Dev {
     pub ctx: Arc<CudaContext>,
@@ -331,6 +335,47 @@ impl Dev {
             .map_err(drv("copy to host"))?;
         }
         self.sync()?;
+        Ok(out)
+    }
+
+    /// The first `len` elements of a buffer, copied straight into a new host
+    /// vector (no zeroed staging bytes and no second copy: for a 16.7 M-entry
+    /// `f64` vector that was two passes over fresh host pages).
+    pub fn download_vec<T: Scalar>(&self, b: &DBuf<T>, len: usize) -> Result<Vec<T>> {
+        if T::TYPE == crate::ScalarType::Bool {
+            return Ok(from_bytes::<T>(&self.download_bytes(b, len)?, len));
+        }
+        let bytes = len * std::mem::size_of::<T>();
+        let mut out = Vec::<T>::with_capacity(len);
+        if bytes >= PREFAULT_FROM {
+            // Fresh host pages fault on first touch, one at a time inside the
+            // driver's pageable copy (measured on the H100 host: ~100 ms for
+            // 134 MB, 20x the copy itself); touched first by every core they
+            // fault in parallel.
+            use rayon::prelude::*;
+            out.spare_capacity_mut()
+                .par_chunks_mut(PREFAULT_FROM / std::mem::size_of::<T>())
+                .for_each(|c| c.fill(std::mem::MaybeUninit::new(T::zero())));
+        }
+        if bytes > 0 {
+            // SAFETY: the buffer holds at least `bytes` bytes and `out` has room
+            // for them; the copy completes at the synchronisation below, before
+            // `out` is read or resized.
+            unsafe {
+                cudarc::driver::sys::cuMemcpyDtoHAsync_v2(
+                    out.as_mut_ptr() as *mut std::ffi::c_void,
+                    b.ptr,
+                    bytes,
+                    self.stream.cu_stream(),
+                )
+            }
+            .result()
+            .map_err(drv("copy to host"))?;
+        }
+        self.sync()?;
+        // SAFETY: the copy wrote all `len` elements; T is a plain numeric type
+        // (bool handled above), so every bit pattern is valid.
+        unsafe { out.set_len(len) };
         Ok(out)
     }
 

@@ -370,7 +370,7 @@ impl<T: Scalar> CudaVector<T> {
         };
         let repr = match &self.repr {
             DVec::Dense { vals, pres } => VectorRepr::Dense {
-                values: from_bytes::<T>(&dev.download_bytes(vals, n)?, n),
+                values: dev.download_vec(vals, n)?,
                 present: match pres {
                     Some(p) => Some(bits(p)?),
                     None => None,
@@ -378,8 +378,8 @@ impl<T: Scalar> CudaVector<T> {
             },
             DVec::Bits(b) => VectorRepr::Bits(bits(b)?),
             DVec::Sparse { idx, vals, nnz } => VectorRepr::Sparse {
-                indices: from_bytes::<u32>(&dev.download_bytes(idx, *nnz)?, *nnz),
-                values: from_bytes::<T>(&dev.download_bytes(vals, *nnz)?, *nnz),
+                indices: dev.download_vec(idx, *nnz)?,
+                values: dev.download_vec(vals, *nnz)?,
             },
         };
         Vector::from_repr(n, repr)

@@ -418,6 +418,34 @@ impl CudaBackend {
         // result needs no presence bits (downloads and views stay plain).
         let stays_full =
             allowed.is_none() && accum >= 0 && matches!(w.repr, DVec::Dense { pres: None, .. });
+        if stays_full {
+            // In place: `w(i) = accum(w(i), t(i))` where `t` has an entry, no
+            // new buffers and no presence bits written.
+            let tv = self.view(&t)?;
+            let DVec::Dense { vals, .. } = &w.repr else {
+                unreachable!("stays_full matched a full dense w")
+            };
+            self.dev.run(
+                ModuleId::Vec(T::TYPE),
+                "vec_writeback",
+                None,
+                bit_words(n) * 32,
+                &[
+                    Arg::U64(tv.vals),
+                    Arg::U64(tv.pres),
+                    vals.arg(),
+                    Arg::U64(0),
+                    Arg::U64(0),
+                    Arg::I32(accum),
+                    Arg::I32(replace as i32),
+                    Arg::U64(n as u64),
+                    vals.arg(),
+                    Arg::U64(0),
+                ],
+            )?;
+            drop(tv);
+            return Ok(());
+        }
         let tv = self.view(&t)?;
         let wv = self.view(w)?;
         let vals = self.dev.alloc::<T>(n)?;
@@ -443,7 +471,7 @@ impl CudaBackend {
         drop((tv, wv));
         w.repr = DVec::Dense {
             vals,
-            pres: (!stays_full).then_some(pres),
+            pres: Some(pres),
         };
         Ok(())
     }
@@ -1434,9 +1462,20 @@ impl Backend for CudaBackend {
             EwiseKind::Union { alpha, beta } => (2, alpha, beta),
         };
         let n = u.len;
+        // Full operands (dense, no presence bits) give a full result: the
+        // union when either is full, the intersection when both are.
+        let full = |x: &CudaVector<T>| matches!(x.repr, DVec::Dense { pres: None, .. });
+        let full_out = match kind {
+            EwiseKind::Mult => full(u) && full(v),
+            _ => full(u) || full(v),
+        };
         let (uv, vv) = (self.view(u)?, self.view(v)?);
         let vals = self.dev.alloc::<T>(n)?;
-        let pres = self.dev.alloc::<u32>(bit_words(n))?;
+        let pres = if full_out {
+            None
+        } else {
+            Some(self.dev.alloc::<u32>(bit_words(n))?)
+        };
         self.dev.run(
             ModuleId::Vec(T::TYPE),
             "vec_ewise",
@@ -1453,11 +1492,14 @@ impl Backend for CudaBackend {
                 Arg::U64(vv.pres),
                 Arg::U64(n as u64),
                 vals.arg(),
-                pres.arg(),
+                opt_arg(pres.as_ref()),
             ],
         )?;
         drop((uv, vv));
-        let t = self.dense_vec(n, vals, pres);
+        let t = CudaVector {
+            len: n,
+            repr: DVec::Dense { vals, pres },
+        };
         self.write_vector(w, t, allowed.as_ref(), acc, flags.replace)
     }
 

@@ -24,6 +24,51 @@ impl CudaBackend {
         replace: bool,
     ) -> Result<()> {
         let n = w.len;
+        if mask.is_none() {
+            // Every index is written: the result is full (no presence bits),
+            // in place where `w` is dense.
+            if accum < 0 || matches!(w.repr, DVec::Dense { pres: None, .. }) {
+                if !matches!(w.repr, DVec::Dense { .. }) {
+                    w.repr = DVec::Dense {
+                        vals: self.dev.alloc::<T>(n)?,
+                        pres: None,
+                    };
+                }
+                let DVec::Dense { vals, pres } = &mut w.repr else {
+                    unreachable!("made dense above")
+                };
+                if accum < 0 {
+                    self.dev.run(
+                        ModuleId::Vec(T::TYPE),
+                        "vec_fill",
+                        None,
+                        n,
+                        &[vals.arg(), Arg::U64(n as u64), Arg::U64(bits_of(value))],
+                    )?;
+                } else {
+                    // `w` full: `w(i) = accum(w(i), value)` everywhere.
+                    let all = self.ones_bits(n)?;
+                    self.dev.run(
+                        ModuleId::Vec(T::TYPE),
+                        "vec_assign_all",
+                        None,
+                        bit_words(n) * 32,
+                        &[
+                            Arg::U64(bits_of(value)),
+                            Arg::U64(0),
+                            Arg::I32(0),
+                            Arg::I32(accum),
+                            Arg::I32(replace as i32),
+                            Arg::U64(n as u64),
+                            vals.arg(),
+                            all.arg(),
+                        ],
+                    )?;
+                }
+                *pres = None;
+                return Ok(());
+            }
+        }
         let direct = mask.as_ref().map(|m| {
             (
                 m.source.pattern_words(m.structural),
