@@ -260,6 +260,9 @@ impl Backend for Cpu {
     fn download_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<DenseMatrix<T>> {
         Ok(m.clone())
     }
+    fn dense_host_mut<T: Scalar>(d: &mut DenseMatrix<T>) -> Option<&mut DenseMatrix<T>> {
+        Some(d)
+    }
 
     fn vector_new<T: Scalar>(
         &self,
@@ -401,21 +404,22 @@ impl Backend for Cpu {
         b: &DenseMatrix<S::T>,
         flags: Flags,
     ) -> Result<()> {
-        let t = match (a.repr(), flags.transpose_a) {
+        // Without an accumulator the product goes straight into `c`'s storage.
+        let mut t = DenseMatrix::filled(0, 0, semiring.zero());
+        let out = if A::ACTIVE { &mut t } else { &mut *c };
+        match (a.repr(), flags.transpose_a) {
             (MatrixRepr::B2sr { pattern, value }, false) => {
-                b2sr::mxm_dense(semiring, pattern, *value, b)
+                b2sr::mxm_dense_into(semiring, pattern, *value, b, out)
             }
             _ => {
                 count_generic();
-                generic::mxm_dense_csr(semiring, &csr_of(a, flags.transpose_a), b)
+                generic::mxm_dense_csr_into(semiring, &csr_of(a, flags.transpose_a), b, out)
             }
-        };
+        }
         if A::ACTIVE {
             for (o, &x) in c.as_mut_slice().iter_mut().zip(t.as_slice()) {
                 *o = accum.combine(*o, x);
             }
-        } else {
-            *c = t;
         }
         Ok(())
     }
