@@ -6,7 +6,7 @@ use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::storage::BitVec;
 use bitgraphblas::{ops, Cpu, Desc, Error, Matrix, Result, Vector, VectorFormat};
 
-use crate::bfs::{pull_step, push_or_pull};
+use crate::bfs::push_or_pull;
 use crate::graph::Graph;
 
 /// Shortest-path distances from `source` (`f64::INFINITY` where unreachable).
@@ -24,18 +24,18 @@ use crate::graph::Graph;
 /// gets is final (a Bellman-Ford pass over the frontier, level-synchronous).
 /// **Direction**: push (`vxm(f, A)`, the frontier's rows of `A` scatter
 /// `f_i + 1`) while the frontier is small, pull (`mxv(A', f)`, each unsettled
-/// row takes the minimum over its in-edges) once it is large. On a backend
-/// whose vectors live in host memory `d` and the settled set stay on the host
-/// (`O(|t|)` per step, plus `n / 64` words for the mask), and the frontier is
-/// packed bits: every entry of `f` equals the step's distance `s`, so it is
-/// carried as `f - (s - 1)` (bits, each entry one; `min.+` commutes with the
-/// shift: `t = f min.+ A - (s - 1)`, read back as `s - 1 + t`), which takes the
-/// bit kernels, a pull stopping each row at its first frontier hit, with the
-/// direction chosen as in BFS (Beamer's rule). Elsewhere `d` is a backend
-/// vector (its structure is the settled set) updated with `d = min(d, t)` by
-/// a `MIN`-accumulated apply, and the step pulls once the frontier holds
-/// `n / 16` vertices. Cost `O(n + m)` over the search (the frontier's tile rows
-/// per push, the unsettled tile rows per pull).
+/// row takes the minimum over its in-edges) once the frontier holds `n / 16`
+/// vertices (a valued result is `O(n)`, so a small frontier pushes even when
+/// few vertices are left). On a backend whose vectors live in host memory `d`
+/// and the settled set stay on the host (`O(|t|)` per step, plus `n / 64`
+/// words for the mask), and a pull takes the frontier as packed bits: every
+/// entry of `f` equals the step's distance `s`, so it goes in as `f - (s - 1)`
+/// (bits, each entry one; `min.+` commutes with the shift, the result reads
+/// back as `s - 1 + t`), and the bit kernel stops each row at its first
+/// frontier hit. Elsewhere `d` is a backend vector (its structure is the
+/// settled set) updated with `d = min(d, t)` by a `MIN`-accumulated apply.
+/// Cost `O(n + m)` over the search (the frontier's tile rows per push, the
+/// unsettled tile rows per pull).
 ///
 /// **Weighted graphs** use delta-stepping (Meyer and Sanders) in the
 /// LAGraph formulation, on CSR with `MIN.PLUS` (`f64`). The edges split into
@@ -100,10 +100,10 @@ where
     }
 }
 
-/// True when the next valued step should pull: once the frontier holds a
-/// sixteenth of the vertices. (Unlike the bit steps of BFS, a valued pull
-/// writes an `O(n)` result whatever the frontier, so a small frontier pushes
-/// even when few vertices are left unsettled.)
+/// True when the next step should pull: once the frontier holds a sixteenth
+/// of the vertices. (Unlike the bit steps of BFS, a pull here writes a valued
+/// `O(n)` result whatever the frontier, so a small frontier pushes even when
+/// few vertices are left unsettled.)
 fn pull_valued(frontier: usize, n: usize) -> bool {
     frontier * 16 >= n
 }
@@ -132,67 +132,78 @@ where
     let n = g.nvertices();
     let (a, at) = (g.a_f64_tiled()?, g.at_f64_tiled()?);
     let s = MinPlus::<f64>::new();
+    let mut f: B::Vector<f64> = b.upload_vector(&Vector::from_entries(n, vec![(source, 0.0)])?)?;
     let mut t: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    // On the host the frontier is packed bits (every entry one): `f - (d - 1)`
-    // for the frontier `f` at distance `d`, whose entries all equal `d`.
-    let (mut f, mut rec): (B::Vector<f64>, Dist<B>) = if B::HOST_MEMORY {
+    let mut rec: Dist<B> = if B::HOST_MEMORY {
         let mut dist = vec![f64::INFINITY; n];
         dist[source] = 0.0;
         let settled_h = BitVec::from_indices(n, [source]);
-        let settled = b.upload_vector(&Vector::from_bits(settled_h.clone()))?;
-        let f = b.upload_vector(&Vector::from_bits(settled_h.clone()))?;
-        let rec = Dist::Host {
+        Dist::Host {
             dist,
+            settled: b.upload_vector(&Vector::from_bits(settled_h.clone()))?,
             settled_h,
-            settled,
-        };
-        (f, rec)
+        }
     } else {
         let mut d: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
         ops::assign_scalar(b, &mut d, 0.0, Some(&[source]), &Desc::new())?;
-        let f = b.upload_vector(&Vector::from_entries(n, vec![(source, 0.0)])?)?;
-        (f, Dist::Device(d))
+        Dist::Device(d)
     };
-    let (mut nf, mut nsettled, mut depth) = (1usize, 1usize, 0.0f64);
+    // The frontier's vertices (host only) and the distance of the frontier.
+    let mut front = vec![source];
+    let (mut nf, mut step) = (1usize, 0.0f64);
     loop {
+        // Whether t holds distances shifted by `step - 1` (a bit frontier).
+        let mut shifted = false;
         {
-            let (settled, pull) = match &rec {
-                Dist::Host { settled, .. } => (B::mask(settled), pull_step(nf, n - nsettled, n)),
-                Dist::Device(d) => (B::mask(d), pull_valued(nf, n)),
+            let settled = match &rec {
+                Dist::Host { settled, .. } => B::mask(settled),
+                Dist::Device(d) => B::mask(d),
             };
             let desc = Desc::new().mask(settled.structure().complement()).replace();
-            if pull {
-                ops::mxv(b, &mut t, s, at, &f, &desc)?;
-            } else {
-                push_or_pull(b, &mut t, s, &f, a, at, &desc)?;
+            match &rec {
+                Dist::Host { .. } if pull_valued(nf, n) => {
+                    // Every entry of f is `step`: pull with f - (step - 1), packed bits.
+                    let bits = b.upload_vector(&Vector::from_bits(BitVec::from_indices(
+                        n,
+                        front.iter().copied(),
+                    )))?;
+                    ops::mxv(b, &mut t, s, at, &bits, &desc)?;
+                    shifted = true;
+                }
+                Dist::Device(_) if pull_valued(nf, n) => {
+                    ops::mxv(b, &mut t, s, at, &f, &desc)?;
+                }
+                _ => push_or_pull(b, &mut t, s, &f, a, at, &desc)?,
             }
         }
         nf = b.vector_nvals(&t)?;
         if nf == 0 {
             break;
         }
-        nsettled += nf;
         match &mut rec {
             Dist::Host {
                 dist,
                 settled_h,
                 settled,
             } => {
-                // t = (f - (d - 1)) min.+ A = t_true - (d - 1).
-                let mut next = BitVec::zeros(n);
+                let shift = if shifted { step - 1.0 } else { 0.0 };
+                front.clear();
                 for (v, x) in b.download_vector(&t)?.entries() {
-                    dist[v] = depth - 1.0 + x;
+                    dist[v] = shift + x;
                     settled_h.set(v, true);
-                    next.set(v, true);
+                    front.push(v);
                 }
                 *settled = b.upload_vector(&Vector::from_bits(settled_h.clone()))?;
-                t = b.upload_vector(&Vector::from_bits(next))?;
+                if shifted {
+                    let e = front.iter().map(|&v| (v, step + 1.0)).collect();
+                    t = b.upload_vector(&Vector::from_entries(n, e)?)?;
+                }
             }
             Dist::Device(d) => {
                 ops::apply(b, d, Identity, &t, &Desc::new().accum(Min))?;
             }
         }
-        depth += 1.0;
+        step += 1.0;
         std::mem::swap(&mut f, &mut t);
     }
     match rec {
