@@ -303,18 +303,74 @@ pub(crate) fn mxm_reduce_csr<S: Semiring>(
             .reduce(|x, y| s.add(x, y))
             .unwrap_or_else(|| s.zero());
     }
-    // Row `i` of `A` is marked in a per-thread position array; each masked
-    // `(i, j)` then walks row `j` of `Bt` once and looks every column up
-    // (`O(deg(j))` per entry instead of the `O(deg(i) + deg(j))` of a merge).
+    let p = &mask.pattern;
+    mxm_reduce_masked(s, p.row_ptr(), p.col_idx(), a, bt)
+}
+
+/// Rows per parallel task of [`mxm_reduce_masked`].
+const REDUCE_ROWS: usize = 1024;
+
+/// `⊕` of `(A ⊕.⊗ Bt')<M>` for a non-complemented mask `M` given by its CSR
+/// structure (`row_ptr`, `col_idx`): row `i` of `A` is marked in a per-thread
+/// array, then each `(i, j)` of `M` walks row `j` of `Bt` once and looks every
+/// column up (`O(deg(j))` per entry instead of the `O(deg(i) + deg(j))` of a
+/// merge). For `PLUS.PAIR` the terms are all one and only their number
+/// matters: the marks are bits (`ncols / 8` bytes a thread, in cache) and the
+/// count becomes the sum at the end ([`super::b2sr::repeat_add`], as the fold
+/// would give it).
+pub(crate) fn mxm_reduce_masked<S: Semiring>(
+    s: S,
+    row_ptr: &[usize],
+    col_idx: &[u32],
+    a: &Csr<S::T>,
+    bt: &Csr<S::T>,
+) -> S::T {
+    let mrow = |i: usize| &col_idx[row_ptr[i]..row_ptr[i + 1]];
+    let nrows = a.nrows();
+    if S::KERNEL.is_some_and(|k| k.kind() == crate::algebra::SemiringKind::PlusPair) {
+        let words = a.ncols().div_ceil(64);
+        let count: u64 = (0..nrows.div_ceil(REDUCE_ROWS))
+            .into_par_iter()
+            .map_init(
+                || vec![0u64; words],
+                |marks, blk| {
+                    let mut c = 0u64;
+                    for i in blk * REDUCE_ROWS..((blk + 1) * REDUCE_ROWS).min(nrows) {
+                        let (ac, mr) = (a.row(i).0, mrow(i));
+                        if ac.is_empty() || mr.is_empty() {
+                            continue;
+                        }
+                        for &k in ac {
+                            marks[k as usize / 64] |= 1 << (k % 64);
+                        }
+                        for &j in mr {
+                            for &k in bt.row(j as usize).0 {
+                                c += marks[k as usize / 64] >> (k % 64) & 1;
+                            }
+                        }
+                        for &k in ac {
+                            marks[k as usize / 64] = 0;
+                        }
+                    }
+                    c
+                },
+            )
+            .sum();
+        return if count == 0 {
+            s.zero()
+        } else {
+            super::b2sr::repeat_add(&s, S::T::one(), count as usize)
+        };
+    }
     const UNSET: u32 = u32::MAX;
-    (0..a.nrows())
+    (0..nrows)
         .into_par_iter()
         .with_min_len(64)
         .map_init(
             || vec![UNSET; a.ncols()],
             |pos, i| {
                 let (ac, av) = a.row(i);
-                let mrow = mask.pattern.row(i).0;
+                let mrow = mrow(i);
                 if ac.is_empty() || mrow.is_empty() {
                     return None;
                 }

@@ -84,6 +84,11 @@ pub trait HostMatrixMask: MatrixShape + Sync {
     fn mask_b2sr(&self, _structural: bool) -> Option<&crate::storage::B2sr> {
         None
     }
+    /// The CSR structure (row pointers, column indices), borrowed, when the
+    /// matrix is stored as CSR: all a structural mask needs, without a copy.
+    fn csr_structure(&self) -> Option<(&[usize], &[u32])> {
+        None
+    }
 }
 
 impl<T: Scalar> HostMatrixMask for Matrix<T> {
@@ -105,6 +110,12 @@ impl<T: Scalar> HostMatrixMask for Matrix<T> {
                 Some(pattern)
             }
             _ => None,
+        }
+    }
+    fn csr_structure(&self) -> Option<(&[usize], &[u32])> {
+        match self.repr() {
+            MatrixRepr::Csr(c) => Some((c.row_ptr(), c.col_idx())),
+            MatrixRepr::B2sr { .. } => None,
         }
     }
 }
@@ -384,15 +395,18 @@ impl Backend for Cpu {
             return r;
         }
         count_generic();
-        let m = RowMask::resolve(Some(mask)).expect("a mask");
         // Rows of B' are the columns of B.
-        let bt = csr_of(b, !flags.transpose_b);
-        Ok(generic::mxm_reduce_csr(
-            semiring,
-            &m,
-            &csr_of(a, flags.transpose_a),
-            &bt,
-        ))
+        let (a, bt) = (csr_of(a, flags.transpose_a), csr_of(b, !flags.transpose_b));
+        // A structural CSR mask is used in place.
+        if let (false, true, Some((rp, ci))) = (
+            mask.complemented,
+            mask.structural,
+            mask.source.csr_structure(),
+        ) {
+            return Ok(generic::mxm_reduce_masked(semiring, rp, ci, &a, &bt));
+        }
+        let m = RowMask::resolve(Some(mask)).expect("a mask");
+        Ok(generic::mxm_reduce_csr(semiring, &m, &a, &bt))
     }
 
     fn mxm_dense<S: Semiring, A: Accumulate<S::T>>(
