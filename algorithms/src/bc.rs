@@ -34,19 +34,22 @@ pub fn even_sources(n: usize, k: usize) -> Vec<usize> {
 /// (structural mask of `F_d`), `U = A (+.×) T`, `δ<F_{d-1}> += σ ⊙ U`.
 /// `bc` is the row sum of `δ`.
 ///
-/// **Where the state lives**: on a backend whose memory is the host's (the
-/// CPU), only the products run on the backend; `σ`, `δ` and the level of every
-/// (vertex, source) pair stay in host arrays and each level's element-wise
-/// work is one fused pass (`F_{d+1} = N` where the level is unset and `N > 0`,
-/// recording level and `σ`; backward `T = (1 + δ) / σ` on level `d` and
+/// **Where the state lives**: on a backend whose dense matrices are host
+/// memory ([`Backend::dense_host_mut`], the CPU), only the products run on
+/// the backend; `σ`, `δ` and the (vertex, source) pairs of every level stay in
+/// host arrays, and the products' operand and result are read and written in
+/// place: each forward level is one scan of `N` for the newly reached pairs
+/// (`F_{d+1} = N` there, recording `σ` and the level's pair list), each
+/// backward level touches only its pairs (`T = (1 + δ) / σ` on level `d`,
 /// `δ += σ ⊙ U` on level `d - 1`), instead of a chain of masked vector
 /// operations each writing an `n · k` result. On a device backend every step
 /// is a backend operation as above.
 ///
 /// **Semiring**: `PLUS.TIMES` (`f64`). **Cost**: per batch, two dense products
-/// per level, `O(k · (m + n))` each, `O(k · (m + n) · depth)` in all; memory
-/// `O(k · n · depth)` for the per-level frontiers on a device backend,
-/// `O(k · n)` on the host.
+/// per level, `O(k · (m + n))` each at most (on the CPU, rows of the operand
+/// that are all zero cost one bit test per edge), `O(k · (m + n) · depth)` in
+/// all; memory `O(k · n · depth)` for the per-level frontiers on a device
+/// backend, `O(k · n)` on the host.
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -71,8 +74,10 @@ where
         });
     }
     let mut bc = vec![0.0; n];
+    let on_host =
+        B::HOST_MEMORY && B::dense_host_mut(&mut g.backend().dense_new(0, 0, 0.0)?).is_some();
     for batch in sources.chunks(BATCH) {
-        let delta = if B::HOST_MEMORY {
+        let delta = if on_host {
             brandes_batch_host(g, batch)?
         } else {
             brandes_batch(g, batch)?
@@ -96,8 +101,26 @@ fn to_flat<B: Backend>(b: &B, d: &B::Dense<f64>) -> Result<B::Vector<f64>> {
     b.upload_vector(&Vector::from_dense(b.download_dense(d)?.into_vec()))
 }
 
+/// The host storage of a backend dense matrix ([`Backend::dense_host_mut`]).
+fn host<B: Backend>(d: &mut B::Dense<f64>) -> Result<&mut [f64]> {
+    B::dense_host_mut(d)
+        .map(DenseMatrix::as_mut_slice)
+        .ok_or_else(|| Error::InvalidArgument {
+            op: "betweenness",
+            detail: "the backend gives no host view of its dense matrices".into(),
+        })
+}
+
 /// The dependencies `δ` of one batch, flattened `n × k`, with the element-wise
-/// work on the host (backends whose memory is the host's).
+/// work on the host, in place in the products' operand and result (backends
+/// whose dense matrices are host memory, [`Backend::dense_host_mut`]).
+///
+/// Every (vertex, source) pair is reached at one level; the pairs of each
+/// level are listed as they are found, so that besides the products (whose
+/// rows of `B` that are all zero cost one bit test per edge on the CPU) a
+/// level costs one scan of the forward product for the newly reached pairs and
+/// otherwise work in the size of the level: clearing and setting the operand,
+/// and the backward updates, touch only the pairs of one level.
 fn brandes_batch_host<B>(g: &Graph<'_, B>, sources: &[usize]) -> Result<Vec<f64>>
 where
     B: Backend,
@@ -108,52 +131,67 @@ where
     let (n, k) = (g.nvertices(), sources.len());
     let (a, at) = (g.a_f64()?, g.at_f64()?);
     let s = PlusTimes::<f64>::new();
-    let nk = n * k;
-    const UNSET: u32 = u32::MAX;
-    // level of every (vertex, source) pair, UNSET where not reached
-    let mut level = vec![UNSET; nk];
-    let mut sigma = vec![0.0; nk];
-    let mut f = vec![0.0; nk];
-    for (j, &src) in sources.iter().enumerate() {
-        (level[src * k + j], sigma[src * k + j], f[src * k + j]) = (0, 1.0, 1.0);
-    }
+    // The products' operand (a frontier, then T) and result.
+    let mut fd: B::Dense<f64> = b.dense_new(n, k, 0.0)?;
     let mut prod: B::Dense<f64> = b.dense_new(n, k, 0.0)?;
-    // Forward: N = A' F; F = N where the pair is unreached and N > 0.
-    let mut depth = 0u32;
+    // σ, zero where the pair is not reached yet; the pairs (index i · k + j)
+    // by level: level d is pairs[starts[d]..starts[d + 1]].
+    let mut sigma = vec![0.0; n * k];
+    let mut pairs: Vec<usize> = Vec::new();
+    let mut starts = vec![0];
+    let f = host::<B>(&mut fd)?;
+    for (j, &src) in sources.iter().enumerate() {
+        let p = src * k + j;
+        (sigma[p], f[p]) = (1.0, 1.0);
+        pairs.push(p);
+    }
+    starts.push(pairs.len());
+    // Forward: N = A' F; F = N on the pairs not reached yet where N > 0.
     loop {
-        let fd = b.upload_dense(&DenseMatrix::from_vec(n, k, f)?)?;
         ops::mxm_dense(b, &mut prod, s, at, &fd, &Desc::new())?;
-        f = b.download_dense(&prod)?.into_vec();
-        depth += 1;
-        let mut reached = false;
-        for ((x, l), sg) in f.iter_mut().zip(&mut level).zip(&mut sigma) {
-            if *l == UNSET && *x > 0.0 {
-                (*l, *sg, reached) = (depth, *x, true);
-            } else {
-                *x = 0.0;
+        let (f, nx) = (host::<B>(&mut fd)?, host::<B>(&mut prod)?);
+        let last = starts[starts.len() - 2];
+        for &p in &pairs[last..] {
+            f[p] = 0.0;
+        }
+        for (i, row) in nx.chunks_exact(k).enumerate() {
+            if !row.iter().fold(false, |acc, &x| acc | (x > 0.0)) {
+                continue;
+            }
+            for (j, &x) in row.iter().enumerate() {
+                let p = i * k + j;
+                if x > 0.0 && sigma[p] == 0.0 {
+                    (sigma[p], f[p]) = (x, x);
+                    pairs.push(p);
+                }
             }
         }
-        if !reached {
+        if pairs.len() == starts[starts.len() - 1] {
             break;
         }
+        starts.push(pairs.len());
     }
-    // Backward, from the deepest level: T = (1 + δ) / σ on level d,
-    // U = A T, δ += σ ⊙ U on level d - 1 (level 0, the sources, not counted).
-    let mut delta = vec![0.0; nk];
-    let mut t = f;
+    // Backward, from the deepest level (F is all zero again): T = (1 + δ) / σ
+    // on level d, U = A T, δ += σ ⊙ U on level d - 1 (level 0, the sources,
+    // not counted).
+    let mut delta = vec![0.0; n * k];
+    let depth = starts.len() - 1;
+    let level = |d: usize| &pairs[starts[d]..starts[d + 1]];
     for d in (2..depth).rev() {
-        for (((x, &l), &dl), &sg) in t.iter_mut().zip(&level).zip(&delta).zip(&sigma) {
-            *x = if l == d { (1.0 + dl) / sg } else { 0.0 };
-        }
-        let th = DenseMatrix::from_vec(n, k, t)?;
-        ops::mxm_dense(b, &mut prod, s, a, &b.upload_dense(&th)?, &Desc::new())?;
-        let u = b.download_dense(&prod)?.into_vec();
-        for (((dl, &l), &sg), &x) in delta.iter_mut().zip(&level).zip(&sigma).zip(&u) {
-            if l == d - 1 {
-                *dl += sg * x;
+        let t = host::<B>(&mut fd)?;
+        if d + 1 < depth {
+            for &p in level(d + 1) {
+                t[p] = 0.0;
             }
         }
-        t = th.into_vec();
+        for &p in level(d) {
+            t[p] = (1.0 + delta[p]) / sigma[p];
+        }
+        ops::mxm_dense(b, &mut prod, s, a, &fd, &Desc::new())?;
+        let u = host::<B>(&mut prod)?;
+        for &p in level(d - 1) {
+            delta[p] += sigma[p] * u[p];
+        }
     }
     Ok(delta)
 }

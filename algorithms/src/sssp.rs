@@ -24,9 +24,15 @@ use crate::graph::Graph;
 /// gets is final (a Bellman-Ford pass over the frontier, level-synchronous).
 /// **Direction**: push (`vxm(f, A)`, the frontier's rows of `A` scatter
 /// `f_i + 1`) while the frontier is small, pull (`mxv(A', f)`, each unsettled
-/// row takes the minimum over its in-edges) once it holds `n / 16` vertices. On a backend whose vectors live in host memory `d` and
-/// the settled set stay on the host (`O(|t|)` per step, plus `n / 64` words
-/// for the mask); elsewhere `d` is a backend vector (its structure is the
+/// row takes the minimum over its in-edges) once the frontier holds `n / 16`
+/// vertices (a valued result is `O(n)`, so a small frontier pushes even when
+/// few vertices are left). On a backend whose vectors live in host memory `d`
+/// and the settled set stay on the host (`O(|t|)` per step, plus `n / 64`
+/// words for the mask), and a pull takes the frontier as packed bits: every
+/// entry of `f` equals the step's distance `s`, so it goes in as `f - (s - 1)`
+/// (bits, each entry one; `min.+` commutes with the shift, the result reads
+/// back as `s - 1 + t`), and the bit kernel stops each row at its first
+/// frontier hit. Elsewhere `d` is a backend vector (its structure is the
 /// settled set) updated with `d = min(d, t)` by a `MIN`-accumulated apply.
 /// Cost `O(n + m)` over the search (the frontier's tile rows per push, the
 /// unsettled tile rows per pull).
@@ -94,10 +100,10 @@ where
     }
 }
 
-/// True when the next valued step should pull: once the frontier holds a
-/// sixteenth of the vertices. (Unlike the bit steps of BFS, a valued pull
-/// writes an `O(n)` result whatever the frontier, so a small frontier pushes
-/// even when few vertices are left unsettled.)
+/// True when the next step should pull: once the frontier holds a sixteenth
+/// of the vertices. (Unlike the bit steps of BFS, a pull here writes a valued
+/// `O(n)` result whatever the frontier, so a small frontier pushes even when
+/// few vertices are left unsettled.)
 fn pull_valued(frontier: usize, n: usize) -> bool {
     frontier * 16 >= n
 }
@@ -142,18 +148,32 @@ where
         ops::assign_scalar(b, &mut d, 0.0, Some(&[source]), &Desc::new())?;
         Dist::Device(d)
     };
-    let mut nf = 1usize;
+    // The frontier's vertices (host only) and the distance of the frontier.
+    let mut front = vec![source];
+    let (mut nf, mut step) = (1usize, 0.0f64);
     loop {
+        // Whether t holds distances shifted by `step - 1` (a bit frontier).
+        let mut shifted = false;
         {
             let settled = match &rec {
                 Dist::Host { settled, .. } => B::mask(settled),
                 Dist::Device(d) => B::mask(d),
             };
             let desc = Desc::new().mask(settled.structure().complement()).replace();
-            if pull_valued(nf, n) {
-                ops::mxv(b, &mut t, s, at, &f, &desc)?;
-            } else {
-                push_or_pull(b, &mut t, s, &f, a, at, &desc)?;
+            match &rec {
+                Dist::Host { .. } if pull_valued(nf, n) => {
+                    // Every entry of f is `step`: pull with f - (step - 1), packed bits.
+                    let bits = b.upload_vector(&Vector::from_bits(BitVec::from_indices(
+                        n,
+                        front.iter().copied(),
+                    )))?;
+                    ops::mxv(b, &mut t, s, at, &bits, &desc)?;
+                    shifted = true;
+                }
+                Dist::Device(_) if pull_valued(nf, n) => {
+                    ops::mxv(b, &mut t, s, at, &f, &desc)?;
+                }
+                _ => push_or_pull(b, &mut t, s, &f, a, at, &desc)?,
             }
         }
         nf = b.vector_nvals(&t)?;
@@ -166,16 +186,24 @@ where
                 settled_h,
                 settled,
             } => {
+                let shift = if shifted { step - 1.0 } else { 0.0 };
+                front.clear();
                 for (v, x) in b.download_vector(&t)?.entries() {
-                    dist[v] = dist[v].min(x);
+                    dist[v] = shift + x;
                     settled_h.set(v, true);
+                    front.push(v);
                 }
                 *settled = b.upload_vector(&Vector::from_bits(settled_h.clone()))?;
+                if shifted {
+                    let e = front.iter().map(|&v| (v, step + 1.0)).collect();
+                    t = b.upload_vector(&Vector::from_entries(n, e)?)?;
+                }
             }
             Dist::Device(d) => {
                 ops::apply(b, d, Identity, &t, &Desc::new().accum(Min))?;
             }
         }
+        step += 1.0;
         std::mem::swap(&mut f, &mut t);
     }
     match rec {

@@ -92,6 +92,22 @@ pub trait Backend: Sized + Send + Sync {
     fn upload_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<Self::Dense<T>>;
     /// Copy a dense matrix back to the host.
     fn download_dense<T: Scalar>(&self, m: &Self::Dense<T>) -> Result<DenseMatrix<T>>;
+    /// The host storage of a dense matrix, mutably, where this backend keeps
+    /// it in host memory ([`Cpu`](crate::Cpu): the matrix itself); `None`
+    /// elsewhere (the default). Lets a client update per-iteration state in
+    /// place instead of copying it down and up.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu};
+    /// let cpu = Cpu::new();
+    /// let mut d = cpu.dense_new(2, 2, 0.0f64).unwrap();
+    /// Cpu::dense_host_mut(&mut d).unwrap().as_mut_slice()[3] = 1.0;
+    /// assert_eq!(cpu.download_dense(&d).unwrap().get(1, 1), 1.0);
+    /// ```
+    fn dense_host_mut<T: Scalar>(d: &mut Self::Dense<T>) -> Option<&mut DenseMatrix<T>> {
+        let _ = d;
+        None
+    }
 
     /// A new vector: every entry `fill`, or all absent when `fill` is `None`.
     fn vector_new<T: Scalar>(

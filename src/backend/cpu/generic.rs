@@ -352,18 +352,74 @@ pub(crate) fn mxm_reduce_csr<S: Semiring>(
             .reduce(|x, y| s.add(x, y))
             .unwrap_or_else(|| s.zero());
     }
-    // Row `i` of `A` is marked in a per-thread position array; each masked
-    // `(i, j)` then walks row `j` of `Bt` once and looks every column up
-    // (`O(deg(j))` per entry instead of the `O(deg(i) + deg(j))` of a merge).
+    let p = &mask.pattern;
+    mxm_reduce_masked(s, p.row_ptr(), p.col_idx(), a, bt)
+}
+
+/// Rows per parallel task of [`mxm_reduce_masked`].
+const REDUCE_ROWS: usize = 1024;
+
+/// `⊕` of `(A ⊕.⊗ Bt')<M>` for a non-complemented mask `M` given by its CSR
+/// structure (`row_ptr`, `col_idx`): row `i` of `A` is marked in a per-thread
+/// array, then each `(i, j)` of `M` walks row `j` of `Bt` once and looks every
+/// column up (`O(deg(j))` per entry instead of the `O(deg(i) + deg(j))` of a
+/// merge). For `PLUS.PAIR` the terms are all one and only their number
+/// matters: the marks are bits (`ncols / 8` bytes a thread, in cache) and the
+/// count becomes the sum at the end ([`super::b2sr::repeat_add`], as the fold
+/// would give it).
+pub(crate) fn mxm_reduce_masked<S: Semiring>(
+    s: S,
+    row_ptr: &[usize],
+    col_idx: &[u32],
+    a: &Csr<S::T>,
+    bt: &Csr<S::T>,
+) -> S::T {
+    let mrow = |i: usize| &col_idx[row_ptr[i]..row_ptr[i + 1]];
+    let nrows = a.nrows();
+    if S::KERNEL.is_some_and(|k| k.kind() == crate::algebra::SemiringKind::PlusPair) {
+        let words = a.ncols().div_ceil(64);
+        let count: u64 = (0..nrows.div_ceil(REDUCE_ROWS))
+            .into_par_iter()
+            .map_init(
+                || vec![0u64; words],
+                |marks, blk| {
+                    let mut c = 0u64;
+                    for i in blk * REDUCE_ROWS..((blk + 1) * REDUCE_ROWS).min(nrows) {
+                        let (ac, mr) = (a.row(i).0, mrow(i));
+                        if ac.is_empty() || mr.is_empty() {
+                            continue;
+                        }
+                        for &k in ac {
+                            marks[k as usize / 64] |= 1 << (k % 64);
+                        }
+                        for &j in mr {
+                            for &k in bt.row(j as usize).0 {
+                                c += marks[k as usize / 64] >> (k % 64) & 1;
+                            }
+                        }
+                        for &k in ac {
+                            marks[k as usize / 64] = 0;
+                        }
+                    }
+                    c
+                },
+            )
+            .sum();
+        return if count == 0 {
+            s.zero()
+        } else {
+            super::b2sr::repeat_add(&s, S::T::one(), count as usize)
+        };
+    }
     const UNSET: u32 = u32::MAX;
-    (0..a.nrows())
+    (0..nrows)
         .into_par_iter()
         .with_min_len(64)
         .map_init(
             || vec![UNSET; a.ncols()],
             |pos, i| {
                 let (ac, av) = a.row(i);
-                let mrow = mask.pattern.row(i).0;
+                let mrow = mrow(i);
                 if ac.is_empty() || mrow.is_empty() {
                     return None;
                 }
@@ -395,35 +451,102 @@ pub(crate) fn mxm_reduce_csr<S: Semiring>(
         .unwrap_or_else(|| s.zero())
 }
 
+/// The rows of a dense `b` that hold something other than the semiring's
+/// `zero`, as bits, when a product may leave the others out: `zero` is the
+/// identity of `⊕` (the built-in semirings other than `ANY`, which may pick
+/// either term). `None` when that does not hold or every row is live.
+pub(crate) fn live_rows<S: Semiring>(s: &S, b: &DenseMatrix<S::T>) -> Option<BitVec> {
+    let kind = S::KERNEL?.kind();
+    if kind == crate::algebra::SemiringKind::AnyPair {
+        return None;
+    }
+    let (zero, n) = (s.zero(), b.ncols().max(1));
+    // 64 rows to a word; each row tested without an early exit (vectorises).
+    let words: Vec<u64> = b
+        .as_slice()
+        .par_chunks(64 * n)
+        .map(|rows| {
+            rows.chunks(n).enumerate().fold(0u64, |w, (r, row)| {
+                let any = row.iter().fold(false, |acc, &x| acc | (x != zero));
+                w | (any as u64) << r
+            })
+        })
+        .collect();
+    let bits = BitVec::from_words(b.nrows(), words)?;
+    (bits.count_ones() < b.nrows()).then_some(bits)
+}
+
 /// `T = A ⊕.⊗ B` with `B` dense row-major; rows of `A` with no entry give the identity.
+#[cfg(test)]
 pub(crate) fn mxm_dense_csr<S: Semiring>(
     s: S,
     a: &Csr<S::T>,
     b: &DenseMatrix<S::T>,
 ) -> DenseMatrix<S::T> {
-    let n = b.ncols();
-    let mut out = DenseMatrix::filled(a.nrows(), n, s.zero());
-    if n == 0 {
-        return out;
+    let mut out = DenseMatrix::filled(a.nrows(), b.ncols(), s.zero());
+    mxm_dense_csr_into(s, a, b, &mut out);
+    out
+}
+
+/// [`mxm_dense_csr`] into `out` (reshaped when its shape differs; every entry
+/// written). A row of `B` that is all `zero` ([`live_rows`]) contributes
+/// `a_ik ⊗ zero` to every entry of its output rows, one product per edge
+/// instead of a row: nothing where that is `zero`, the identity. So a
+/// frontier-shaped `B` (betweenness centrality) costs one bit test per edge
+/// plus the edges into its live rows.
+pub(crate) fn mxm_dense_csr_into<S: Semiring>(
+    s: S,
+    a: &Csr<S::T>,
+    b: &DenseMatrix<S::T>,
+    out: &mut DenseMatrix<S::T>,
+) {
+    let (n, zero) = (b.ncols(), s.zero());
+    if (out.nrows(), out.ncols()) != (a.nrows(), n) {
+        *out = DenseMatrix::filled(a.nrows(), n, zero);
     }
+    if n == 0 {
+        return;
+    }
+    let live = live_rows(&s, b);
+    let live = live.as_ref().map(BitVec::words);
     out.as_mut_slice()
         .par_chunks_mut(n)
         .enumerate()
         .for_each(|(i, row)| {
             let (ac, av) = a.row(i);
             // The first term initialises the row (never `zero ⊕ x`: ANY has no identity).
-            if let (Some(&k), Some(&aik)) = (ac.first(), av.first()) {
-                for (o, &bkj) in row.iter_mut().zip(b.row(k as usize)) {
-                    *o = s.mul(aik, bkj);
+            let mut first = true;
+            for (&k, &aik) in ac.iter().zip(av) {
+                let k = k as usize;
+                if live.is_some_and(|w| w[k / 64] >> (k % 64) & 1 == 0) {
+                    let z = s.mul(aik, zero);
+                    if z == zero {
+                        continue;
+                    }
+                    if first {
+                        row.fill(z);
+                        first = false;
+                    } else {
+                        row.iter_mut().for_each(|o| *o = s.add(*o, z));
+                    }
+                    continue;
+                }
+                let brow = b.row(k);
+                if first {
+                    for (o, &bkj) in row.iter_mut().zip(brow) {
+                        *o = s.mul(aik, bkj);
+                    }
+                    first = false;
+                } else {
+                    for (o, &bkj) in row.iter_mut().zip(brow) {
+                        *o = s.add(*o, s.mul(aik, bkj));
+                    }
                 }
             }
-            for (&k, &aik) in ac.iter().zip(av).skip(1) {
-                for (o, &bkj) in row.iter_mut().zip(b.row(k as usize)) {
-                    *o = s.add(*o, s.mul(aik, bkj));
-                }
+            if first {
+                row.fill(zero);
             }
         });
-    out
 }
 
 #[inline]

@@ -84,6 +84,11 @@ pub trait HostMatrixMask: MatrixShape + Sync {
     fn mask_b2sr(&self, _structural: bool) -> Option<&crate::storage::B2sr> {
         None
     }
+    /// The CSR structure (row pointers, column indices), borrowed, when the
+    /// matrix is stored as CSR: all a structural mask needs, without a copy.
+    fn csr_structure(&self) -> Option<(&[usize], &[u32])> {
+        None
+    }
 }
 
 impl<T: Scalar> HostMatrixMask for Matrix<T> {
@@ -105,6 +110,12 @@ impl<T: Scalar> HostMatrixMask for Matrix<T> {
                 Some(pattern)
             }
             _ => None,
+        }
+    }
+    fn csr_structure(&self) -> Option<(&[usize], &[u32])> {
+        match self.repr() {
+            MatrixRepr::Csr(c) => Some((c.row_ptr(), c.col_idx())),
+            MatrixRepr::B2sr { .. } => None,
         }
     }
 }
@@ -261,6 +272,9 @@ impl Backend for Cpu {
     fn download_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<DenseMatrix<T>> {
         Ok(m.clone())
     }
+    fn dense_host_mut<T: Scalar>(d: &mut DenseMatrix<T>) -> Option<&mut DenseMatrix<T>> {
+        Some(d)
+    }
 
     fn vector_new<T: Scalar>(
         &self,
@@ -384,15 +398,18 @@ impl Backend for Cpu {
             return r;
         }
         count_generic();
-        let m = RowMask::resolve(Some(mask)).expect("a mask");
         // Rows of B' are the columns of B.
-        let bt = csr_of(b, !flags.transpose_b);
-        Ok(generic::mxm_reduce_csr(
-            semiring,
-            &m,
-            &csr_of(a, flags.transpose_a),
-            &bt,
-        ))
+        let (a, bt) = (csr_of(a, flags.transpose_a), csr_of(b, !flags.transpose_b));
+        // A structural CSR mask is used in place.
+        if let (false, true, Some((rp, ci))) = (
+            mask.complemented,
+            mask.structural,
+            mask.source.csr_structure(),
+        ) {
+            return Ok(generic::mxm_reduce_masked(semiring, rp, ci, &a, &bt));
+        }
+        let m = RowMask::resolve(Some(mask)).expect("a mask");
+        Ok(generic::mxm_reduce_csr(semiring, &m, &a, &bt))
     }
 
     fn mxm_dense<S: Semiring, A: Accumulate<S::T>>(
@@ -404,21 +421,22 @@ impl Backend for Cpu {
         b: &DenseMatrix<S::T>,
         flags: Flags,
     ) -> Result<()> {
-        let t = match (a.repr(), flags.transpose_a) {
+        // Without an accumulator the product goes straight into `c`'s storage.
+        let mut t = DenseMatrix::filled(0, 0, semiring.zero());
+        let out = if A::ACTIVE { &mut t } else { &mut *c };
+        match (a.repr(), flags.transpose_a) {
             (MatrixRepr::B2sr { pattern, value }, false) => {
-                b2sr::mxm_dense(semiring, pattern, *value, b)
+                b2sr::mxm_dense_into(semiring, pattern, *value, b, out)
             }
             _ => {
                 count_generic();
-                generic::mxm_dense_csr(semiring, &csr_of(a, flags.transpose_a), b)
+                generic::mxm_dense_csr_into(semiring, &csr_of(a, flags.transpose_a), b, out)
             }
-        };
+        }
         if A::ACTIVE {
             for (o, &x) in c.as_mut_slice().iter_mut().zip(t.as_slice()) {
                 *o = accum.combine(*o, x);
             }
-        } else {
-            *c = t;
         }
         Ok(())
     }

@@ -12,7 +12,7 @@
 //! | [`vxm`] | push `bin_bin_bin` | bit `u`, `⊕` idempotent, transposed `A` |
 //! | [`mxm_reduce`] | `bin_bin_sum` | `PLUS.PAIR`/`PLUS.TIMES`, B2SR mask and operands |
 //! | [`mxm_pattern`] | tile Gustavson | `⊕` idempotent, both operands B2SR |
-//! | [`mxm_dense`] | bit rows times dense rows | any built-in semiring |
+//! | [`mxm_dense_into`] | bit rows times dense rows | any built-in semiring |
 
 mod mxm;
 mod mxv;
@@ -21,7 +21,9 @@ pub(crate) mod plan;
 mod tests;
 pub(crate) mod tiles;
 
-pub(crate) use mxm::{mxm_dense, mxm_pattern, mxm_reduce};
+#[cfg(test)]
+pub(crate) use mxm::mxm_dense;
+pub(crate) use mxm::{mxm_dense_into, mxm_pattern, mxm_reduce};
 
 use super::{count_generic, count_specialised, generic};
 use crate::algebra::{Semiring, SemiringKind};

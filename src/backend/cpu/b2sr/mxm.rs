@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::plan::{balanced_ranges, split_mut};
 use super::tiles::TileOps;
-use super::{add_class, count_specialised, repeat_add, AddClass};
+use super::{add_class, count_specialised, generic, repeat_add, AddClass};
 use crate::algebra::{Semiring, SemiringKind};
 use crate::backend::cpu::{Cpu, MatrixMask};
 use crate::container::{Flags, Matrix, MatrixRepr};
@@ -250,40 +250,32 @@ pub(crate) fn mxm_pattern<S: Semiring>(
 
 /// The rows of `b` that hold something other than `zero`, as bits, when
 /// skipping the others cannot change a product: `value ⊗ zero = zero` and
-/// `zero` is the identity of `⊕` (not for `ANY`, which may pick either term).
-/// `None` when that does not hold or nothing would be skipped.
+/// `zero` is the identity of `⊕` ([`generic::live_rows`]). `None` when that
+/// does not hold or nothing would be skipped.
 fn live_rows<S: Semiring>(s: &S, value: S::T, b: &DenseMatrix<S::T>) -> Option<BitVec> {
-    let kind = S::KERNEL?.kind();
-    if kind == SemiringKind::AnyPair || s.mul(value, s.zero()) != s.zero() {
+    if s.mul(value, s.zero()) != s.zero() {
         return None;
     }
-    let (zero, n) = (s.zero(), b.ncols());
-    let live: Vec<bool> = b
-        .as_slice()
-        .par_chunks(n.max(1))
-        .map(|row| row.iter().any(|&x| x != zero))
-        .collect();
-    let bits = BitVec::from_bools(&live);
-    (bits.count_ones() < b.nrows()).then_some(bits)
+    generic::live_rows(s, b)
 }
 
-/// `A ⊕.⊗ B`, `B` dense row-major with `n` columns: each set bit `(r, c)` of a
-/// tile adds row `c` of the tile's `K` dense rows into output row `r`, so the
-/// `K` rows of `B` under a tile are reused by all its rows while in cache.
-/// Rows of `B` that are all `zero` are skipped where that cannot change the
-/// result ([`live_rows`]): a frontier-shaped `B` (betweenness centrality)
-/// costs the tiles over its live rows only.
+/// `A ⊕.⊗ B` into `out` (`nrows x n`, every entry written), `B` dense
+/// row-major with `n` columns: each set bit `(r, c)` of a tile adds row `c` of
+/// the tile's `K` dense rows into output row `r`, so the `K` rows of `B` under
+/// a tile are reused by all its rows while in cache. Rows of `B` that are all
+/// `zero` are skipped where that cannot change the result ([`live_rows`]): a
+/// frontier-shaped `B` (betweenness centrality) costs the tiles over its live
+/// rows only.
 fn dense_product<S: Semiring, L: TileOps>(
     s: S,
     a: &B2srBlocks<L>,
-    nrows: usize,
     value: S::T,
     b: &DenseMatrix<S::T>,
-) -> DenseMatrix<S::T> {
-    let n = b.ncols();
-    let mut out = DenseMatrix::filled(nrows, n, s.zero());
+    out: &mut DenseMatrix<S::T>,
+) {
+    let (nrows, n) = (out.nrows(), b.ncols());
     if n == 0 {
-        return out;
+        return;
     }
     let live = live_rows(&s, value, b);
     let live = live.as_ref().map(BitVec::words);
@@ -335,22 +327,44 @@ fn dense_product<S: Semiring, L: TileOps>(
                     }
                 }
             }
+            // Rows without a term: the identity.
+            for (row, _) in rows.chunks_mut(n).zip(&seen).filter(|(_, &x)| !x) {
+                row.fill(s.zero());
+            }
         });
-    out
 }
 
-/// `A ⊕.⊗ B` with `B` dense row-major, for a built-in semiring; the generic
+/// `A ⊕.⊗ B` into `out` with `B` dense row-major (`out` reshaped when its
+/// shape differs, every entry written), for a built-in semiring; the generic
 /// path (through CSR) otherwise.
+pub(crate) fn mxm_dense_into<S: Semiring>(
+    s: S,
+    a: &B2sr,
+    value: S::T,
+    b: &DenseMatrix<S::T>,
+    out: &mut DenseMatrix<S::T>,
+) {
+    if S::KERNEL.is_none() {
+        super::count_generic();
+        let csr = a.to_csr(value).expect("valid B2SR");
+        return generic::mxm_dense_csr_into(s, &csr, b, out);
+    }
+    count_specialised();
+    if (out.nrows(), out.ncols()) != (a.nrows(), b.ncols()) {
+        *out = DenseMatrix::filled(a.nrows(), b.ncols(), s.zero());
+    }
+    crate::storage::b2sr::with_blocks!(a.tiles(), blk => dense_product(s, blk, value, b, out))
+}
+
+/// `A ⊕.⊗ B` with `B` dense row-major ([`mxm_dense_into`] into a new matrix).
+#[cfg(test)]
 pub(crate) fn mxm_dense<S: Semiring>(
     s: S,
     a: &B2sr,
     value: S::T,
     b: &DenseMatrix<S::T>,
 ) -> DenseMatrix<S::T> {
-    if S::KERNEL.is_none() {
-        super::count_generic();
-        return super::generic::mxm_dense_csr(s, &a.to_csr(value).expect("valid B2SR"), b);
-    }
-    count_specialised();
-    crate::storage::b2sr::with_blocks!(a.tiles(), blk => dense_product(s, blk, a.nrows(), value, b))
+    let mut out = DenseMatrix::filled(a.nrows(), b.ncols(), s.zero());
+    mxm_dense_into(s, a, value, b, &mut out);
+    out
 }

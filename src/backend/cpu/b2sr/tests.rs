@@ -224,6 +224,67 @@ fn mxm_pattern_matches_generic() {
     }
 }
 
+/// `A ⊕.⊗ B` term by term (the first term starts each row), skipping nothing.
+fn plain_mxm_dense<S: Semiring>(s: S, a: &Csr<S::T>, b: &DenseMatrix<S::T>) -> DenseMatrix<S::T> {
+    let n = b.ncols();
+    let data = (0..a.nrows() * n)
+        .map(|e| {
+            let (ac, av) = a.row(e / n);
+            let terms = ac
+                .iter()
+                .zip(av)
+                .map(|(&k, &x)| s.mul(x, b.get(k as usize, e % n)));
+            terms.reduce(|x, y| s.add(x, y)).unwrap_or(s.zero())
+        })
+        .collect();
+    DenseMatrix::from_vec(a.nrows(), n, data).unwrap()
+}
+
+#[test]
+fn mxm_dense_skipping_dead_rows_is_exact() {
+    // Most rows of B are the semiring's zero; A's values include ones whose
+    // product with zero is not zero (MAX.TIMES: -2 x -inf = +inf), which must
+    // still count. Reused output buffers of another shape are reshaped.
+    each_case(|rng, b, csr| {
+        let n = 3;
+        let live = random_bits(rng, b.ncols(), 5);
+        let pick = |zero: f64| {
+            let data = (0..b.ncols() * n)
+                .map(|i| {
+                    if live.get(i / n) {
+                        (i % 5) as f64 - 1.5
+                    } else {
+                        zero
+                    }
+                })
+                .collect();
+            DenseMatrix::from_vec(b.ncols(), n, data).unwrap()
+        };
+        let t: Vec<(usize, usize, f64)> = (0..csr.nrows())
+            .flat_map(|i| csr.row(i).0.iter().map(move |&j| (i, j as usize)))
+            .map(|(i, j)| (i, j, if (i + j) % 3 == 0 { -2.0 } else { 1.5 }))
+            .collect();
+        let signed = Csr::from_triplets(csr.nrows(), csr.ncols(), t, |x, _| x).unwrap();
+        let mut out = DenseMatrix::filled(1, 1, 7.0);
+        let d = pick(0.0);
+        generic::mxm_dense_csr_into(PlusTimes::<f64>::new(), &signed, &d, &mut out);
+        assert_eq!(out, plain_mxm_dense(PlusTimes::<f64>::new(), &signed, &d));
+        let got = mxm_dense(PlusTimes::<f64>::new(), b, 1.5, &d);
+        assert_eq!(
+            got,
+            plain_mxm_dense(PlusTimes::<f64>::new(), &csr.map(|_| 1.5), &d)
+        );
+        let d = pick(f64::NEG_INFINITY);
+        generic::mxm_dense_csr_into(MaxTimes::<f64>::new(), &signed, &d, &mut out);
+        assert_eq!(out, plain_mxm_dense(MaxTimes::<f64>::new(), &signed, &d));
+        let got = mxm_dense(MaxTimes::<f64>::new(), b, -2.0, &d);
+        assert_eq!(
+            got,
+            plain_mxm_dense(MaxTimes::<f64>::new(), &csr.map(|_| -2.0), &d)
+        );
+    });
+}
+
 #[test]
 fn mxm_dense_matches_generic() {
     each_case(|rng, b, csr| {
