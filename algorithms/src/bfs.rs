@@ -2,7 +2,7 @@
 
 use bitgraphblas::algebra::Semiring;
 use bitgraphblas::algebra::{First, LorLand, MinSecond, Second};
-use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::backend::{Backend, MatrixShape, PushLimits, Pushed, VectorShape};
 use bitgraphblas::container::MaskArg;
 use bitgraphblas::storage::BitVec;
 use bitgraphblas::{ops, Desc, Error, Result, Scalar, Vector, VectorFormat};
@@ -125,6 +125,9 @@ where
             len: n,
         });
     }
+    if !parents && !B::HOST_MEMORY {
+        return levels_on_device(g, source, direction);
+    }
     if parents {
         let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
         search(g, source, MinSecond::<u64>::new(), a, at, true, direction)
@@ -163,6 +166,78 @@ where
         Err(Error::NoKernel { .. }) => ops::mxv(b, w, s, at, u, d),
         r => r,
     }
+}
+
+/// The most out-edges of a frontier that [`ops::bfs_push`] pushes (beyond,
+/// one warp per row would be too unbalanced: the level is pulled).
+const PUSH_MAX_EDGES: u64 = 1 << 15;
+
+/// Levels on a device backend: runs of push levels fused into one
+/// [`ops::bfs_push`] each (one host round trip per run), pulled levels where
+/// Beamer's rule on edges says so (`frontier edges · α > unvisited edges`),
+/// each followed by a measuring `bfs_push` of no levels.
+fn levels_on_device<B>(g: &Graph<'_, B>, source: usize, direction: Direction) -> Result<BfsResult>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+{
+    let b = g.backend();
+    let n = g.nvertices();
+    let (a, at, degree) = (g.a_bool()?, g.at_bool()?, g.out_degree()?);
+    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
+    let mut frontier: B::Vector<bool> =
+        b.upload_vector(&Vector::from_bits(BitVec::from_indices(n, [source])))?;
+    let limits = |max_levels| match direction {
+        Direction::Push => PushLimits {
+            max_levels,
+            alpha: 0,
+            max_edges: u64::MAX,
+        },
+        _ => PushLimits {
+            max_levels,
+            alpha: ALPHA as u64,
+            max_edges: PUSH_MAX_EDGES,
+        },
+    };
+    let pull_next = |p: &Pushed| match direction {
+        Direction::Auto => {
+            p.edges.saturating_mul(ALPHA as u64) > p.unvisited_edges || p.edges > PUSH_MAX_EDGES
+        }
+        Direction::Push => false,
+        Direction::Pull => true,
+    };
+    let mut depth = 0i64;
+    let mut st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, limits(0))?;
+    while st.nvals > 0 {
+        if pull_next(&st) {
+            depth += 1;
+            let mut next = b.vector_new(n, None, VectorFormat::Bits)?;
+            let d = Desc::new()
+                .mask(B::mask(&level).structure().complement())
+                .replace();
+            ops::mxv(b, &mut next, LorLand, at, &frontier, &d)?;
+            let reached = Desc::new().mask(B::mask(&next).structure());
+            ops::assign_scalar(b, &mut level, depth, None, &reached)?;
+            frontier = next;
+            st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, limits(0))?;
+        } else {
+            st = ops::bfs_push(
+                b,
+                &mut level,
+                &mut frontier,
+                a,
+                degree,
+                depth,
+                limits(usize::MAX),
+            )?;
+            depth += st.levels as i64;
+        }
+    }
+    Ok(BfsResult {
+        levels: b.download_vector(&level)?.to_vec(-1),
+        parents: None,
+    })
 }
 
 /// The most levels between two reads of the frontier size while pushing.
