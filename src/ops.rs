@@ -782,8 +782,8 @@ pub fn scale_dense_rows<B: Backend, T: Scalar, Op: BinaryOp<T>>(
 /// reach `e · limits.alpha > u` (`u`: out-edges of the vertices still without
 /// a level) or `e > limits.max_edges`. `level`'s structure is the visited set.
 /// With `max_levels = 0` no level runs and the result measures `frontier`.
-/// `frontier`'s values are ignored (its pattern is the frontier); on return
-/// its entries are `true`.
+/// `frontier`'s values are ignored (its pattern is the frontier; a backend
+/// may keep it as that pattern, entries `true`).
 /// On the CUDA backend all levels of one call are one launch; the counts come
 /// back once per call.
 ///

@@ -183,7 +183,10 @@ where
 {
     let b = g.backend();
     let n = g.nvertices();
-    let (a, at, degree) = (g.a_bool()?, g.at_bool()?, g.out_degree()?);
+    let (a, at) = (g.a_bool()?, g.at_bool()?);
+    // dense: the fused push reads degrees in place
+    let degree = b.convert_vector(g.out_degree()?, VectorFormat::Dense)?;
+    let degree = &degree;
     let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
     ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
     let mut frontier: B::Vector<bool> =
@@ -209,7 +212,17 @@ where
     };
     let mut depth = 0i64;
     let mut st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, limits(0))?;
+    let trace = std::env::var_os("BFS_TRACE").is_some();
+    let mut t0 = std::time::Instant::now();
     while st.nvals > 0 {
+        if trace {
+            eprintln!(
+                "TRACE {:.1}us depth={depth} {st:?} pull={}",
+                t0.elapsed().as_secs_f64() * 1e6,
+                pull_next(&st)
+            );
+            t0 = std::time::Instant::now();
+        }
         if pull_next(&st) {
             depth += 1;
             let mut next = b.vector_new(n, None, VectorFormat::Bits)?;

@@ -399,7 +399,7 @@ fn degree_sum(set: &Vector<impl Scalar>, degree: &Vector<f64>, present: bool) ->
 }
 
 /// [`Backend::bfs_push`] from the other entry points (statistics on the host).
-pub(crate) fn bfs_push_generic<B: Backend>(
+fn bfs_push_generic<B: Backend>(
     b: &B,
     level: &mut B::Vector<i64>,
     frontier: &mut B::Vector<bool>,

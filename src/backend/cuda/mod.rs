@@ -1910,10 +1910,7 @@ impl Backend for CudaBackend {
         depth: i64,
         limits: super::PushLimits,
     ) -> Result<super::Pushed> {
-        match self.bfs_push_fused(level, frontier, a, degree, depth, limits)? {
-            Some(p) => Ok(p),
-            None => super::bfs_push_generic(self, level, frontier, a, degree, depth, limits),
-        }
+        self.bfs_push_fused(level, frontier, a, degree, depth, limits)
     }
 
     fn scale_dense_rows<T: Scalar, Op: BinaryOp<T>>(

@@ -21,9 +21,9 @@ const ST_STATS: usize = 12;
 const BLOCK: u32 = 512;
 
 impl CudaBackend {
-    /// `ops::bfs_push` on the device; `None` where the operands are not in
-    /// the forms the kernels read (level: dense with presence bits;
-    /// frontier: packed bits; degree: dense), left to the generic path.
+    /// `ops::bfs_push` on the device. The kernels read the level vector as
+    /// dense values with presence bits and the frontier as packed bits (its
+    /// pattern); other forms are converted first (both are outputs).
     pub(super) fn bfs_push_fused(
         &self,
         level: &mut CudaVector<i64>,
@@ -32,18 +32,24 @@ impl CudaBackend {
         degree: &CudaVector<f64>,
         depth: i64,
         limits: PushLimits,
-    ) -> Result<Option<Pushed>> {
+    ) -> Result<Pushed> {
         let n = a.nrows;
-        // The kernels read the frontier's pattern as packed bits.
         match &mut frontier.repr {
+            DVec::Bits(_) => {}
             DVec::Dense {
                 pres: pres @ Some(_),
                 ..
             } => {
                 frontier.repr = DVec::Bits(pres.take().expect("matched Some"));
             }
-            DVec::Dense { pres: None, .. } => frontier.repr = DVec::Bits(self.ones_bits(n)?),
-            _ => {}
+            _ => frontier.repr = DVec::Bits(self.owned_dense(frontier)?.1),
+        }
+        if !matches!(level.repr, DVec::Dense { pres: Some(_), .. }) {
+            let (vals, pres) = self.owned_dense(level)?;
+            level.repr = DVec::Dense {
+                vals,
+                pres: Some(pres),
+            };
         }
         let (
             DVec::Dense {
@@ -53,12 +59,11 @@ impl CudaBackend {
             DVec::Bits(f0),
         ) = (&level.repr, &frontier.repr)
         else {
-            return Ok(None);
+            unreachable!("converted above")
         };
-        let DVec::Dense { vals: dv, pres: dp } = &degree.repr else {
-            return Ok(None);
-        };
-        let dp = Arg::U64(dp.as_ref().map_or(0, |p| p.ptr()));
+        // (a sparse degree vector is scattered for the call)
+        let dview = self.view(degree)?;
+        let (dv, dp) = (Arg::U64(dview.vals), Arg::U64(dview.pres));
         let st = self.dev.zeros::<u64>(ST_WORDS)?;
         let id = ModuleId::Visit;
         self.dev.run(
@@ -70,7 +75,7 @@ impl CudaBackend {
                 f0.arg(),
                 lp.arg(),
                 Arg::U64(n as u64),
-                dv.arg(),
+                dv,
                 dp,
                 Arg::U64(st.ptr() + 8 * ST_STATS as u64),
             ],
@@ -83,12 +88,12 @@ impl CudaBackend {
         };
         if limits.max_levels == 0 {
             let s = read(&st)?;
-            return Ok(Some(Pushed {
+            return Ok(Pushed {
                 levels: 0,
                 nvals: s[ST_STATS] as usize,
                 edges: s[ST_STATS + 1],
                 unvisited_edges: s[ST_STATS + 2],
-            }));
+            });
         }
         let f1 = self.dev.zeros::<u32>(bit_words(n))?;
         let common = [
@@ -97,7 +102,7 @@ impl CudaBackend {
             f1.arg(),
             lp.arg(),
             lv.arg(),
-            dv.arg(),
+            dv,
             dp,
             Arg::I64(depth),
             Arg::U32(limits.max_levels.min(u32::MAX as usize) as u32),
@@ -137,6 +142,6 @@ impl CudaBackend {
         if out.levels % 2 == 1 {
             frontier.repr = DVec::Bits(f1);
         }
-        Ok(Some(out))
+        Ok(out)
     }
 }
