@@ -16,7 +16,7 @@
 //! ```
 
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
-use crate::backend::{Backend, EwiseKind, MatrixShape, VectorShape};
+use crate::backend::{Backend, EwiseKind, MatrixShape, PushLimits, Pushed, VectorShape};
 use crate::container::{Accumulate, Desc, MaskArg, MatrixMaskArg};
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
@@ -766,4 +766,63 @@ pub fn scale_dense_rows<B: Backend, T: Scalar, Op: BinaryOp<T>>(
         || "C and B differ in shape".into(),
     )?;
     b.scale_dense_rows(c, op, d, bd)
+}
+
+/// Push levels of a breadth-first search, fused: from `frontier` (the vertices
+/// at level `depth`), each level is
+///
+/// ```text
+/// next<¬struct(level), replace> = frontier ANY.PAIR A     (vxm: out-neighbours, pattern only)
+/// level<struct(next)> = depth + k                         (k-th level of this call)
+/// frontier = next
+/// ```
+///
+/// and the levels go on until the new frontier is empty, `limits.max_levels`
+/// levels ran, or its out-edges (the sum of `degree` over it; absent = 0) `e`
+/// reach `e · limits.alpha > u` (`u`: out-edges of the vertices still without
+/// a level) or `e > limits.max_edges`. `level`'s structure is the visited set.
+/// With `max_levels = 0` no level runs and the result measures `frontier`.
+/// `frontier`'s values are ignored (its pattern is the frontier; a backend
+/// may keep it as that pattern, entries `true`).
+/// On the CUDA backend all levels of one call are one launch; the counts come
+/// back once per call.
+///
+/// ```
+/// use bitgraphblas::backend::PushLimits;
+/// use bitgraphblas::{ops, Backend, Cpu, Matrix, Vector, VectorFormat};
+/// // 0 -> 1 -> 2 -> 3
+/// let a = Matrix::from_triplets(4, 4, vec![(0, 1, true), (1, 2, true), (2, 3, true)]).unwrap();
+/// let cpu = Cpu::new();
+/// let degree = Vector::from_dense(vec![1.0, 1.0, 1.0, 0.0]);
+/// let mut level = Vector::from_entries(4, vec![(0, 0i64)]).unwrap();
+/// let mut frontier = Vector::from_entries(4, vec![(0, true)]).unwrap();
+/// let limits = PushLimits { max_levels: 2, alpha: 1, max_edges: 100 };
+/// let r = ops::bfs_push(&cpu, &mut level, &mut frontier, &a, &degree, 0, limits).unwrap();
+/// assert_eq!((r.levels, r.nvals, r.edges, r.unvisited_edges), (2, 1, 1, 0));
+/// assert_eq!(level.to_vec(-1), vec![0, 1, 2, -1]);
+/// assert_eq!(frontier.get(2), Some(true));
+/// ```
+pub fn bfs_push<B: Backend>(
+    b: &B,
+    level: &mut B::Vector<i64>,
+    frontier: &mut B::Vector<bool>,
+    a: &B::Matrix<bool>,
+    degree: &B::Vector<f64>,
+    depth: i64,
+    limits: PushLimits,
+) -> Result<Pushed> {
+    let n = a.nrows();
+    need("bfs_push", a.ncols() == n, || {
+        format!("A is {n}x{}, not square", a.ncols())
+    })?;
+    for (what, len) in [
+        ("level", level.len()),
+        ("frontier", frontier.len()),
+        ("degree", degree.len()),
+    ] {
+        need("bfs_push", len == n, || {
+            format!("A is {n}x{n}, {what} has length {len}")
+        })?;
+    }
+    b.bfs_push(level, frontier, a, degree, depth, limits)
 }

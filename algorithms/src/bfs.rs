@@ -2,7 +2,7 @@
 
 use bitgraphblas::algebra::Semiring;
 use bitgraphblas::algebra::{First, LorLand, MinSecond, Second};
-use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::backend::{Backend, MatrixShape, PushLimits, Pushed, VectorShape};
 use bitgraphblas::container::MaskArg;
 use bitgraphblas::storage::BitVec;
 use bitgraphblas::{ops, Desc, Error, Result, Scalar, Vector, VectorFormat};
@@ -67,23 +67,24 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// vertices (Beamer's α) it *pulls* (`mxv(A', frontier)`: each unvisited row
 /// ORs its tiles' bits with the packed frontier).
 ///
-/// **Where the state lives**: one loop for levels and parents. On a backend
-/// whose vectors live in host memory (the CPU) each level's new vertices are
-/// read back as packed bits (a copy of `n / 64` words) and their levels and
-/// parents written on the host in `O(new vertices)`, with the visited set kept
-/// as packed bits. On a device backend nothing leaves the device per level:
-/// the level vector itself is the visited set (its structure, complemented, is
-/// the mask), `level<next> = depth` is one masked assignment, parents are
-/// `parent = parent ∪ next` and the next frontier `next ⊙ ids`; the frontier
-/// size is read back every level while the search pulls or the frontier
-/// grows fast, and every 2, 4, .. 16 levels while it pushes (extra levels on
-/// an empty frontier change nothing), so a high-diameter graph costs a few
-/// launches per level and one host round trip every 16 levels.
+/// **Where the state lives**: on a backend whose vectors live in host memory
+/// (the CPU) each level's new vertices are read back as packed bits (a copy of
+/// `n / 64` words) and their levels and parents written on the host in
+/// `O(new vertices)`, with the visited set kept as packed bits. On a device
+/// backend the level vector itself is the visited set (its structure,
+/// complemented, is the mask). Levels only: runs of push levels are one
+/// [`ops::bfs_push`] each (on the CUDA backend one launch for the whole run and
+/// one host round trip), and a run stops where Beamer's rule, on edges (the
+/// frontier's out-edges `· α` against the unvisited vertices' out-edges), says
+/// to pull; a pulled level is a masked `mxv` and a masked assignment. With
+/// parents, every level is a product, `level<next> = depth`,
+/// `parent = parent ∪ next` and the next frontier `next ⊙ ids`, with the
+/// frontier size read back every 1 to 16 levels.
 ///
 /// **Cost**: `O(n + m)` work over the whole search plus `O(n / 64)` words per
 /// level for the bit masks; a push reads the frontier's `O(n / 32)` words and
-/// the rows of its vertices only (on the CUDA backend, `cuda/push.cu`); on a
-/// device backend the level record is one `O(n)` masked assignment per level.
+/// the rows of its vertices only (on the CUDA backend, `cuda/visit.cu` and
+/// `cuda/push.cu`).
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -125,6 +126,9 @@ where
             len: n,
         });
     }
+    if !parents && !B::HOST_MEMORY {
+        return levels_on_device(g, source, direction);
+    }
     if parents {
         let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
         search(g, source, MinSecond::<u64>::new(), a, at, true, direction)
@@ -163,6 +167,92 @@ where
         Err(Error::NoKernel { .. }) => ops::mxv(b, w, s, at, u, d),
         r => r,
     }
+}
+
+/// The most out-edges of a frontier that [`ops::bfs_push`] pushes (beyond,
+/// one warp per row would be too unbalanced: the level is pulled).
+const PUSH_MAX_EDGES: u64 = 1 << 15;
+
+/// Frontiers with at most this many out-edges are pushed whatever Beamer's
+/// rule says (the tail of a high-diameter search: a pulled level costs a few
+/// launches and a host round trip, a pushed one a few microseconds in the
+/// fused run).
+const PULL_MIN_EDGES: u64 = 1 << 12;
+
+/// Levels on a device backend: runs of push levels fused into one
+/// [`ops::bfs_push`] each (one host round trip per run), and pulled levels
+/// (`mxv(A', frontier)` masked by the unvisited vertices) where Beamer's rule
+/// on edges says so (`frontier edges · α > unvisited edges`, for frontiers
+/// with more than [`PULL_MIN_EDGES`] out-edges) or the frontier is too heavy
+/// to push ([`PUSH_MAX_EDGES`]); each pulled level is followed by a measuring
+/// `bfs_push` of no levels.
+fn levels_on_device<B>(g: &Graph<'_, B>, source: usize, direction: Direction) -> Result<BfsResult>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+{
+    let b = g.backend();
+    let n = g.nvertices();
+    let (a, at) = (g.a_bool()?, g.at_bool()?);
+    // dense: the fused push reads degrees in place
+    let degree = b.convert_vector(g.out_degree()?, VectorFormat::Dense)?;
+    let degree = &degree;
+    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
+    let mut frontier: B::Vector<bool> =
+        b.upload_vector(&Vector::from_bits(BitVec::from_indices(n, [source])))?;
+    let alpha = ALPHA as u64;
+    let pull_next = |p: &Pushed| match direction {
+        Direction::Auto => {
+            (p.edges > PULL_MIN_EDGES && p.edges.saturating_mul(alpha) > p.unvisited_edges)
+                || p.edges > PUSH_MAX_EDGES
+        }
+        Direction::Push => false,
+        Direction::Pull => true,
+    };
+    // Where a push run stops: with few unvisited edges left no frontier can
+    // make Beamer's rule pull (see `pull_next`), so the run goes on to the end.
+    let run = |max_levels, p: &Pushed| match direction {
+        Direction::Push => PushLimits {
+            max_levels,
+            alpha: 0,
+            max_edges: u64::MAX,
+        },
+        _ => PushLimits {
+            max_levels,
+            alpha: if p.unvisited_edges <= alpha * PULL_MIN_EDGES {
+                0
+            } else {
+                alpha
+            },
+            max_edges: PUSH_MAX_EDGES,
+        },
+    };
+    let measure = run(0, &Pushed::default());
+    let mut depth = 0i64;
+    let mut st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?;
+    while st.nvals > 0 {
+        if pull_next(&st) {
+            depth += 1;
+            let mut next = b.vector_new(n, None, VectorFormat::Bits)?;
+            let d = Desc::new()
+                .mask(B::mask(&level).structure().complement())
+                .replace();
+            ops::mxv(b, &mut next, LorLand, at, &frontier, &d)?;
+            let reached = Desc::new().mask(B::mask(&next).structure());
+            ops::assign_scalar(b, &mut level, depth, None, &reached)?;
+            frontier = next;
+            st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?;
+        } else {
+            let limits = run(usize::MAX, &st);
+            st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, limits)?;
+            depth += st.levels as i64;
+        }
+    }
+    Ok(BfsResult {
+        levels: b.download_vector(&level)?.to_vec(-1),
+        parents: None,
+    })
 }
 
 /// The most levels between two reads of the frontier size while pushing.

@@ -13,8 +13,10 @@ pub mod cuda;
 
 pub use cpu::Cpu;
 
-use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
-use crate::container::{Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
+use crate::algebra::{AnyPair, BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
+use crate::container::{
+    Accumulate, Flags, Format, Mask, Matrix, MatrixMask, NoAccum, Vector, VectorFormat,
+};
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::storage::DenseMatrix;
@@ -47,6 +49,31 @@ pub enum EwiseKind<T> {
     Mult,
     /// `op(u or alpha, v or beta)` on the union of patterns.
     Union { alpha: T, beta: T },
+}
+
+/// When [`crate::ops::bfs_push`] stops pushing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PushLimits {
+    /// The most levels to run (0: only measure the frontier).
+    pub max_levels: usize,
+    /// Stop after a level whose new frontier has `edges · alpha` above the
+    /// out-edges of the still unvisited vertices (Beamer's α: time to pull).
+    pub alpha: u64,
+    /// Stop after a level whose new frontier has more out-edges than this.
+    pub max_edges: u64,
+}
+
+/// Where [`crate::ops::bfs_push`] stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pushed {
+    /// Levels run.
+    pub levels: usize,
+    /// Vertices in the frontier now.
+    pub nvals: usize,
+    /// Their out-edges (sum of their degrees).
+    pub edges: u64,
+    /// Out-edges of the vertices without a level.
+    pub unvisited_edges: u64,
 }
 
 /// The interface a backend implements. Entry points take already-checked
@@ -360,4 +387,84 @@ pub trait Backend: Sized + Send + Sync {
         d: &Self::Vector<T>,
         b: &Self::Dense<T>,
     ) -> Result<()>;
+
+    /// Push levels of a breadth-first search (see [`crate::ops::bfs_push`]).
+    /// The default runs each level as `vxm` (`ANY.PAIR`, mask `¬level`,
+    /// replace) and a masked `assign`, counting on the host.
+    #[allow(clippy::too_many_arguments)]
+    fn bfs_push(
+        &self,
+        level: &mut Self::Vector<i64>,
+        frontier: &mut Self::Vector<bool>,
+        a: &Self::Matrix<bool>,
+        degree: &Self::Vector<f64>,
+        depth: i64,
+        limits: PushLimits,
+    ) -> Result<Pushed> {
+        bfs_push_generic(self, level, frontier, a, degree, depth, limits)
+    }
+}
+
+/// Sum of `degree` over the vertices where `set` is (`true`) or is not present.
+fn degree_sum(set: &Vector<impl Scalar>, degree: &Vector<f64>, present: bool) -> u64 {
+    let p = set.pattern();
+    (0..set.len())
+        .filter(|&i| p.get(i) == present)
+        .map(|i| degree.get(i).unwrap_or(0.0) as u64)
+        .sum()
+}
+
+/// [`Backend::bfs_push`] from the other entry points (statistics on the host).
+fn bfs_push_generic<B: Backend>(
+    b: &B,
+    level: &mut B::Vector<i64>,
+    frontier: &mut B::Vector<bool>,
+    a: &B::Matrix<bool>,
+    degree: &B::Vector<f64>,
+    depth: i64,
+    limits: PushLimits,
+) -> Result<Pushed> {
+    let n = frontier.len();
+    let deg = b.download_vector(degree)?;
+    let f = b.download_vector(frontier)?;
+    let mut out = Pushed {
+        levels: 0,
+        nvals: f.nvals(),
+        edges: degree_sum(&f, &deg, true),
+        unvisited_edges: degree_sum(&b.download_vector(level)?, &deg, false),
+    };
+    while out.levels < limits.max_levels {
+        let mut next = b.vector_new(n, None, VectorFormat::Bits)?;
+        let push = Flags {
+            replace: true,
+            transpose_a: true,
+            ..Flags::default()
+        };
+        let mask = B::mask(level).structure().complement();
+        b.mxv(
+            &mut next,
+            Some(mask),
+            NoAccum,
+            AnyPair::<bool>::new(),
+            a,
+            frontier,
+            push,
+        )?;
+        out.levels += 1;
+        let reached = B::mask(&next).structure();
+        let d = depth + out.levels as i64;
+        b.assign_vector_scalar(level, Some(reached), NoAccum, d, None, Flags::default())?;
+        let got = b.download_vector(&next)?;
+        *frontier = next;
+        out.nvals = got.nvals();
+        out.edges = degree_sum(&got, &deg, true);
+        out.unvisited_edges = out.unvisited_edges.saturating_sub(out.edges);
+        if out.nvals == 0
+            || out.edges.saturating_mul(limits.alpha) > out.unvisited_edges
+            || out.edges > limits.max_edges
+        {
+            break;
+        }
+    }
+    Ok(out)
 }

@@ -236,6 +236,36 @@ impl Dev {
         Ok(())
     }
 
+    /// Launches `f` cooperatively on as many blocks of `block` threads as can
+    /// be resident at once (kernels with a grid-wide barrier).
+    pub fn launch_resident(&self, f: &CudaFunction, block: u32, args: &[Arg]) -> Result<()> {
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
+            .map_err(drv("occupancy"))?;
+        let grid = per_sm.max(1) * self.sm_count;
+        let mut b = self.stream.launch_builder(f);
+        for a in args {
+            match a {
+                Arg::U64(x) => b.arg(x),
+                Arg::U32(x) => b.arg(x),
+                Arg::I32(x) => b.arg(x),
+                Arg::I64(x) => b.arg(x),
+            };
+        }
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: as in `launch`; a cooperative launch fails rather than
+        // start more blocks than can be resident, so the barrier cannot hang.
+        unsafe { b.launch_cooperative(cfg) }.map_err(drv("cooperative launch"))?;
+        if self.poison.load(Ordering::Relaxed) {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
     /// Runs `base` from `id` with a grid sized for `work` items (grid-stride kernels).
     pub fn run(
         &self,

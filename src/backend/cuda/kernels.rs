@@ -15,6 +15,7 @@
 //! - `transpose`: type-free B2SR transpose (tile structure and in-tile bits).
 //! - `mxm`: type-free boolean product with a B2SR result, and the masked,
 //!   accumulating write of a B2SR result.
+//! - `visit`: type-free breadth-first push levels, fused into one cooperative launch.
 
 use crate::algebra::SemiringKind;
 use crate::error::{Error, Result};
@@ -28,6 +29,7 @@ pub(crate) const MAT_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/matrix.
 pub(crate) const TRANSPOSE_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/transpose.cu"));
 pub(crate) const MXM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/mxm.cu"));
 pub(crate) const PUSH_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/push.cu"));
+pub(crate) const VISIT_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/visit.cu"));
 
 /// Tile sizes with device kernels.
 pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
@@ -112,6 +114,10 @@ pub(crate) const PUSH_PLAIN: [&str; 1] = ["csr_push"];
 pub(crate) const TRANSPOSE_TILED: [&str; 1] = ["b2sr_tr_tiles"];
 /// Entries of `transpose` without a tile size.
 pub(crate) const TRANSPOSE_PLAIN: [&str; 3] = ["b2sr_tr_count", "b2sr_tr_fill", "b2sr_tr_sort"];
+/// Per-tile-size entries of `visit` (fused BFS push levels).
+pub(crate) const VISIT_TILED: [&str; 1] = ["bfs_push_b2sr"];
+/// Entries of `visit` without a tile size.
+pub(crate) const VISIT_PLAIN: [&str; 2] = ["bfs_push_csr", "bfs_stats"];
 /// Per-tile-size entries of `mxm`.
 pub(crate) const MXM_TILED: [&str; 2] = ["mxm_numeric", "b2sr_merge"];
 /// Entries of `mxm` without a tile size.
@@ -216,6 +222,8 @@ pub enum ModuleId {
     Transpose,
     /// Products with a B2SR result and the B2SR write-back (type-free).
     Mxm,
+    /// Breadth-first push levels fused into one launch (type-free).
+    Visit,
 }
 
 /// A module: its name, source, NVRTC options and entry points.
@@ -325,13 +333,16 @@ impl ModuleId {
                 &TRANSPOSE_PLAIN,
             ),
             ModuleId::Mxm => plain_module(self, "mxm", MXM_SRC, &MXM_TILED, &MXM_PLAIN),
+            ModuleId::Visit => plain_module(self, "visit", VISIT_SRC, &VISIT_TILED, &VISIT_PLAIN),
         }
     }
     /// The full entry name of `base` (with `_k<k>` where `k` is given) in this module.
     pub(crate) fn entry(self, base: &str, k: Option<usize>) -> String {
         let kk = k.map(|k| format!("_k{k}")).unwrap_or_default();
         match self {
-            ModuleId::Pack | ModuleId::Transpose | ModuleId::Mxm => format!("{base}{kk}"),
+            ModuleId::Pack | ModuleId::Transpose | ModuleId::Mxm | ModuleId::Visit => {
+                format!("{base}{kk}")
+            }
             ModuleId::Vec(t) | ModuleId::Mat(t) => format!("{base}{kk}_{}", type_name(t)),
             ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) => {
                 format!("{base}{kk}_{}_{}", kind.name(), type_name(t))
@@ -346,6 +357,7 @@ pub fn all_modules() -> Vec<ModuleSpec> {
         ModuleId::Pack.spec(),
         ModuleId::Transpose.spec(),
         ModuleId::Mxm.spec(),
+        ModuleId::Visit.spec(),
     ];
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Vec(t).spec()));
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Mat(t).spec()));

@@ -38,6 +38,7 @@ mod mxm;
 mod push;
 mod transpose;
 mod vector_ops;
+mod visit;
 
 use std::sync::OnceLock;
 
@@ -1940,6 +1941,18 @@ impl Backend for CudaBackend {
         rows: bool,
     ) -> Result<()> {
         self.scale_op::<T, Op>(c, d, a, rows)
+    }
+
+    fn bfs_push(
+        &self,
+        level: &mut CudaVector<i64>,
+        frontier: &mut CudaVector<bool>,
+        a: &CudaMatrix<bool>,
+        degree: &CudaVector<f64>,
+        depth: i64,
+        limits: super::PushLimits,
+    ) -> Result<super::Pushed> {
+        self.bfs_push_fused(level, frontier, a, degree, depth, limits)
     }
 
     fn scale_dense_rows<T: Scalar, Op: BinaryOp<T>>(

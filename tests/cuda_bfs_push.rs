@@ -1,0 +1,251 @@
+//! `ops::bfs_push` (fused breadth-first push levels) against a plain host
+//! reference of its documented semantics, on the CPU backend and (with the
+//! `cuda` feature and a GPU) the CUDA backend, every device format: random
+//! directed graphs with hub rows and vertices without out-edges (absent
+//! degrees), a long path (many levels per call), sizes off the tile grid.
+//! Each search runs call after call (limits: measure only, one level, three
+//! levels, unlimited; Beamer's α stop on and off; a small edge cap), and
+//! every call's levels, frontier and counts must match the reference run
+//! from the state the backend had before the call.
+//!
+//! Without a GPU the CUDA test prints a SKIPPED line (`BITGRAPHBLAS_REQUIRE_GPU=1`
+//! fails instead). The seed is printed and can be fixed with `BITGRAPHBLAS_SEED`.
+
+mod common;
+
+use bitgraphblas::backend::{PushLimits, Pushed};
+use bitgraphblas::storage::BitVec;
+use bitgraphblas::{ops, Backend, Cpu, Format, Matrix, Result, TileSize, Vector};
+use common::seed;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// The reference: levels (`None` = unvisited), frontier, out-lists, degrees.
+fn reference(
+    level: &mut [Option<i64>],
+    frontier: &mut Vec<bool>,
+    out: &[Vec<usize>],
+    deg: &[u64],
+    depth: i64,
+    limits: PushLimits,
+) -> Pushed {
+    let edges_of = |f: &[bool]| (0..f.len()).filter(|&i| f[i]).map(|i| deg[i]).sum::<u64>();
+    let mut r = Pushed {
+        levels: 0,
+        nvals: frontier.iter().filter(|&&x| x).count(),
+        edges: edges_of(frontier),
+        unvisited_edges: (0..level.len())
+            .filter(|&i| level[i].is_none())
+            .map(|i| deg[i])
+            .sum(),
+    };
+    while r.levels < limits.max_levels {
+        r.levels += 1;
+        let mut next = vec![false; frontier.len()];
+        for i in (0..frontier.len()).filter(|&i| frontier[i]) {
+            for &j in &out[i] {
+                if level[j].is_none() {
+                    level[j] = Some(depth + r.levels as i64);
+                    next[j] = true;
+                }
+            }
+        }
+        *frontier = next;
+        r.nvals = frontier.iter().filter(|&&x| x).count();
+        r.edges = edges_of(frontier);
+        r.unvisited_edges = r.unvisited_edges.saturating_sub(r.edges);
+        if r.nvals == 0
+            || r.edges.saturating_mul(limits.alpha) > r.unvisited_edges
+            || r.edges > limits.max_edges
+        {
+            break;
+        }
+    }
+    r
+}
+
+/// A random directed graph: rows `0..hubs` full, every 11th row empty, a
+/// path 0 -> 1 -> .. through every vertex when `path`.
+fn graph(rng: &mut StdRng, n: usize, p: f64, hubs: usize, path: bool) -> Vec<(usize, usize)> {
+    let mut e = vec![];
+    for i in 0..n {
+        for j in 0..n {
+            let random = i % 11 != 5 && rng.gen_bool(p);
+            if i < hubs || random || (path && j == i + 1) {
+                e.push((i, j));
+            }
+        }
+    }
+    e
+}
+
+const LIMITS: [PushLimits; 6] = [
+    PushLimits {
+        max_levels: 0,
+        alpha: 14,
+        max_edges: u64::MAX,
+    },
+    PushLimits {
+        max_levels: 1,
+        alpha: 14,
+        max_edges: u64::MAX,
+    },
+    PushLimits {
+        max_levels: 3,
+        alpha: 0,
+        max_edges: u64::MAX,
+    },
+    PushLimits {
+        max_levels: usize::MAX,
+        alpha: 14,
+        max_edges: u64::MAX,
+    },
+    PushLimits {
+        max_levels: usize::MAX,
+        alpha: 0,
+        max_edges: 40,
+    },
+    PushLimits {
+        max_levels: usize::MAX,
+        alpha: 0,
+        max_edges: u64::MAX,
+    },
+];
+
+/// Searches from `source` on `b` call after call, each checked against the reference.
+fn check<B: Backend>(
+    b: &B,
+    n: usize,
+    e: &[(usize, usize)],
+    format: Format,
+    source: usize,
+    what: &str,
+) -> Result<()> {
+    let a = Matrix::from_triplets(n, n, e.iter().map(|&(i, j)| (i, j, true)).collect())?
+        .to_format(format)?;
+    let mut out = vec![vec![]; n];
+    for &(i, j) in e {
+        out[i].push(j);
+    }
+    let deg: Vec<u64> = out.iter().map(|r| r.len() as u64).collect();
+    // absent where 0 (the kernels read presence bits)
+    let degree = Vector::from_entries(
+        n,
+        (0..n)
+            .filter(|&i| deg[i] > 0)
+            .map(|i| (i, deg[i] as f64))
+            .collect(),
+    )?;
+    let (da, ddeg) = (b.upload_matrix(&a)?, b.upload_vector(&degree)?);
+    let mut level = b.upload_vector(&Vector::from_entries(n, vec![(source, 0i64)])?)?;
+    let mut frontier = b.upload_vector(&Vector::from_bits(BitVec::from_indices(n, [source])))?;
+    let (mut depth, mut calls) = (0i64, 0usize);
+    loop {
+        let limits = LIMITS[calls % LIMITS.len()];
+        calls += 1;
+        let mut want_level: Vec<Option<i64>> = {
+            let l = b.download_vector(&level)?;
+            (0..n).map(|i| l.get(i)).collect()
+        };
+        let f = b.download_vector(&frontier)?.pattern();
+        let mut want_frontier: Vec<bool> = (0..n).map(|i| f.get(i)).collect();
+        let want = reference(
+            &mut want_level,
+            &mut want_frontier,
+            &out,
+            &deg,
+            depth,
+            limits,
+        );
+        let got = ops::bfs_push(b, &mut level, &mut frontier, &da, &ddeg, depth, limits)?;
+        let ctx = format!("{what} {format:?} call {calls} {limits:?}");
+        assert_eq!(got, want, "{ctx}: counts");
+        let l = b.download_vector(&level)?;
+        assert_eq!(
+            (0..n).map(|i| l.get(i)).collect::<Vec<_>>(),
+            want_level,
+            "{ctx}: levels"
+        );
+        let f = b.download_vector(&frontier)?.pattern();
+        let f: Vec<bool> = (0..n).map(|i| f.get(i)).collect();
+        assert_eq!(f, want_frontier, "{ctx}: frontier");
+        depth += got.levels as i64;
+        if got.nvals == 0 || calls > 4 * n + 20 {
+            break;
+        }
+    }
+    Ok(())
+}
+
+const FORMATS: [Format; 5] = [
+    Format::Csr,
+    Format::B2sr(TileSize::T4),
+    Format::B2sr(TileSize::T8),
+    Format::B2sr(TileSize::T16),
+    Format::B2sr(TileSize::T32),
+];
+
+fn run_all<B: Backend>(b: &B) -> Result<()> {
+    let s = seed();
+    println!("seed {s}");
+    let mut rng = StdRng::seed_from_u64(s);
+    for (n, p, hubs, path) in [
+        (1, 0.0, 0, false),
+        (37, 0.05, 1, false),
+        (70, 0.0, 0, true),
+        (301, 0.01, 2, false),
+        (130, 0.002, 0, true),
+    ] {
+        let e = graph(&mut rng, n, p, hubs, path);
+        for format in FORMATS {
+            let source = rng.gen_range(0..n);
+            check(
+                b,
+                n,
+                &e,
+                format,
+                source,
+                &format!("n={n} p={p} hubs={hubs} path={path} source={source}"),
+            )?;
+            check(
+                b,
+                n,
+                &e,
+                format,
+                0,
+                &format!("n={n} p={p} hubs={hubs} path={path} source=0"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn bfs_push_cpu_matches_reference() -> Result<()> {
+    run_all(&Cpu::new())
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn bfs_push_cuda_matches_reference() -> Result<()> {
+    let Some(gpu) = bitgraphblas::backend::cuda::cuda_or_skip("bfs_push_cuda_matches_reference")
+    else {
+        return Ok(());
+    };
+    run_all(gpu)
+}
+
+#[test]
+fn bfs_push_checks_shapes() {
+    let cpu = Cpu::new();
+    let a = Matrix::<bool>::from_triplets(3, 3, vec![(0, 1, true)]).unwrap();
+    let degree = Vector::from_dense(vec![1.0, 0.0, 0.0]);
+    let mut level = Vector::from_entries(4, vec![(0, 0i64)]).unwrap();
+    let mut frontier = Vector::from_entries(3, vec![(0, true)]).unwrap();
+    let limits = LIMITS[3];
+    let r = ops::bfs_push(&cpu, &mut level, &mut frontier, &a, &degree, 0, limits);
+    assert!(matches!(
+        r,
+        Err(bitgraphblas::Error::DimensionMismatch { .. })
+    ));
+}
