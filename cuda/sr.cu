@@ -9,16 +9,16 @@
 // packed bit vector (bin_bin_*), otherwise full values (bin_full_full); with
 // `out_vals == NULL` the output is packed bits only (bin_bin_bin).
 //
-// Load balance: short tile rows (at most `short_max` tiles) go to
-// `b2sr_mxv_short`: for K <= 8 one lane per tile row (a warp covers 32 tile
-// rows; the lane reads the whole tile and the K input values with one vector
-// load), for K >= 16 one group of K lanes per tile row (a warp covers 32/K),
-// so many rows' loads are in flight at once. That kernel writes every output
-// value and presence word, so a product needs no memset. Longer rows are cut into segments of
-// `seg_len` tiles (src/backend/cuda/mem.rs builds the list on the device); a
-// warp takes one segment, its lanes split as (tile group g, bit row r). Rows
-// with several segments leave per-segment partials that `b2sr_mxv_fix_k*`
-// folds in segment order, so results do not depend on scheduling.
+// Load balance. Tile rows of more than `short_max` tiles are long: cut into
+// segments of `seg_len` tiles (src/backend/cuda/mem.rs builds the list on the
+// device), a warp per segment. For K <= 8 a whole product is one launch,
+// `b2sr_mxv_fused_k*` (see "mxv for K <= 8" below: whole tiles per lane,
+// several lanes per short tile row on small graphs). For K >= 16,
+// `b2sr_mxv_short` takes the short rows (a group of K lanes per tile row, a
+// warp covering 32/K, writing every output value and presence word),
+// `b2sr_mxv` the segments (lanes split as (tile group g, bit row r)), and
+// `b2sr_mxv_fix_k*` folds the partials of split rows in segment order. Either
+// way results do not depend on scheduling, and a product needs no memset.
 #include "common.cuh"
 
 #include "semiring.cuh"

@@ -533,7 +533,10 @@ fn main() -> Result<()> {
                 panic!("{name} k={k}: row {i}: cpu {} gpu {}", cpu_f32[i], gw[i]);
             }
             let gb_out = gpu.download_vector(&wb)?.to_vec(false);
-            assert!(gb_out == cpu_bool, "{name} k={k}: LOR.LAND differs from the CPU");
+            assert!(
+                gb_out == cpu_bool,
+                "{name} k={k}: LOR.LAND differs from the CPU"
+            );
             let bits_n = n.div_ceil(8) as f64;
             let bf = (bytes as f64 + 4.0 * m as f64 + 4.0 * n as f64 + bits_n) / (bff * 1e-3) / bw;
             let bc =

@@ -219,17 +219,21 @@ fn accum_code<T: Scalar, A: Accumulate<T>>(op: &'static str) -> Result<i32> {
 
 /// log2 of the lanes per short tile row in the one-launch `mxv` (k <= 8):
 /// about the average tiles per tile row (at most [`mem::SHORT_MAX`], at most
-/// a warp), fewer while the short rows alone keep two waves of lanes busy
-/// (`sm_count` SMs of 2048 lanes), so small graphs spread each row's tiles
-/// over several lanes and large ones keep a lane per row.
-fn short_lanes_log(pat: &DevB2sr, sm_count: usize) -> u32 {
+/// a warp), fewer while the short rows and the segments would not all fit in
+/// one wave of `resident` lanes (what the device holds at once): the kernel
+/// is bound by the latency of its dependent loads. On the H100 (commit
+/// 2fe2c07, lanes from the average alone, two waves of lanes allowed),
+/// grid-1024 on 4 lanes per tile row took 27 µs where the earlier
+/// lane-per-row kernel took 11 µs, while delaunay_n14 on 16 lanes per tile
+/// row went from 13.6 µs to 4.7 µs.
+fn short_lanes_log(pat: &DevB2sr, resident: usize) -> u32 {
     let avg = pat
         .ntiles
         .div_ceil(pat.tile_rows.max(1))
         .clamp(1, mem::SHORT_MAX as usize);
     let mut lanes = avg.next_power_of_two().min(32);
-    let wave = 2 * 2048 * sm_count.max(1);
-    while lanes > 1 && pat.tile_rows * (lanes / 2) >= wave {
+    let room = resident.saturating_sub(32 * pat.nseg).max(resident / 4);
+    while lanes > 1 && pat.tile_rows * lanes > room {
         lanes /= 2;
     }
     lanes.trailing_zeros()
@@ -646,7 +650,13 @@ impl CudaBackend {
             } else {
                 None
             };
-            let llog = short_lanes_log(pat, self.dev.sm_count as usize);
+            // resident lanes of this kernel (its registers set how many)
+            let per_sm = self
+                .dev
+                .func(id, "b2sr_mxv_fused", Some(k))?
+                .occupancy_max_active_blocks_per_multiprocessor(256, 0, None)
+                .map_or(8, |b| b.max(1) as usize);
+            let llog = short_lanes_log(pat, 256 * per_sm * self.dev.sm_count as usize);
             let nshort = pat.tile_rows.div_ceil(32 >> llog);
             self.dev.run(
                 id,
