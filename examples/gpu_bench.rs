@@ -4,7 +4,8 @@
 //!
 //! For every graph: device packing CSR -> B2SR per tile size (entries/s);
 //! `mxv` time per scheme (bin_full_full PLUS.TIMES f32, bin_bin_full PLUS.PAIR
-//! u32, bin_bin_bin LOR.LAND) and tile size; cuSPARSE SpMV time; the bytes each
+//! u32, bin_bin_bin LOR.LAND) and tile size, the f32 and LOR.LAND results
+//! checked against the CPU backend on every graph; cuSPARSE SpMV time; the bytes each
 //! B2SR product must move (matrix arrays + input + output, each once) and the
 //! achieved bandwidth as a fraction of the measured copy bandwidth; triangle
 //! counting (`bin_bin_sum` on L = tril(A, -1), exact, checked against the CPU
