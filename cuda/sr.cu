@@ -9,16 +9,16 @@
 // packed bit vector (bin_bin_*), otherwise full values (bin_full_full); with
 // `out_vals == NULL` the output is packed bits only (bin_bin_bin).
 //
-// Load balance: short tile rows (at most `short_max` tiles) go to
-// `b2sr_mxv_short`: for K <= 8 one lane per tile row (a warp covers 32 tile
-// rows; the lane reads the whole tile and the K input values with one vector
-// load), for K >= 16 one group of K lanes per tile row (a warp covers 32/K),
-// so many rows' loads are in flight at once. That kernel writes every output
-// value and presence word, so a product needs no memset. Longer rows are cut into segments of
-// `seg_len` tiles (src/backend/cuda/mem.rs builds the list on the device); a
-// warp takes one segment, its lanes split as (tile group g, bit row r). Rows
-// with several segments leave per-segment partials that `b2sr_mxv_fix_k*`
-// folds in segment order, so results do not depend on scheduling.
+// Load balance. Tile rows of more than `short_max` tiles are long: cut into
+// segments of `seg_len` tiles (src/backend/cuda/mem.rs builds the list on the
+// device), a warp per segment. For K <= 8 a whole product is one launch,
+// `b2sr_mxv_fused_k*` (see "mxv for K <= 8" below: whole tiles per lane,
+// several lanes per short tile row on small graphs). For K >= 16,
+// `b2sr_mxv_short` takes the short rows (a group of K lanes per tile row, a
+// warp covering 32/K, writing every output value and presence word),
+// `b2sr_mxv` the segments (lanes split as (tile group g, bit row r)), and
+// `b2sr_mxv_fix_k*` folds the partials of split rows in segment order. Either
+// way results do not depend on scheduling, and a product needs no memset.
 #include "common.cuh"
 
 #include "semiring.cuh"
@@ -116,114 +116,263 @@ __device__ __forceinline__ void load_x(const T* __restrict__ u, u64 base, u64 ul
   }
 }
 
-// Short tile rows with K <= 8: one lane per tile row (a warp covers 32 tile
-// rows, 32 K rows, K presence words). The lane loads the tile (u16 or u64)
-// and, for full values, the K input values of the tile column in one vector
-// load before the bit work, then folds each row in column order (the CPU's
-// order). Long rows are left to `mxv_body`, which ORs their presence bits in
-// after this kernel; this kernel writes every presence word (no memset).
+// ---- mxv for K <= 8: one launch, whole tiles per lane ----------------------------
+//
+// A lane holds the K row accumulators of one tile row (`Rows`) and takes whole
+// tiles: the tile (u16 or u64), the K input values of its tile column in one
+// vector load, then each row folded in column order (the CPU's order inside a
+// tile). `b2sr_mxv_fused` does a whole product in one launch, over two kinds
+// of warp items, segments first (they are the longer ones):
+//  - item s < nseg: segment s of a long tile row (more than `short_max`
+//    tiles), a lane per tile; a row of one segment is written directly, a
+//    split row leaves its partial in `part_*`, and the last segment of the
+//    row to finish (a counter per tile row, reset by that warp) folds the
+//    partials in a fixed order and writes the row, so results do not depend
+//    on scheduling;
+//  - the rest: 32/L short tile rows per warp, L lanes per tile row (L = 1 <<
+//    llog, from the host: more lanes per row where there are few tile rows).
+// Presence words need no memset: every bit has one writer (the tile row
+// holding it; the last tile row also owns the bits past the end of its word);
+// a writer owning a whole word stores it, others set their own bits with
+// atomicAnd/atomicOr.
+
+template <int K> struct Rows {
+  T acc[K];
+  u32 has;  // bit r: acc[r] holds a value
+};
+
+template <int K> __device__ __forceinline__ void rows_init(Rows<K>& a) {
+#pragma unroll
+  for (int r = 0; r < K; ++r) a.acc[r] = SR::zero();
+  a.has = 0;
+}
+
+// acc[r] ⊕= x where row r has no value yet takes x as it is.
+template <int K> __device__ __forceinline__ void rows_fold(Rows<K>& a, int r, T x) {
+  a.acc[r] = ((a.has >> r) & 1u) ? SR::add(a.acc[r], x) : x;
+  a.has |= 1u << r;
+}
+
+// The rows of tile row `tr` that may produce output: inside the matrix and allowed.
 template <int K>
-__device__ __forceinline__ void mxv_lane_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                              const u8* __restrict__ tiles, u32 tile_rows, u32 short_max,
-                                              u64 nrows, u64 ulen, u64 vbits, const T* __restrict__ u_vals,
-                                              const u32* __restrict__ u_pres, const u32* __restrict__ allowed,
-                                              T* __restrict__ out_vals, u32* __restrict__ out_pres) {
-  const int lane = threadIdx.x & 31;
+__device__ __forceinline__ u32 rows_ok(u64 tr, u64 nrows, const u32* __restrict__ allowed) {
+  const u64 i0 = tr * K;
+  const u32 rm = (1u << K) - 1u;
+  u32 ok = i0 + K <= nrows ? rm : (i0 < nrows ? (1u << (nrows - i0)) - 1u : 0u);
+  if (allowed) ok &= bits_chunk<K>(allowed, i0);
+  return ok;
+}
+
+// Rows whose value can no longer change (LOR once true, ANY once set).
+template <int K> __device__ __forceinline__ u32 rows_saturated(const Rows<K>& a) {
+  if constexpr (SR_ADD == OP_ANY) {
+    return a.has;
+  } else if constexpr (SR_ADD == OP_LOR) {
+    u32 s = 0;
+#pragma unroll
+    for (int r = 0; r < K; ++r) s |= (u32)Sc<T>::nz(a.acc[r]) << r;
+    return s & a.has;
+  } else {
+    return 0;
+  }
+}
+// Whether `rows_saturated` can be nonzero for this semiring.
+#define SR_SATURATES (SR_ADD == OP_ANY || SR_ADD == OP_LOR)
+
+// The operands of a product, as the kernel gets them.
+struct MxvIn {
+  const u32* __restrict__ colidx;
+  const u8* __restrict__ tiles;
+  const T* __restrict__ u_vals;
+  const u32* __restrict__ u_pres;
+  u64 ulen;
+  T v;
+  bool x_aligned;
+};
+
+// Folds tile t into the rows `ok` of a.
+template <int K> __device__ __forceinline__ void rows_tile(Rows<K>& a, const MxvIn& in, u32 t, u32 ok) {
   const u32 RM = (1u << K) - 1u;
-  const T v = Sc<T>::from_bits(vbits);
-  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
-  const bool full = u_vals != 0 && !SR::y_free;
-  const bool x_aligned = (((u64)u_vals) & 15) == 0;
-  const bool o_aligned = (((u64)out_vals) & 15) == 0;
+  const u64 base = (u64)in.colidx[t] * K;
+  const u64 tile = K == 4 ? (u64)((const u16*)in.tiles)[t] : ((const u64*)in.tiles)[t];
+  const u32 ucols = in.u_pres ? bits_chunk<K>(in.u_pres, base) : RM;
+  if (in.u_vals != 0 && !SR::y_free) {
+    T x[K];
+    load_x<K>(in.u_vals, base, in.ulen, in.x_aligned, x);
+#pragma unroll
+    for (int c = 0; c < K; ++c) x[c] = SR::mul(in.v, x[c]);
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      const u32 w = (u32)(tile >> (K * r)) & ucols & (((ok >> r) & 1u) ? RM : 0u);
+      if constexpr (SR_ADD == OP_PLUS) {
+        // branch-free: adding the identity (0) changes nothing (bar the sign
+        // of a zero sum)
+        a.has |= (u32)(w != 0u) << r;
+#pragma unroll
+        for (int c = 0; c < K; ++c) a.acc[r] = SR::add(a.acc[r], ((w >> c) & 1u) ? x[c] : SR::zero());
+      } else {
+#pragma unroll
+        for (int c = 0; c < K; ++c)
+          if ((w >> c) & 1u) rows_fold(a, r, x[c]);
+      }
+    }
+  } else {
+    const T one = SR::mul(in.v, Sc<T>::one());
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      const u32 w = (u32)(tile >> (K * r)) & ucols & (((ok >> r) & 1u) ? RM : 0u);
+      if (w) rows_fold(a, r, repeat_op<T>(SR_ADD, one, __popc(w)));
+    }
+  }
+}
+
+// Folds the Rows of lanes `lane ^ off` (off = 1, 2, .. < width) into every
+// lane: a fixed tree, the same on every run. Every lane of the warp calls it.
+template <int K> __device__ __forceinline__ void rows_reduce(Rows<K>& a, int width) {
+  for (int off = 1; off < width; off <<= 1) {
+    const u32 oh = __shfl_xor_sync(FULL_MASK, a.has, off);
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      const T o = shfl_xor(a.acc[r], off);
+      if ((oh >> r) & 1u) rows_fold(a, r, o);
+    }
+  }
+}
+
+// Writes the values of tile row rows i0 .. i0 + K (missing ones: zero).
+template <int K>
+__device__ __forceinline__ void rows_store(Rows<K>& a, T* __restrict__ out_vals, u64 i0, u64 nrows) {
+#pragma unroll
+  for (int r = 0; r < K; ++r) a.acc[r] = ((a.has >> r) & 1u) ? a.acc[r] : SR::zero();
+  constexpr int BYTES = K * (int)sizeof(T);
+  if constexpr (BYTES % 16 == 0) {
+    if ((((u64)(out_vals + i0)) & 15) == 0 && i0 + K <= nrows) {
+      union { uint4 q[BYTES / 16]; T v[K]; } c;
+#pragma unroll
+      for (int r = 0; r < K; ++r) c.v[r] = a.acc[r];
+#pragma unroll
+      for (int q = 0; q < BYTES / 16; ++q) ((uint4*)(out_vals + i0))[q] = c.q[q];
+      return;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < K; ++r)
+    if (i0 + r < nrows) out_vals[i0 + r] = a.acc[r];
+}
+
+// The presence bits tile row `tr` writes, in its word: its K rows, and for
+// the last tile row every bit up to the end of the word.
+template <int K> __device__ __forceinline__ u32 own_bits(u64 tr, u64 tile_rows) {
+  const u32 sh = (u32)((tr * K) & 31);
+  return tr + 1 == tile_rows ? FULL_MASK << sh : ((1u << K) - 1u) << sh;
+}
+
+// Sets the bits `own` of a presence word to `bits` (bits within own); other
+// writers' bits untouched.
+__device__ __forceinline__ void pres_set(u32* p, u32 bits, u32 own) {
+  if (bits != own) atomicAnd(p, bits | ~own);
+  if (bits) atomicOr(p, bits);
+}
+
+template <int K>
+__device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+                                               const u8* __restrict__ tiles, const u32* __restrict__ seg_row,
+                                               const u32* __restrict__ seg_off, u32 nseg, u32 seg_len,
+                                               u32 tile_rows, u32 short_max, u32 llog, u64 nrows, u64 ulen,
+                                               u64 vbits, const T* __restrict__ u_vals,
+                                               const u32* __restrict__ u_pres, const u32* __restrict__ allowed,
+                                               T* __restrict__ out_vals, u32* __restrict__ out_pres,
+                                               T* part_vals, u32* part_has, u32* counter) {
+  const int lane = threadIdx.x & 31;
+  const MxvIn in{colidx, tiles, u_vals, u_pres, ulen, Sc<T>::from_bits(vbits), (((u64)u_vals) & 15) == 0};
   const u64 nwords = bit_words(nrows);
   if (gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
-  for (u64 base_tr = warp * 32; base_tr < tile_rows; base_tr += nwarps * 32) {
-    const u64 tr = base_tr + lane;
-    const u64 i0 = tr * K;
-    u32 t0 = 0, t1 = 0;
-    if (tr < tile_rows) { t0 = rowptr[tr]; t1 = rowptr[tr + 1]; }
-    const bool is_long = t1 - t0 > short_max;
-    // rows of this tile row that may produce output
-    u32 ok = 0;
-    if (tr < tile_rows && !is_long) {
-      ok = i0 + K <= nrows ? RM : (i0 < nrows ? (1u << (nrows - i0)) - 1u : 0u);
-      if (allowed) ok &= bits_chunk<K>(allowed, i0);
-    }
-    T acc[K];
+  const int L = 1 << llog, G = 32 / L, l = lane % L;
+  const u64 nshort = ((u64)tile_rows + G - 1) / G;
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  for (u64 item = warp; item < nseg + nshort; item += nwarps) {
+    Rows<K> a;
+    rows_init(a);
+    if (item < nseg) {
+      // segment `item` of a long tile row: a lane per tile
+      const u32 s = (u32)item, tr = seg_row[s];
+      const u32 first = seg_off[tr], nsegs = seg_off[tr + 1] - first;
+      const u32 t0 = rowptr[tr] + (s - first) * seg_len, t1 = min(t0 + seg_len, rowptr[tr + 1]);
+      const u32 ok = rows_ok<K>(tr, nrows, allowed);
+      if (ok) {
+        for (u32 tb = t0; tb < t1; tb += 32) {
+          if (tb + lane < t1) rows_tile(a, in, tb + lane, ok);
+          if constexpr (SR_SATURATES) {
+            u32 sat = rows_saturated(a);
 #pragma unroll
-    for (int r = 0; r < K; ++r) acc[r] = SR::zero();
-    u32 has = 0;
-    if (ok) {
-      // One tile per step (measured on the H200: four tiles per step with
-      // every load issued first ran grid-4096 25-35% slower).
-      for (u32 t = t0; t < t1; ++t) {
-        const u64 base = (u64)colidx[t] * K;
-        u64 tile = K == 4 ? (u64)((const u16*)tiles)[t] : ((const u64*)tiles)[t];
-        u32 ucols = u_pres ? bits_chunk<K>(u_pres, base) : RM;
-        if (full) {
-          T x[K];
-          load_x<K>(u_vals, base, ulen, x_aligned, x);
-#pragma unroll
-          for (int c = 0; c < K; ++c) x[c] = SR::mul(v, x[c]);
-#pragma unroll
-          for (int r = 0; r < K; ++r) {
-            const u32 w = (u32)(tile >> (K * r)) & RM & ucols & (((ok >> r) & 1u) ? RM : 0u);
-            if constexpr (SR_ADD == OP_PLUS) {
-              // branch-free: adding the identity (0) changes nothing (bar
-              // the sign of a zero sum)
-              has |= (w != 0u) << r;
-#pragma unroll
-              for (int c = 0; c < K; ++c) acc[r] = SR::add(acc[r], ((w >> c) & 1u) ? x[c] : SR::zero());
-            } else {
-#pragma unroll
-              for (int c = 0; c < K; ++c)
-                if ((w >> c) & 1u) {
-                  acc[r] = ((has >> r) & 1u) ? SR::add(acc[r], x[c]) : x[c];
-                  has |= 1u << r;
-                }
-            }
-          }
-        } else {
-          const T one = SR::mul(v, Sc<T>::one());
-#pragma unroll
-          for (int r = 0; r < K; ++r) {
-            const u32 w = (u32)(tile >> (K * r)) & RM & ucols & (((ok >> r) & 1u) ? RM : 0u);
-            if (w) {
-              const T y = repeat_op<T>(SR_ADD, one, __popc(w));
-              acc[r] = ((has >> r) & 1u) ? SR::add(acc[r], y) : y;
-              has |= 1u << r;
-            }
+            for (int off = 1; off < 32; off <<= 1) sat |= __shfl_xor_sync(FULL_MASK, sat, off);
+            if ((sat & ok) == ok) break;
           }
         }
       }
-    }
-    if (out_vals && tr < tile_rows && !is_long && i0 < nrows) {
+      rows_reduce(a, 32);
+      const u64 i0 = (u64)tr * K;
+      bool write = nsegs == 1;
+      if (!write) {
+        u32 prev = 0;
+        if (lane == 0) {
 #pragma unroll
-      for (int r = 0; r < K; ++r) acc[r] = ((has >> r) & 1u) ? acc[r] : SR::zero();
-      constexpr int BYTES = K * (int)sizeof(T);
-      bool stored = false;
-      if constexpr (BYTES % 16 == 0) {
-        if (o_aligned && i0 + K <= nrows) {
-        union { uint4 q[BYTES / 16]; T v[K]; } c;
+          for (int r = 0; r < K; ++r) part_vals[(u64)s * K + r] = a.acc[r];
+          part_has[s] = a.has;
+          __threadfence();
+          prev = atomicAdd(&counter[tr], 1u);
+        }
+        write = __shfl_sync(FULL_MASK, prev, 0) == nsegs - 1;
+        if (write) {
+          // the last segment to finish: fold every partial (lane q takes
+          // segments q, q + 32, .. in order, then the fixed tree)
+          __threadfence();
+          rows_init(a);
+          for (u32 q = first + lane; q < first + nsegs; q += 32) {
+            const u32 h = ((volatile u32*)part_has)[q];
 #pragma unroll
-        for (int r = 0; r < K; ++r) c.v[r] = acc[r];
-#pragma unroll
-        for (int q = 0; q < BYTES / 16; ++q) ((uint4*)(out_vals + i0))[q] = c.q[q];
-          stored = true;
+            for (int r = 0; r < K; ++r)
+              if ((h >> r) & 1u) rows_fold(a, r, ((volatile T*)part_vals)[(u64)q * K + r]);
+          }
+          rows_reduce(a, 32);
+          if (lane == 0) counter[tr] = 0;
         }
       }
-      if (!stored) {
-#pragma unroll
-        for (int r = 0; r < K; ++r)
-          if (i0 + r < nrows) out_vals[i0 + r] = acc[r];
+      if (write && lane == 0) {
+        if (out_vals) rows_store(a, out_vals, i0, nrows);
+        pres_set(&out_pres[i0 >> 5], a.has << (i0 & 31), own_bits<K>(tr, tile_rows));
+      }
+    } else {
+      // G short tile rows, L lanes each
+      const u64 tr = (item - nseg) * G + lane / L;
+      u32 t0 = 0, t1 = 0;
+      if (tr < tile_rows) { t0 = rowptr[tr]; t1 = rowptr[tr + 1]; }
+      const bool mine = tr < tile_rows && t1 - t0 <= short_max;
+      const u32 ok = mine ? rows_ok<K>(tr, nrows, allowed) : 0u;
+      if (ok) {
+        for (u32 t = t0 + l; t < t1; t += L) {
+          rows_tile(a, in, t, ok);
+          if constexpr (SR_SATURATES) {
+            if ((rows_saturated(a) & ok) == ok) break;
+          }
+        }
+      }
+      rows_reduce(a, L);
+      const u64 i0 = tr * K;
+      if (out_vals && mine && l == 0 && i0 < nrows) rows_store(a, out_vals, i0, nrows);
+      // presence: OR the words of the groups sharing one, then one writer each
+      u32 bits = mine && l == 0 ? a.has << (i0 & 31) : 0u;
+      u32 own = mine && l == 0 ? own_bits<K>(tr, tile_rows) : 0u;
+      const int span = min(32, L * (32 / K));  // lanes whose rows share a word
+      for (int off = L; off < span; off <<= 1) {
+        bits |= __shfl_xor_sync(FULL_MASK, bits, off);
+        own |= __shfl_xor_sync(FULL_MASK, own, off);
+      }
+      if (lane % span == 0 && tr < tile_rows) {
+        u32* p = &out_pres[i0 >> 5];
+        if (own == FULL_MASK) *p = bits; else if (own) pres_set(p, bits, own);
       }
     }
-    // 32 / K lanes per presence word
-    u32 word = has << ((lane * K) & 31);
-#pragma unroll
-    for (int off = 1; off < 32 / K; off <<= 1) word |= __shfl_xor_sync(FULL_MASK, word, off);
-    const u64 wi = (base_tr * K + (u64)lane * K) >> 5;
-    if ((lane % (32 / K)) == 0 && wi * 32 < nrows) out_pres[wi] = word;
   }
 }
 
@@ -237,11 +386,6 @@ __device__ __forceinline__ void mxv_short_body(const u32* __restrict__ rowptr, c
                                                u64 nrows, u64 ulen, u64 vbits, const T* __restrict__ u_vals,
                                                const u32* __restrict__ u_pres, const u32* __restrict__ allowed,
                                                T* __restrict__ out_vals, u32* __restrict__ out_pres) {
-  if constexpr (K <= 8) {
-    mxv_lane_body<K>(rowptr, colidx, tiles, tile_rows, short_max, nrows, ulen, vbits, u_vals, u_pres, allowed,
-                     out_vals, out_pres);
-    return;
-  } else {
   const int G = 32 / K;
   const int lane = threadIdx.x & 31, g = lane / K, r = lane % K;
   const T v = Sc<T>::from_bits(vbits);
@@ -279,7 +423,6 @@ __device__ __forceinline__ void mxv_short_body(const u32* __restrict__ rowptr, c
     if (out_vals && i < nrows && !is_long) out_vals[i] = has ? acc : SR::zero();
     const u32 word = __ballot_sync(FULL_MASK, has);
     if (lane == 0 && base_tr * K < nrows) out_pres[(base_tr * K) >> 5] = word;
-  }
   }
 }
 
@@ -517,6 +660,33 @@ __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, c
 }
 
 #define SR_KERNELS(K)                                                                                      \
+  extern "C" __global__ void CAT(CAT(b2sr_vxm_k, K), CAT(_, SR_NAME))(                                     \
+      const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
+      u32 nseg, u32 seg_len, u64 nrows, u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed, \
+      T* out_vals, u32* out_pres, int mode, u32 tile_rows, u32 short_max) {                                \
+    vxm_body<K>(rowptr, colidx, tiles, seg_row, seg_off, nseg, seg_len, nrows, vbits, u_vals, u_pres,      \
+                allowed, out_vals, out_pres, mode, tile_rows, short_max);                                  \
+  }                                                                                                        \
+  extern "C" __global__ void CAT(CAT(b2sr_mxm_dense_k, K), CAT(_, SR_NAME))(                               \
+      const u32* rowptr, const u32* colidx, const u8* tiles, u64 nrows, u32 tile_rows, u64 vbits,           \
+      const T* b, u64 nfeat, T* c) {                                                                       \
+    mxm_dense_body<K>(rowptr, colidx, tiles, nrows, tile_rows, vbits, b, nfeat, c);                        \
+  }
+
+// mxv for K <= 8: one fused launch.
+#define SR_NARROW_KERNELS(K)                                                                               \
+  extern "C" __global__ void CAT(CAT(b2sr_mxv_fused_k, K), CAT(_, SR_NAME))(                               \
+      const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
+      u32 nseg, u32 seg_len, u32 tile_rows, u32 short_max, u32 llog, u64 nrows, u64 ulen, u64 vbits,        \
+      const T* u_vals, const u32* u_pres, const u32* allowed, T* out_vals, u32* out_pres, T* part_vals,     \
+      u32* part_has, u32* counter) {                                                                       \
+    mxv_fused_body<K>(rowptr, colidx, tiles, seg_row, seg_off, nseg, seg_len, tile_rows, short_max, llog,  \
+                      nrows, ulen, vbits, u_vals, u_pres, allowed, out_vals, out_pres, part_vals,          \
+                      part_has, counter);                                                                  \
+  }
+
+// mxv for K >= 16: short rows, segments, then the split rows' partials.
+#define SR_WIDE_KERNELS(K)                                                                                 \
   extern "C" __global__ void CAT(CAT(b2sr_mxv_k, K), CAT(_, SR_NAME))(                                     \
       const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
       u32 nseg, u32 seg_len, u64 nrows, u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed, \
@@ -529,27 +699,19 @@ __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, c
       const u8* part_has, T* out_vals, u32* out_pres) {                                                    \
     mxv_fix_body<K>(split_rows, nsplit, seg_off, nrows, part_vals, part_has, out_vals, out_pres);          \
   }                                                                                                        \
-  extern "C" __global__ void CAT(CAT(b2sr_vxm_k, K), CAT(_, SR_NAME))(                                     \
-      const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
-      u32 nseg, u32 seg_len, u64 nrows, u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed, \
-      T* out_vals, u32* out_pres, int mode, u32 tile_rows, u32 short_max) {                                \
-    vxm_body<K>(rowptr, colidx, tiles, seg_row, seg_off, nseg, seg_len, nrows, vbits, u_vals, u_pres,      \
-                allowed, out_vals, out_pres, mode, tile_rows, short_max);                                  \
-  }                                                                                                        \
   extern "C" __global__ void CAT(CAT(b2sr_mxv_short_k, K), CAT(_, SR_NAME))(                               \
       const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u32 short_max, u64 nrows,       \
       u64 ulen, u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed, T* out_vals,            \
       u32* out_pres) {                                                                                     \
     mxv_short_body<K>(rowptr, colidx, tiles, tile_rows, short_max, nrows, ulen, vbits, u_vals, u_pres,     \
                       allowed, out_vals, out_pres);                                                        \
-  }                                                                                                        \
-  extern "C" __global__ void CAT(CAT(b2sr_mxm_dense_k, K), CAT(_, SR_NAME))(                               \
-      const u32* rowptr, const u32* colidx, const u8* tiles, u64 nrows, u32 tile_rows, u64 vbits,           \
-      const T* b, u64 nfeat, T* c) {                                                                       \
-    mxm_dense_body<K>(rowptr, colidx, tiles, nrows, tile_rows, vbits, b, nfeat, c);                        \
   }
 
 SR_KERNELS(4)
 SR_KERNELS(8)
 SR_KERNELS(16)
 SR_KERNELS(32)
+SR_NARROW_KERNELS(4)
+SR_NARROW_KERNELS(8)
+SR_WIDE_KERNELS(16)
+SR_WIDE_KERNELS(32)

@@ -96,14 +96,12 @@ pub(crate) const MAT_ENTRIES: [&str; 16] = [
     "mat_write_fill",
     "csr_mxm_dense",
 ];
-/// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_mxv_k8_plus_times_f32`).
-pub(crate) const SR_TILED: [&str; 5] = [
-    "b2sr_mxv_short",
-    "b2sr_mxv",
-    "b2sr_mxv_fix",
-    "b2sr_vxm",
-    "b2sr_mxm_dense",
-];
+/// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_vxm_k8_plus_times_f32`).
+pub(crate) const SR_TILED: [&str; 2] = ["b2sr_vxm", "b2sr_mxm_dense"];
+/// Entries of `sr_<semiring>_<type>` for k = 4 and 8 only (`mxv` in one launch).
+pub(crate) const SR_NARROW: [&str; 1] = ["b2sr_mxv_fused"];
+/// Entries of `sr_<semiring>_<type>` for k = 16 and 32 only.
+pub(crate) const SR_WIDE: [&str; 3] = ["b2sr_mxv_short", "b2sr_mxv", "b2sr_mxv_fix"];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
 pub(crate) const SR_PLAIN: [&str; 3] = ["csr_mxv", "csr_mxv_long", "csr_mxv_fix"];
 /// Per-tile-size entries of `push_<semiring>_<type>`.
@@ -311,6 +309,13 @@ impl ModuleId {
                     _ => ("sr", SR_SRC, &SR_TILED, &SR_PLAIN),
                 };
                 let mut entries = tiled(tiled_e, &format!("_{name}"));
+                if let ModuleId::Sr(..) = self {
+                    for (bases, ks) in [(&SR_NARROW[..], [4, 8]), (&SR_WIDE[..], [16, 32])] {
+                        for b in bases {
+                            entries.extend(ks.iter().map(|k| format!("{b}_k{k}_{name}")));
+                        }
+                    }
+                }
                 entries.extend(plain.iter().map(|e| format!("{e}_{name}")));
                 ModuleSpec {
                     id: self,

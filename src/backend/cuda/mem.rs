@@ -42,6 +42,18 @@ pub(crate) struct DevB2sr {
     pub seg_off: DBuf<u32>,
     pub split_rows: DBuf<u32>,
     pub nsplit: usize,
+    /// Made at the first one-launch `mxv` that needs it.
+    scratch: std::sync::OnceLock<MxvScratch>,
+}
+
+/// Scratch of the one-launch `mxv` (k <= 8) on a pattern with split tile
+/// rows: each segment's partial (k values of up to 8 bytes, and k presence
+/// bits) and a counter per tile row, zero between products (the kernel
+/// resets what it counted).
+pub(crate) struct MxvScratch {
+    pub part_vals: DBuf<u64>,
+    pub part_has: DBuf<u32>,
+    pub counter: DBuf<u32>,
 }
 
 impl DevB2sr {
@@ -105,7 +117,21 @@ impl DevB2sr {
             seg_off,
             split_rows,
             nsplit,
+            scratch: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The scratch of the one-launch `mxv`, made on first use.
+    pub fn mxv_scratch(&self, dev: &Dev) -> Result<&MxvScratch> {
+        if let Some(s) = self.scratch.get() {
+            return Ok(s);
+        }
+        let s = MxvScratch {
+            part_vals: dev.alloc(self.nseg * self.k)?,
+            part_has: dev.alloc(self.nseg)?,
+            counter: dev.zeros(self.tile_rows)?,
+        };
+        Ok(self.scratch.get_or_init(|| s))
     }
 
     /// Bytes of the three B2SR arrays (what a product must read at least once).

@@ -218,6 +218,28 @@ fn accum_code<T: Scalar, A: Accumulate<T>>(op: &'static str) -> Result<i32> {
         .ok_or_else(|| no_kernel(op, "a user-defined accumulator"))
 }
 
+/// log2 of the lanes per short tile row in the one-launch `mxv` (k <= 8):
+/// about the average tiles per tile row (at most [`mem::SHORT_MAX`], at most
+/// a warp), fewer while the short rows and the segments would not all fit in
+/// one wave of `resident` lanes (what the device holds at once): the kernel
+/// is bound by the latency of its dependent loads. On the H100 (commit
+/// 2fe2c07, lanes from the average alone, two waves of lanes allowed),
+/// grid-1024 on 4 lanes per tile row took 27 µs where the earlier
+/// lane-per-row kernel took 11 µs, while delaunay_n14 on 16 lanes per tile
+/// row went from 13.6 µs to 4.7 µs.
+fn short_lanes_log(pat: &DevB2sr, resident: usize) -> u32 {
+    let avg = pat
+        .ntiles
+        .div_ceil(pat.tile_rows.max(1))
+        .clamp(1, mem::SHORT_MAX as usize);
+    let mut lanes = avg.next_power_of_two().min(32);
+    let room = resident.saturating_sub(32 * pat.nseg).max(resident / 4);
+    while lanes > 1 && pat.tile_rows * lanes > room {
+        lanes /= 2;
+    }
+    lanes.trailing_zeros()
+}
+
 impl CudaBackend {
     /// Opens device `ordinal`. `Err` (never a panic) where there is no driver,
     /// no NVRTC or no such device.
@@ -650,13 +672,53 @@ impl CudaBackend {
                 args.push(Arg::U32(mem::SHORT_MAX));
                 self.dev.run(id, "b2sr_vxm", Some(k), count * 32, &args)?;
             }
-        } else {
-            // k <= 8: a lane per tile row; k >= 16: k lanes per tile row
-            let lanes = if k <= 8 {
-                pat.tile_rows.div_ceil(32) * 32
+        } else if k <= 8 {
+            // one launch: segments of long tile rows, then short tile rows
+            let scratch = if pat.nsplit > 0 {
+                Some(pat.mxv_scratch(&self.dev)?)
             } else {
-                pat.tile_rows.div_ceil(32 / k) * 32
+                None
             };
+            // resident lanes of this kernel (its registers set how many)
+            let per_sm = self
+                .dev
+                .func(id, "b2sr_mxv_fused", Some(k))?
+                .occupancy_max_active_blocks_per_multiprocessor(256, 0, None)
+                .map_or(8, |b| b.max(1) as usize);
+            let llog = short_lanes_log(pat, 256 * per_sm * self.dev.sm_count as usize);
+            let nshort = pat.tile_rows.div_ceil(32 >> llog);
+            self.dev.run(
+                id,
+                "b2sr_mxv_fused",
+                Some(k),
+                (pat.nseg + nshort).max(1) * 32,
+                &[
+                    pat.rowptr.arg(),
+                    pat.colidx.arg(),
+                    pat.tiles.arg(),
+                    pat.seg_row.arg(),
+                    pat.seg_off.arg(),
+                    Arg::U32(pat.nseg as u32),
+                    Arg::U32(mem::seg_len(k)),
+                    Arg::U32(pat.tile_rows as u32),
+                    Arg::U32(mem::SHORT_MAX),
+                    Arg::U32(llog),
+                    Arg::U64(pat.nrows as u64),
+                    Arg::U64(pat.ncols as u64),
+                    Arg::U64(bits_of(value)),
+                    Arg::U64(uv.vals),
+                    Arg::U64(uv.pres),
+                    opt_arg(allowed),
+                    Arg::U64(out_vals),
+                    Arg::U64(out_pres),
+                    opt_arg(scratch.map(|s| &s.part_vals)),
+                    opt_arg(scratch.map(|s| &s.part_has)),
+                    opt_arg(scratch.map(|s| &s.counter)),
+                ],
+            )?;
+        } else {
+            // k lanes per tile row
+            let lanes = pat.tile_rows.div_ceil(32 / k) * 32;
             self.dev.run(
                 id,
                 "b2sr_mxv_short",
