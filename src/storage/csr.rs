@@ -1,6 +1,8 @@
 //! Compressed sparse rows with values: the general-purpose storage, used for
 //! valued matrices, user semirings and as the exchange form with `sprs`.
 
+use std::sync::OnceLock;
+
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 
@@ -22,6 +24,25 @@ pub struct Csr<T> {
     row_ptr: Vec<usize>,
     col_idx: Vec<u32>,
     values: Vec<T>,
+    iso: IsoMemo<T>,
+}
+
+/// The memo behind [`Csr::iso_value`]: filled at the first query, cleared by
+/// [`Csr::values_mut`]. A cache, not part of the matrix's value: every memo
+/// compares equal.
+#[derive(Clone, Debug)]
+struct IsoMemo<T>(OnceLock<Option<T>>);
+
+impl<T> Default for IsoMemo<T> {
+    fn default() -> Self {
+        IsoMemo(OnceLock::new())
+    }
+}
+
+impl<T> PartialEq for IsoMemo<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl<T: Scalar> Csr<T> {
@@ -39,6 +60,8 @@ impl<T: Scalar> Csr<T> {
             row_ptr,
             col_idx,
             values,
+
+            iso: IsoMemo::default(),
         };
         m.validate()?;
         Ok(m)
@@ -58,6 +81,8 @@ impl<T: Scalar> Csr<T> {
             row_ptr,
             col_idx,
             values,
+
+            iso: IsoMemo::default(),
         };
         debug_assert!(m.validate().is_ok(), "{:?}", m.validate());
         m
@@ -71,6 +96,8 @@ impl<T: Scalar> Csr<T> {
             row_ptr: vec![0; nrows + 1],
             col_idx: vec![],
             values: vec![],
+
+            iso: IsoMemo::default(),
         }
     }
 
@@ -131,6 +158,8 @@ impl<T: Scalar> Csr<T> {
             row_ptr,
             col_idx,
             values,
+
+            iso: IsoMemo::default(),
         })
     }
 
@@ -206,7 +235,29 @@ impl<T: Scalar> Csr<T> {
     }
     /// Values, mutably (the pattern stays fixed).
     pub fn values_mut(&mut self) -> &mut [T] {
+        self.iso = IsoMemo::default();
         &mut self.values
+    }
+    /// The value every stored entry holds, if they all hold the same one
+    /// (`None` for an empty matrix). Found by one pass over the values at the
+    /// first call and remembered, so kernels can skip reading the values of an
+    /// iso-valued matrix (a pattern stored as CSR).
+    ///
+    /// ```
+    /// use bitgraphblas::storage::Csr;
+    /// let a = Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 0], vec![true, true]).unwrap();
+    /// assert_eq!(a.iso_value(), Some(true));
+    /// let b = a.map(|_| 2.5f32);
+    /// assert_eq!(b.iso_value(), Some(2.5));
+    /// let mut c = b.clone();
+    /// c.values_mut()[0] = 1.0;
+    /// assert_eq!(c.iso_value(), None);
+    /// ```
+    pub fn iso_value(&self) -> Option<T> {
+        *self.iso.0.get_or_init(|| {
+            let (&first, rest) = self.values.split_first()?;
+            rest.iter().all(|&v| v == first).then_some(first)
+        })
     }
     /// Column indices and values of row `i`.
     #[inline]
@@ -259,6 +310,8 @@ impl<T: Scalar> Csr<T> {
             row_ptr: ptr,
             col_idx,
             values,
+
+            iso: IsoMemo::default(),
         }
     }
 
@@ -270,6 +323,8 @@ impl<T: Scalar> Csr<T> {
             row_ptr: self.row_ptr.clone(),
             col_idx: self.col_idx.clone(),
             values: self.values.iter().map(|&v| f(v)).collect(),
+
+            iso: IsoMemo::default(),
         }
     }
 
