@@ -331,18 +331,22 @@ fn csr_bits_kernel_matches_generic() {
             let got = mxv_csr_bits::<LorLand>(csr, &u, mask.as_ref()).expect("applies");
             same(&got, &generic::mxv_csr(LorLand, csr, &u, mask.as_ref()));
         }
-        // False values: present entries that are false.
-        let mut falsy = csr.clone();
-        for (k, v) in falsy.values_mut().iter_mut().enumerate() {
-            *v = k % 3 == 0;
+        // False values: present entries that are false (some, then all: an
+        // iso-valued false matrix). `csr` has answered `iso_value` above, so
+        // this also checks that `values_mut` forgets it.
+        for falsy_at in [|k: usize| k % 3 == 0, |_: usize| true] {
+            let mut falsy = csr.clone();
+            for (k, v) in falsy.values_mut().iter_mut().enumerate() {
+                *v = !falsy_at(k);
+            }
+            let got = mxv_csr_bits::<LorLand>(&falsy, &u, None).expect("applies");
+            same(&got, &generic::mxv_csr(LorLand, &falsy, &u, None));
+            let got = mxv_csr_bits::<AnyPair<bool>>(&falsy, &u, None).expect("applies");
+            same(
+                &got,
+                &generic::mxv_csr(AnyPair::<bool>::new(), &falsy, &u, None),
+            );
         }
-        let got = mxv_csr_bits::<LorLand>(&falsy, &u, None).expect("applies");
-        same(&got, &generic::mxv_csr(LorLand, &falsy, &u, None));
-        let got = mxv_csr_bits::<AnyPair<bool>>(&falsy, &u, None).expect("applies");
-        same(
-            &got,
-            &generic::mxv_csr(AnyPair::<bool>::new(), &falsy, &u, None),
-        );
     });
 }
 
