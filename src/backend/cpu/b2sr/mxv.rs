@@ -291,8 +291,9 @@ fn csr_bits_pull(
                 m &= m - 1;
                 let i = i0 + r;
                 prefetch(cols, ptr[(i + PREFETCH_ROWS).min(n)].min(last));
-                for p in ptr[i]..ptr[i + 1] {
-                    let j = cols[p] as usize;
+                let (s, e) = (ptr[i], ptr[i + 1]);
+                for (&c, p) in cols[s..e].iter().zip(s..) {
+                    let j = c as usize;
                     if x[j / 64] >> (j % 64) & 1 == 1 {
                         h |= 1 << r;
                         if one_at(p) {

@@ -331,10 +331,10 @@ fn csr_bits_kernel_matches_generic() {
             let got = mxv_csr_bits::<LorLand>(csr, &u, mask.as_ref()).expect("applies");
             same(&got, &generic::mxv_csr(LorLand, csr, &u, mask.as_ref()));
         }
-        // False values: present entries that are false (some, then all: an
-        // iso-valued false matrix). `csr` has answered `iso_value` above, so
-        // this also checks that `values_mut` forgets it.
-        for falsy_at in [|k: usize| k % 3 == 0, |_: usize| true] {
+        // False values: present entries that are false (some, then all).
+        // `csr` (all true) has answered `iso_value` above, so this also checks
+        // that `values_mut` forgets it.
+        for falsy_at in [|k: usize| k.is_multiple_of(3), |_: usize| true] {
             let mut falsy = csr.clone();
             for (k, v) in falsy.values_mut().iter_mut().enumerate() {
                 *v = !falsy_at(k);
