@@ -4,7 +4,7 @@ bitgraphblas-algorithms, with LAGraph-style formulations, on the real graphs of
 ../shared/data. The counterpart in Rust is algorithms/examples/bench_cpu.rs;
 benches/results/algorithms-cpu.md records both, measured in one run.
 
-    python scripts/suitesparse_algorithms.py [--threads 2] [--reps 5] [GRAPH ...]
+    python scripts/suitesparse_algorithms.py [--threads 2] [--reps 5] [--only ALGORITHM] [GRAPH ...]
 
 Needs python-graphblas, suitesparse-graphblas and scipy (pip install
 python-graphblas suitesparse-graphblas scipy). Prints one line per graph and
@@ -165,6 +165,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--pr-iters", type=int, default=20)
+    ap.add_argument("--only", help="one algorithm (a prefix of its name), as bench_cpu's --only")
     ap.add_argument("graphs", nargs="*", default=GRAPHS)
     args = ap.parse_args()
     gb.ss.config["nthreads"] = args.threads
@@ -191,22 +192,30 @@ def main():
         dangling(~present.S)[:] << 1.0
         src = even_sources(n, BC_SOURCES)
 
+        def want(alg):
+            return args.only is None or alg.startswith(args.only)
+
         def row(alg, res):
             best, med, check = res
             print(f"{name:<16} {alg:<10} {best * 1e3:>9.2f} {med * 1e3:>10.2f}  {check}", flush=True)
 
-        b, m, v = timed(lambda: bfs_levels(Ab, 0), args.reps)
-        row("bfs", (b, m, f"reached={v.nvals} max_level={v.reduce(monoid.max).value}"))
-        b, m, d = timed(lambda: sssp_unweighted(A, 0), args.reps)
-        row("sssp", (b, m, f"reached={d.nvals} max_dist={d.reduce(monoid.max).value}"))
-        b, m, (r, err) = timed(lambda: pagerank(AT, dout_scale, dangling, n, args.pr_iters), args.reps)
-        row(f"pagerank{args.pr_iters}", (b, m, f"sum={r.reduce(monoid.plus).value:.12f} r0={r[0].value:.12e}"))
-        b, m, f = timed(lambda: fastsv(S), args.reps)
-        ncomp = int((f.to_coo()[1] == np.arange(n)).sum())
-        row("cc", (b, m, f"components={ncomp}"))
-        b, m, t = timed(lambda: triangles(L), args.reps)
-        row("tc", (b, m, f"triangles={t}"))
-        if name in BC_GRAPHS:
+        if want("bfs"):
+            b, m, v = timed(lambda: bfs_levels(Ab, 0), args.reps)
+            row("bfs", (b, m, f"reached={v.nvals} max_level={v.reduce(monoid.max).value}"))
+        if want("sssp"):
+            b, m, d = timed(lambda: sssp_unweighted(A, 0), args.reps)
+            row("sssp", (b, m, f"reached={d.nvals} max_dist={d.reduce(monoid.max).value}"))
+        if want("pagerank"):
+            b, m, (r, err) = timed(lambda: pagerank(AT, dout_scale, dangling, n, args.pr_iters), args.reps)
+            row(f"pagerank{args.pr_iters}", (b, m, f"sum={r.reduce(monoid.plus).value:.12f} r0={r[0].value:.12e}"))
+        if want("cc"):
+            b, m, f = timed(lambda: fastsv(S), args.reps)
+            ncomp = int((f.to_coo()[1] == np.arange(n)).sum())
+            row("cc", (b, m, f"components={ncomp}"))
+        if want("tc"):
+            b, m, t = timed(lambda: triangles(L), args.reps)
+            row("tc", (b, m, f"triangles={t}"))
+        if name in BC_GRAPHS and want("bc"):
             b, m, c = timed(lambda: betweenness(A, AT, src), max(1, args.reps // 2))
             row(f"bc{len(src)}", (b, m, f"sum={c.reduce(monoid.plus).value:.6f}"))
     return 0

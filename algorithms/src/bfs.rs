@@ -380,14 +380,16 @@ where
                 visited,
             } => {
                 let got = b.download_vector(&next)?;
-                let reached = got.pattern();
-                for v in reached.iter_ones() {
-                    levels[v] = depth;
-                }
                 if let Some(p) = parents {
                     for (v, x) in got.entries() {
                         p[v] = Into::<u64>::into(x) as i64;
                     }
+                }
+                let reached = got.into_pattern();
+                for v in reached.iter_ones() {
+                    levels[v] = depth;
+                }
+                if parents.is_some() {
                     // The next frontier carries its own vertex ids.
                     let e = reached.iter_ones().map(|v| (v, id(v))).collect();
                     frontier = b.upload_vector(&Vector::from_entries(n, e)?)?;

@@ -232,6 +232,23 @@ impl<T: Scalar> Vector<T> {
             }
         }
     }
+    /// The set of present indices, taking the vector (no copy where it holds
+    /// its pattern as bits already).
+    ///
+    /// ```
+    /// use bitgraphblas::Vector;
+    /// let v = Vector::from_entries(4, vec![(1, 2.0), (3, 5.0)]).unwrap();
+    /// assert_eq!(v.into_pattern().iter_ones().collect::<Vec<_>>(), vec![1, 3]);
+    /// ```
+    pub fn into_pattern(self) -> BitVec {
+        match self.repr {
+            VectorRepr::Dense {
+                present: Some(p), ..
+            }
+            | VectorRepr::Bits(p) => p,
+            _ => self.pattern(),
+        }
+    }
     /// The set of present indices.
     pub fn pattern(&self) -> BitVec {
         match &self.repr {
