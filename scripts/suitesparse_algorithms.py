@@ -165,12 +165,17 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--pr-iters", type=int, default=20)
+    # The wheel's JIT names a compiler path that does not exist here, so it cannot
+    # compile; in its installed mode ("run") SuiteSparse then looks for kernels in
+    # an empty cache on every call (road PageRank: 140-800 ms instead of 27 ms).
+    ap.add_argument("--jit", default="off", help="SuiteSparse JIT control: off (default), run or on")
     ap.add_argument("--only", help="one algorithm (a prefix of its name), as bench_cpu's --only")
     ap.add_argument("graphs", nargs="*", default=GRAPHS)
     args = ap.parse_args()
     gb.ss.config["nthreads"] = args.threads
+    gb.ss.config["jit_c_control"] = args.jit
     print(f"# SuiteSparse:GraphBLAS {gb.ss.about['library_version']} via python-graphblas "
-          f"{gb.__version__}, {gb.ss.config['nthreads']} threads, best and median of {args.reps}")
+          f"{gb.__version__}, {gb.ss.config['nthreads']} threads, JIT {args.jit}, best and median of {args.reps}")
     print(f"{'graph':<16} {'algorithm':<10} {'best ms':>9} {'median ms':>10}  check")
     for rel in args.graphs:
         path = DATA / rel

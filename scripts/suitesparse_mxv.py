@@ -69,8 +69,12 @@ def main():
     p.add_argument("--data", default=os.path.join(here, "..", "..", "shared", "data"))
     p.add_argument("--gen-dir", default=None)
     p.add_argument("--only", default=None)
+    # As in suitesparse_algorithms.py: the wheel's JIT cannot compile here, and in
+    # its installed mode ("run") it searches an empty kernel cache on every call.
+    p.add_argument("--jit", default="off", help="SuiteSparse JIT control: off (default), run or on")
     args = p.parse_args()
     gb.ss.config["nthreads"] = args.threads
+    gb.ss.config["jit_c_control"] = args.jit
 
     graphs = [(name, os.path.join(args.data, rel)) for name, rel in REAL]
     if args.gen_dir:
