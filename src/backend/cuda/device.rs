@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
@@ -87,6 +87,9 @@ pub(crate) struct Dev {
     modules: Mutex<HashMap<ModuleId, Arc<CudaModule>>>,
     funcs: Mutex<HashMap<String, CudaFunction>>,
     poison: AtomicBool,
+    /// Limits of the fused BFS's one-block levels (`visit.rs`): the most
+    /// frontier out-edges, and the most frontier vertices (queue length).
+    pub bfs_block: [AtomicU64; 2],
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -166,6 +169,15 @@ impl Dev {
             modules: Mutex::new(HashMap::new()),
             funcs: Mutex::new(HashMap::new()),
             poison: AtomicBool::new(false),
+            bfs_block: [
+                AtomicU64::new(
+                    std::env::var("BITGRAPHBLAS_BFS_BLOCK_EDGES")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(super::visit::BLOCK_EDGES),
+                ),
+                AtomicU64::new(super::visit::BLOCK_QUEUE),
+            ],
         })
     }
 
@@ -213,27 +225,7 @@ impl Dev {
         if grid == 0 {
             return Ok(());
         }
-        let mut b = self.stream.launch_builder(f);
-        for a in args {
-            match a {
-                Arg::U64(x) => b.arg(x),
-                Arg::U32(x) => b.arg(x),
-                Arg::I32(x) => b.arg(x),
-                Arg::I64(x) => b.arg(x),
-            };
-        }
-        let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: (grid, 1, 1),
-            block_dim: (block, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: argument order and types follow the kernel signatures; the
-        // typed wrappers in launch.rs are the only callers.
-        unsafe { b.launch(cfg) }.map_err(drv("launch"))?;
-        if self.poison.load(Ordering::Relaxed) {
-            self.sync()?;
-        }
-        Ok(())
+        self.start(f, grid, block, args, false)
     }
 
     /// Launches `f` cooperatively on as many blocks of `block` threads as can
@@ -242,7 +234,19 @@ impl Dev {
         let per_sm = f
             .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
             .map_err(drv("occupancy"))?;
-        let grid = per_sm.max(1) * self.sm_count;
+        self.start(f, per_sm.max(1) * self.sm_count, block, args, true)
+    }
+
+    /// The launch of `launch` and `launch_resident` (`cooperative`: all
+    /// blocks resident at once, or an error).
+    fn start(
+        &self,
+        f: &CudaFunction,
+        grid: u32,
+        block: u32,
+        args: &[Arg],
+        cooperative: bool,
+    ) -> Result<()> {
         let mut b = self.stream.launch_builder(f);
         for a in args {
             match a {
@@ -257,9 +261,15 @@ impl Dev {
             block_dim: (block, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: as in `launch`; a cooperative launch fails rather than
-        // start more blocks than can be resident, so the barrier cannot hang.
-        unsafe { b.launch_cooperative(cfg) }.map_err(drv("cooperative launch"))?;
+        if cooperative {
+            // SAFETY: as below; a cooperative launch fails rather than start
+            // more blocks than can be resident, so a grid barrier cannot hang.
+            unsafe { b.launch_cooperative(cfg) }.map_err(drv("cooperative launch"))?;
+        } else {
+            // SAFETY: argument order and types follow the kernel signatures;
+            // the typed wrappers in launch.rs are the only callers.
+            unsafe { b.launch(cfg) }.map_err(drv("launch"))?;
+        }
         if self.poison.load(Ordering::Relaxed) {
             self.sync()?;
         }
