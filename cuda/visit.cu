@@ -303,7 +303,7 @@ template <typename Rows> __device__ __forceinline__ void grid_levels(const Rows&
       }
       if (back) {
         // hand the frontier to the block kernel (ST_QN is zero: the block
-        // kernel cleared it when it last ran)
+        // kernel, launched before this one, cleared it)
         for (u64 q0 = warp * 32; q0 < nwords; q0 += nwarps * 32) {
           const u64 q = q0 + lane;
           enqueue_word(q, q < nwords ? nx[q] : 0, s.q0, s.qcap, &st[ST_QN]);
@@ -325,8 +325,9 @@ template <typename Rows> __device__ __forceinline__ void block_levels(const Rows
   u64* st = s.st;
   const u32 tid = threadIdx.x, lane = tid & 31, warp = tid / 32;
   if (tid == 0) {
-    // the grid kernel's level rings start from zero
+    // the grid kernel's level rings and queue start from zero
     for (int k = ST_CNT; k < ST_EDG + 3; ++k) st[k] = 0;
+    st[ST_QN] = 0;
     for (int k = 0; k < 3; ++k) cnt_ring[k] = edg_ring[k] = 0;
   }
   if (ld_volatile(&st[ST_DONE])) return;
@@ -339,7 +340,6 @@ template <typename Rows> __device__ __forceinline__ void block_levels(const Rows
   u32* qn = s.q1;
   for (u64 k = tid; k < c; k += BLOCK_THREADS) f[q[k] >> 5] = 0;
   __syncthreads();
-  if (tid == 0) st[ST_QN] = 0;
   for (u32 d = 0;; ++d) {
     const u32 slot = d % 3;
     const i64 dnew = s.depth + (i64)(done + d + 1);
