@@ -91,20 +91,19 @@ struct Search {
 
   // Out-degree of vertex j (absent: 0).
   __device__ __forceinline__ u64 degree_of(u64 j) const {
-    if (deg_pres && !bit_get(deg_pres, j)) return 0;
-    return (u64)deg[j];
+    // both loads in flight at once (deg holds n values, present or not)
+    const u32 pw = deg_pres ? deg_pres[j >> 5] : FULL_MASK;
+    const f64 v = deg[j];
+    return (pw >> (j & 31)) & 1u ? (u64)v : 0;
   }
   // The caller's stop rule after a level with c vertices and e out-edges.
   __device__ __forceinline__ bool stop(u64 c, u64 e, u64 levels_done, u64 unvisited) const {
     return c == 0 || levels_done >= max_levels || e * alpha > unvisited || e > max_edges;
   }
-  // Claims the unvisited vertices among `bits` of word wi at level `d`; calls
+  // Records the vertices `f` of word wi, just claimed, at level `d`: calls
   // `fresh(j)` for each, and counts their out-edges.
   template <typename Fresh>
-  __device__ __forceinline__ void claim(u64 wi, u32 bits, i64 d, u64& edges, Fresh fresh) const {
-    u32 f = bits & ~vis[wi];
-    if (!f) return;
-    f &= ~atomicOr(&vis[wi], f);
+  __device__ __forceinline__ void record(u64 wi, u32 f, i64 d, u64& edges, Fresh fresh) const {
     for (; f; f &= f - 1) {
       const u64 j = wi * 32 + (__ffs(f) - 1);
       level[j] = d;
@@ -112,13 +111,22 @@ struct Search {
       fresh(j);
     }
   }
+  // Claims the unvisited vertices among `bits` of word wi (a read first: most
+  // are visited in large frontiers) and records them.
+  template <typename Fresh>
+  __device__ __forceinline__ void claim(u64 wi, u32 bits, i64 d, u64& edges, Fresh fresh) const {
+    u32 f = bits & ~vis[wi];
+    if (!f) return;
+    f &= ~atomicOr(&vis[wi], f);
+    record(wi, f, d, edges, fresh);
+  }
 };
 
 // The two storage forms, as the kernels see a vertex's out-neighbours:
 // `range(i, b, e)` gives the items (edges, tiles) of vertex i's row,
-// `item(i, p, f)` calls f(word, bits) with the vertices item p reaches, and
-// `word(q, w, lane, f)` does the same for every vertex of frontier word q
-// (bits w), the warp's lanes striding the items.
+// `at(i, p, wi, x)` the vertices item p reaches (bits x of word wi; x = 0:
+// none), and `word(q, w, lane, f)` calls f(wi, x) for every vertex of frontier
+// word q (bits w), the warp's lanes striding the items.
 struct CsrRows {
   const u32* __restrict__ rowptr;
   const u32* __restrict__ colidx;
@@ -126,15 +134,21 @@ struct CsrRows {
     b = rowptr[i];
     e = rowptr[i + 1];
   }
-  template <typename F> __device__ __forceinline__ void item(u64, u32 p, F f) const {
+  __device__ __forceinline__ void at(u64, u32 p, u64& wi, u32& x) const {
     const u32 j = colidx[p];
-    f((u64)(j >> 5), 1u << (j & 31));
+    wi = j >> 5;
+    x = 1u << (j & 31);
   }
   template <typename F> __device__ __forceinline__ void word(u64 q, u32 w, int lane, F f) const {
     for (; w; w &= w - 1) {
       const u64 i = q * 32 + (__ffs(w) - 1);
       const u32 p1 = rowptr[i + 1];
-      for (u32 p = rowptr[i] + lane; p < p1; p += 32) item(i, p, f);
+      for (u32 p = rowptr[i] + lane; p < p1; p += 32) {
+        u64 wi;
+        u32 x;
+        at(i, p, wi, x);
+        f(wi, x);
+      }
     }
   }
 };
@@ -146,17 +160,17 @@ template <int K> struct B2srRows {
   const u32* __restrict__ colidx;
   const u8* __restrict__ tiles;
   u32 tile_rows;
-  template <typename F> __device__ __forceinline__ void reach(u32 t, u32 x, F f) const {
-    if (!x) return;
+  __device__ __forceinline__ void reach(u32 t, u32 x, u64& wi, u32& out) const {
     const u64 base = (u64)colidx[t] * K;
-    f(base >> 5, K == 32 ? x : x << (base & 31));
+    wi = base >> 5;
+    out = K == 32 ? x : x << (base & 31);
   }
   __device__ __forceinline__ void range(u64 i, u32& b, u32& e) const {
     b = rowptr[i / K];
     e = rowptr[i / K + 1];
   }
-  template <typename F> __device__ __forceinline__ void item(u64 i, u32 t, F f) const {
-    reach(t, tile_row<K>(tiles, t, (int)(i % K)), f);
+  __device__ __forceinline__ void at(u64 i, u32 t, u64& wi, u32& x) const {
+    reach(t, tile_row<K>(tiles, t, (int)(i % K)), wi, x);
   }
   template <typename F> __device__ __forceinline__ void word(u64 q, u32 w, int lane, F f) const {
 #pragma unroll
@@ -168,11 +182,42 @@ template <int K> struct B2srRows {
       for (u32 t = rowptr[tr] + lane; t < t1; t += 32) {
         u32 x = 0;
         for (u32 r = fb; r; r &= r - 1) x |= tile_row<K>(tiles, t, __ffs(r) - 1);
-        reach(t, x, f);
+        if (!x) continue;
+        u64 wi;
+        u32 bits;
+        reach(t, x, wi, bits);
+        f(wi, bits);
       }
     }
   }
 };
+
+// Items per batch of the block kernel: their reads, then their claims, are
+// in flight together.
+#define BATCH 4
+
+// The block kernel's share of vertex i: items b, b + stride, .. below e, in
+// batches; each candidate claimed with one atomicOr (no read first: a
+// round trip less for the fresh ones).
+template <typename Rows, typename Fresh>
+__device__ __forceinline__ void push_row(const Rows& rows, const Search& s, u64 i, u32 b, u32 e, u32 stride, i64 d,
+                                         u64& edges, Fresh fresh) {
+  for (u32 p = b; p < e; p += BATCH * stride) {
+    u64 wi[BATCH];
+    u32 x[BATCH];
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      x[u] = 0;
+      wi[u] = 0;
+      if (p + u * stride < e) rows.at(i, p + u * stride, wi[u], x[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u)
+      if (x[u]) x[u] &= ~atomicOr(&s.vis[wi[u]], x[u]);
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) s.record(wi[u], x[u], d, edges, fresh);
+  }
+}
 
 // Sums a value over the warp (lane 0 has the total).
 __device__ __forceinline__ u64 warp_sum(u64 x) {
@@ -344,14 +389,12 @@ template <typename Rows> __device__ __forceinline__ void block_levels(const Rows
     const u32 slot = d % 3;
     const i64 dnew = s.depth + (i64)(done + d + 1);
     u64 edges = 0;
-    const auto push = [&](u64 wi, u32 bits) {
-      s.claim(wi, bits, dnew, edges, [&](u64 j) {
-        const u32 pos = atomicAdd(&cnt_ring[slot], 1u);
-        if (pos < s.qcap)
-          qn[pos] = (u32)j;
-        else
-          atomicOr(&f[j >> 5], 1u << (j & 31));  // overflow: the grid kernel takes it
-      });
+    const auto fresh = [&](u64 j) {
+      const u32 pos = atomicAdd(&cnt_ring[slot], 1u);
+      if (pos < s.qcap)
+        qn[pos] = (u32)j;
+      else
+        atomicOr(&f[j >> 5], 1u << (j & 31));  // overflow: the grid kernel takes it
     };
     // One vertex per thread; rows longer than WARP_ROW by the whole warp.
     for (u64 k0 = (u64)warp * 32; k0 < c; k0 += BLOCK_THREADS) {
@@ -363,13 +406,12 @@ template <typename Rows> __device__ __forceinline__ void block_levels(const Rows
         rows.range(i, b, e);
       }
       const bool wide = e - b > WARP_ROW;
-      if (!wide)
-        for (u32 p = b; p < e; ++p) rows.item(i, p, push);
+      if (!wide) push_row(rows, s, i, b, e, 1, dnew, edges, fresh);
       for (u32 w = __ballot_sync(FULL_MASK, wide); w; w &= w - 1) {
         const int src = __ffs(w) - 1;
         const u64 wi = __shfl_sync(FULL_MASK, i, src);
         const u32 wb = __shfl_sync(FULL_MASK, b, src), we = __shfl_sync(FULL_MASK, e, src);
-        for (u32 p = wb + lane; p < we; p += 32) rows.item(wi, p, push);
+        push_row(rows, s, wi, wb + lane, we, 32, dnew, edges, fresh);
       }
     }
     edges = warp_sum(edges);

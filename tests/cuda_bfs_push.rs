@@ -260,7 +260,14 @@ fn run_large<B: Backend>(b: &B) -> Result<()> {
     let (n, e) = star(300, 40_000);
     for format in [Format::Csr, Format::B2sr(TileSize::T8)] {
         for source in [0, 299, n - 1] {
-            check(b, n, &e, format, source, &format!("star 40000 source={source}"))?;
+            check(
+                b,
+                n,
+                &e,
+                format,
+                source,
+                &format!("star 40000 source={source}"),
+            )?;
         }
     }
     Ok(())

@@ -193,7 +193,8 @@ where
 {
     let b = g.backend();
     let n = g.nvertices();
-    let (a, at) = (g.a_bool()?, g.at_bool()?);
+    // pushes read single rows (CSR), pulls whole tile rows (the graph's format)
+    let (a, at) = (g.a_bool_csr()?, g.at_bool()?);
     // dense: the fused push reads degrees in place
     let degree = b.convert_vector(g.out_degree()?, VectorFormat::Dense)?;
     let degree = &degree;

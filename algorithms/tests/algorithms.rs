@@ -439,7 +439,12 @@ fn gpu_backend_all_algorithms() {
                 Format::B2sr(TileSize::T32),
                 Format::Auto,
             ] {
-                check_bfs(&gpu, &p, f, &format!("gpu {what} block limits {edges} {vertices}"));
+                check_bfs(
+                    &gpu,
+                    &p,
+                    f,
+                    &format!("gpu {what} block limits {edges} {vertices}"),
+                );
             }
         }
     }
