@@ -191,6 +191,9 @@ const FORMATS: [Format; 5] = [
     Format::B2sr(TileSize::T32),
 ];
 
+/// A graph's edges.
+type Edges = Vec<(usize, usize)>;
+
 /// A `k x k` grid, edges both ways between neighbours.
 fn grid(k: usize) -> Vec<(usize, usize)> {
     let mut e = vec![];
@@ -228,7 +231,7 @@ fn run_all<B: Backend>(b: &B) -> Result<()> {
     let s = seed();
     println!("seed {s}");
     let mut rng = StdRng::seed_from_u64(s);
-    let mut graphs: Vec<(String, usize, Vec<(usize, usize)>)> = vec![];
+    let mut graphs: Vec<(String, usize, Edges)> = vec![];
     for (n, p, hubs, path) in [
         (1, 0.0, 0, false),
         (37, 0.05, 1, false),
