@@ -9,7 +9,9 @@
 // * `bfs_block_*` (one block of 1024 threads) runs the levels of small
 //   frontiers: the frontier is a queue of vertex numbers (two ping-pong
 //   buffers), a level costs its frontier's out-edges and ends with
-//   __syncthreads. It leaves when a new frontier has more than `block_edges`
+//   __syncthreads. Where the launch gives it n / 32 words of dynamic shared
+//   memory it claims in a shared copy of the visited bits (setting the global
+//   ones without waiting), else in global memory. It leaves when a new frontier has more than `block_edges`
 //   out-edges or more than `qcap` vertices, after writing it as packed bits.
 // * `bfs_push_*` (cooperative, the whole device) runs the levels of large
 //   frontiers: each level reads the frontier's packed bits (clearing each word
@@ -100,15 +102,22 @@ struct Search {
   __device__ __forceinline__ bool stop(u64 c, u64 e, u64 levels_done, u64 unvisited) const {
     return c == 0 || levels_done >= max_levels || e * alpha > unvisited || e > max_edges;
   }
+  // Out-degree of the lowest vertex among bits f of word wi (none: 0).
+  __device__ __forceinline__ u64 lowest_degree(u64 wi, u32 f) const {
+    return f ? degree_of(wi * 32 + (__ffs(f) - 1)) : 0;
+  }
   // Records the vertices `f` of word wi, just claimed, at level `d`: calls
-  // `fresh(j)` for each, and counts their out-edges.
+  // `fresh(j)` for each, and counts their out-edges (`d0`: the lowest one's,
+  // `lowest_degree` read ahead by the caller, so that a batch's reads are in
+  // flight together).
   template <typename Fresh>
-  __device__ __forceinline__ void record(u64 wi, u32 f, i64 d, u64& edges, Fresh fresh) const {
-    for (; f; f &= f - 1) {
+  __device__ __forceinline__ void record(u64 wi, u32 f, u64 d0, i64 d, u64& edges, Fresh fresh) const {
+    for (u64 dg = d0; f; f &= f - 1) {
       const u64 j = wi * 32 + (__ffs(f) - 1);
       level[j] = d;
-      edges += degree_of(j);
+      edges += dg;
       fresh(j);
+      dg = lowest_degree(wi, f & (f - 1));
     }
   }
   // Claims the unvisited vertices among `bits` of word wi (a read first: most
@@ -118,7 +127,7 @@ struct Search {
     u32 f = bits & ~vis[wi];
     if (!f) return;
     f &= ~atomicOr(&vis[wi], f);
-    record(wi, f, d, edges, fresh);
+    record(wi, f, lowest_degree(wi, f), d, edges, fresh);
   }
 };
 
@@ -198,10 +207,12 @@ template <int K> struct B2srRows {
 
 // The block kernel's share of vertex i: items b, b + stride, .. below e, in
 // batches; each candidate claimed with one atomicOr (no read first: a
-// round trip less for the fresh ones).
+// round trip less for the fresh ones), in the block's shared copy `svis` of
+// the visited bits where it has one (then the global bits are set without
+// waiting), else in global memory; the claimed vertices' degrees read together.
 template <typename Rows, typename Fresh>
-__device__ __forceinline__ void push_row(const Rows& rows, const Search& s, u64 i, u32 b, u32 e, u32 stride, i64 d,
-                                         u64& edges, Fresh fresh) {
+__device__ __forceinline__ void push_row(const Rows& rows, const Search& s, u32* svis, u64 i, u32 b, u32 e,
+                                         u32 stride, i64 d, u64& edges, Fresh fresh) {
   for (u32 p = b; p < e; p += BATCH * stride) {
     u64 wi[BATCH];
     u32 x[BATCH];
@@ -213,10 +224,23 @@ __device__ __forceinline__ void push_row(const Rows& rows, const Search& s, u64 
     }
 #pragma unroll
     for (int u = 0; u < BATCH; ++u)
-      if (x[u]) x[u] &= ~atomicOr(&s.vis[wi[u]], x[u]);
+      if (x[u]) x[u] &= ~(svis ? atomicOr(&svis[wi[u]], x[u]) : atomicOr(&s.vis[wi[u]], x[u]));
+    u64 d0[BATCH];
 #pragma unroll
-    for (int u = 0; u < BATCH; ++u) s.record(wi[u], x[u], d, edges, fresh);
+    for (int u = 0; u < BATCH; ++u) {
+      if (svis && x[u]) atomicOr(&s.vis[wi[u]], x[u]);
+      d0[u] = s.lowest_degree(wi[u], x[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) s.record(wi[u], x[u], d0[u], d, edges, fresh);
   }
+}
+
+// Bytes of dynamic shared memory of this launch.
+__device__ __forceinline__ u32 dynamic_smem_bytes() {
+  u32 r;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+  return r;
 }
 
 // Sums a value over the warp (lane 0 has the total).
@@ -384,6 +408,12 @@ template <typename Rows> __device__ __forceinline__ void block_levels(const Rows
   u32* q = s.q0;
   u32* qn = s.q1;
   for (u64 k = tid; k < c; k += BLOCK_THREADS) f[q[k] >> 5] = 0;
+  // the visited bits in shared memory where the launch gave room for them
+  extern __shared__ u32 smem[];
+  const u64 nwords = (s.n + 31) / 32;
+  u32* svis = dynamic_smem_bytes() >= nwords * 4 ? smem : nullptr;
+  if (svis)
+    for (u64 k = tid; k < nwords; k += BLOCK_THREADS) svis[k] = s.vis[k];
   __syncthreads();
   for (u32 d = 0;; ++d) {
     const u32 slot = d % 3;
@@ -406,12 +436,12 @@ template <typename Rows> __device__ __forceinline__ void block_levels(const Rows
         rows.range(i, b, e);
       }
       const bool wide = e - b > WARP_ROW;
-      if (!wide) push_row(rows, s, i, b, e, 1, dnew, edges, fresh);
+      if (!wide) push_row(rows, s, svis, i, b, e, 1, dnew, edges, fresh);
       for (u32 w = __ballot_sync(FULL_MASK, wide); w; w &= w - 1) {
         const int src = __ffs(w) - 1;
         const u64 wi = __shfl_sync(FULL_MASK, i, src);
         const u32 wb = __shfl_sync(FULL_MASK, b, src), we = __shfl_sync(FULL_MASK, e, src);
-        push_row(rows, s, wi, wb + lane, we, 32, dnew, edges, fresh);
+        push_row(rows, s, svis, wi, wb + lane, we, 32, dnew, edges, fresh);
       }
     }
     edges = warp_sum(edges);

@@ -299,6 +299,16 @@ fn bfs_push_cuda_matches_reference() -> Result<()> {
         gpu.set_bfs_block_limits(default.0, default.1);
         r?;
     }
+    // The one-block kernel claiming in global memory (as where the visited
+    // bits do not fit in shared memory), alone and handing over.
+    gpu.set_bfs_block_shared(false);
+    let r = run_all(gpu).and_then(|_| run_large(gpu)).and_then(|_| {
+        gpu.set_bfs_block_limits(6, 1000);
+        run_all(gpu)
+    });
+    gpu.set_bfs_block_limits(default.0, default.1);
+    gpu.set_bfs_block_shared(true);
+    r?;
     Ok(())
 }
 

@@ -90,6 +90,9 @@ pub(crate) struct Dev {
     /// Limits of the fused BFS's one-block levels (`visit.rs`): the most
     /// frontier out-edges, and the most frontier vertices (queue length).
     pub bfs_block: [AtomicU64; 2],
+    /// Whether the fused BFS's one-block kernel may keep the visited bits in
+    /// shared memory (where they fit; `visit.rs`).
+    pub bfs_shared: AtomicBool,
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -178,6 +181,7 @@ impl Dev {
                 ),
                 AtomicU64::new(super::visit::BLOCK_QUEUE),
             ],
+            bfs_shared: AtomicBool::new(true),
         })
     }
 
@@ -225,7 +229,45 @@ impl Dev {
         if grid == 0 {
             return Ok(());
         }
-        self.start(f, grid, block, args, false)
+        self.start(f, grid, block, 0, args, false)
+    }
+
+    /// The most bytes of dynamic shared memory a launch of `f` may ask for
+    /// (the device's opt-in limit per block less `f`'s static shared memory).
+    pub fn shared_room(&self, f: &CudaFunction) -> Result<u32> {
+        use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute_enum};
+        let max = self
+            .ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .map_err(drv("device"))?;
+        let used = f
+            .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            .map_err(drv("function attribute"))?;
+        Ok((max - used).max(0) as u32)
+    }
+
+    /// Launches `f` on `grid` blocks of `block` threads with `shared` bytes of
+    /// dynamic shared memory (at most [`Dev::shared_room`]; beyond the
+    /// default 48 KiB the function is opted in first).
+    pub fn launch_shared(
+        &self,
+        f: &CudaFunction,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: &[Arg],
+    ) -> Result<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        if shared > 48 << 10 {
+            f.set_attribute(
+                cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared as i32,
+            )
+            .map_err(drv("function attribute"))?;
+        }
+        self.start(f, grid, block, shared, args, false)
     }
 
     /// Launches `f` cooperatively on as many blocks of `block` threads as can
@@ -234,16 +276,18 @@ impl Dev {
         let per_sm = f
             .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
             .map_err(drv("occupancy"))?;
-        self.start(f, per_sm.max(1) * self.sm_count, block, args, true)
+        self.start(f, per_sm.max(1) * self.sm_count, block, 0, args, true)
     }
 
-    /// The launch of `launch` and `launch_resident` (`cooperative`: all
-    /// blocks resident at once, or an error).
+    /// The launch of `launch`, `launch_shared` and `launch_resident`
+    /// (`shared`: bytes of dynamic shared memory; `cooperative`: all blocks
+    /// resident at once, or an error).
     fn start(
         &self,
         f: &CudaFunction,
         grid: u32,
         block: u32,
+        shared: u32,
         args: &[Arg],
         cooperative: bool,
     ) -> Result<()> {
@@ -259,7 +303,7 @@ impl Dev {
         let cfg = cudarc::driver::LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (block, 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: shared,
         };
         if cooperative {
             // SAFETY: as below; a cooperative launch fails rather than start

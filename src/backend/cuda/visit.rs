@@ -161,10 +161,21 @@ impl CudaBackend {
             Some(_) => ("bfs_block_b2sr", "bfs_push_b2sr"),
         };
         let (small, large) = (self.dev.func(id, small, k)?, self.dev.func(id, large, k)?);
+        // The one-block kernel claims in a shared copy of the visited bits
+        // where they fit (a level then waits on no global atomic).
+        let vis_bytes = 4 * bit_words(n) as u64;
+        let shared = if self.dev.bfs_shared.load(Ordering::Relaxed)
+            && vis_bytes <= self.dev.shared_room(&small)? as u64
+        {
+            vis_bytes as u32
+        } else {
+            0
+        };
         // Each pair runs at least one level; the grid kernel stops short of
         // the rule only to hand a small frontier back to the block.
         let s = loop {
-            self.dev.launch(&small, 1, BLOCK_THREADS, &args)?;
+            self.dev
+                .launch_shared(&small, 1, BLOCK_THREADS, shared, &args)?;
             self.dev.launch_resident(&large, BLOCK, &args)?;
             let s = read(&st)?;
             if s[ST_DONE] != 0 {
@@ -186,6 +197,19 @@ impl CudaBackend {
     pub fn set_bfs_block_limits(&self, edges: u64, vertices: usize) {
         self.dev.bfs_block[0].store(edges, Ordering::Relaxed);
         self.dev.bfs_block[1].store(vertices.max(1) as u64, Ordering::Relaxed);
+    }
+
+    /// Whether the fused BFS's one-block kernel may keep the visited bits in
+    /// shared memory where they fit (default: yes; without, it claims
+    /// vertices in global memory). The results do not depend on it (tests
+    /// cover both forms).
+    pub fn set_bfs_block_shared(&self, on: bool) {
+        self.dev.bfs_shared.store(on, Ordering::Relaxed);
+    }
+
+    /// The choice [`CudaBackend::set_bfs_block_shared`] made.
+    pub fn bfs_block_shared(&self) -> bool {
+        self.dev.bfs_shared.load(Ordering::Relaxed)
     }
 
     /// The limits [`CudaBackend::set_bfs_block_limits`] set: `(edges, vertices)`.
