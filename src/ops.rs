@@ -784,8 +784,9 @@ pub fn scale_dense_rows<B: Backend, T: Scalar, Op: BinaryOp<T>>(
 /// With `max_levels = 0` no level runs and the result measures `frontier`.
 /// `frontier`'s values are ignored (its pattern is the frontier; a backend
 /// may keep it as that pattern, entries `true`).
-/// On the CUDA backend all levels of one call are one launch; the counts come
-/// back once per call.
+/// On the CUDA backend the levels of one call are a few launches (one thread
+/// block while the frontier is small, the whole device while it is large);
+/// the counts come back once per call and per hand-over back to the block.
 ///
 /// ```
 /// use bitgraphblas::backend::PushLimits;

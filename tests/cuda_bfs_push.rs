@@ -8,6 +8,12 @@
 //! every call's levels, frontier and counts must match the reference run
 //! from the state the backend had before the call.
 //!
+//! On the CUDA backend the searches run again with small limits of the
+//! one-block levels (`CudaBackend::set_bfs_block_limits`), so that they hand
+//! over between the one-block and the whole-device kernels both ways, and a
+//! large graph (a hub of 40 000 out-edges between paths) crosses the default
+//! limits. Sources include vertices without out-edges.
+//!
 //! Without a GPU the CUDA test prints a SKIPPED line (`BITGRAPHBLAS_REQUIRE_GPU=1`
 //! fails instead). The seed is printed and can be fixed with `BITGRAPHBLAS_SEED`.
 
@@ -185,10 +191,47 @@ const FORMATS: [Format; 5] = [
     Format::B2sr(TileSize::T32),
 ];
 
+/// A graph's edges.
+type Edges = Vec<(usize, usize)>;
+
+/// A `k x k` grid, edges both ways between neighbours.
+fn grid(k: usize) -> Vec<(usize, usize)> {
+    let mut e = vec![];
+    for r in 0..k {
+        for c in 0..k {
+            let v = r * k + c;
+            if c + 1 < k {
+                e.extend([(v, v + 1), (v + 1, v)]);
+            }
+            if r + 1 < k {
+                e.extend([(v, v + k), (v + k, v)]);
+            }
+        }
+    }
+    e
+}
+
+/// A path of `tail` vertices into a hub with `leaves` out-edges, every leaf
+/// into one of 20 vertices that start a second path of `tail` vertices, and
+/// 7 isolated vertices at the end: small frontiers, one huge one (the
+/// leaves), small ones again.
+fn star(tail: usize, leaves: usize) -> (usize, Vec<(usize, usize)>) {
+    let hub = tail;
+    let fan = hub + 1 + leaves;
+    let end = fan + 20 + tail;
+    let mut e: Vec<(usize, usize)> = (0..tail).map(|i| (i, i + 1)).collect();
+    for l in hub + 1..fan {
+        e.extend([(hub, l), (l, fan + l % 20)]);
+    }
+    e.extend((fan..end - 1).map(|i| (i, i + 1)));
+    (end + 7, e)
+}
+
 fn run_all<B: Backend>(b: &B) -> Result<()> {
     let s = seed();
     println!("seed {s}");
     let mut rng = StdRng::seed_from_u64(s);
+    let mut graphs: Vec<(String, usize, Edges)> = vec![];
     for (n, p, hubs, path) in [
         (1, 0.0, 0, false),
         (37, 0.05, 1, false),
@@ -197,23 +240,36 @@ fn run_all<B: Backend>(b: &B) -> Result<()> {
         (130, 0.002, 0, true),
     ] {
         let e = graph(&mut rng, n, p, hubs, path);
+        graphs.push((format!("n={n} p={p} hubs={hubs} path={path}"), n, e));
+    }
+    graphs.push(("grid 13x13".into(), 169, grid(13)));
+    let (n, e) = star(40, 150);
+    graphs.push(("star 150".into(), n, e));
+    for (what, n, e) in &graphs {
+        let n = *n;
         for format in FORMATS {
-            let source = rng.gen_range(0..n);
+            // a random source, the first vertex, and vertex 5 (no out-edges
+            // in the random graphs without a path)
+            for source in [rng.gen_range(0..n), 0, 5 % n] {
+                check(b, n, e, format, source, &format!("{what} source={source}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The star with a hub above the CUDA backend's default one-block limit.
+fn run_large<B: Backend>(b: &B) -> Result<()> {
+    let (n, e) = star(300, 40_000);
+    for format in [Format::Csr, Format::B2sr(TileSize::T8)] {
+        for source in [0, 299, n - 1] {
             check(
                 b,
                 n,
                 &e,
                 format,
                 source,
-                &format!("n={n} p={p} hubs={hubs} path={path} source={source}"),
-            )?;
-            check(
-                b,
-                n,
-                &e,
-                format,
-                0,
-                &format!("n={n} p={p} hubs={hubs} path={path} source=0"),
+                &format!("star 40000 source={source}"),
             )?;
         }
     }
@@ -232,7 +288,33 @@ fn bfs_push_cuda_matches_reference() -> Result<()> {
     else {
         return Ok(());
     };
-    run_all(gpu)
+    let default = gpu.bfs_block_limits();
+    run_all(gpu)?;
+    run_large(gpu)?;
+    // Tiny one-block limits: the searches cross over between the kernels
+    // both ways (on edges, and on the queue length).
+    for (edges, vertices) in [(0, 1), (6, 1000), (40, 5), (1000, 1)] {
+        gpu.set_bfs_block_limits(edges, vertices);
+        let r = run_all(gpu);
+        gpu.set_bfs_block_limits(default.0, default.1);
+        r?;
+    }
+    // The one-block kernel claiming in global memory (as where the visited
+    // bits do not fit in shared memory), alone and handing over.
+    gpu.set_bfs_block_shared(false);
+    let r = run_all(gpu).and_then(|_| run_large(gpu)).and_then(|_| {
+        gpu.set_bfs_block_limits(6, 1000);
+        run_all(gpu)
+    });
+    gpu.set_bfs_block_limits(default.0, default.1);
+    gpu.set_bfs_block_shared(true);
+    r?;
+    Ok(())
+}
+
+#[test]
+fn bfs_push_cpu_large_star() -> Result<()> {
+    run_large(&Cpu::new())
 }
 
 #[test]

@@ -73,8 +73,11 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// `O(new vertices)`, with the visited set kept as packed bits. On a device
 /// backend the level vector itself is the visited set (its structure,
 /// complemented, is the mask). Levels only: runs of push levels are one
-/// [`ops::bfs_push`] each (on the CUDA backend one launch for the whole run and
-/// one host round trip), and a run stops where Beamer's rule, on edges (the
+/// [`ops::bfs_push`] each, on `A` in CSR ([`Graph::a_bool_csr`]: a pushed
+/// vertex reads its own row; on the CUDA backend the levels of small
+/// frontiers run in one thread block, those of large ones on the whole
+/// device, with one host round trip per run and per hand-over back to the
+/// block), and a run stops where Beamer's rule, on edges (the
 /// frontier's out-edges `· α` against the unvisited vertices' out-edges), says
 /// to pull; a pulled level is a masked `mxv` and a masked assignment. With
 /// parents, every level is a product, `level<next> = depth`,
@@ -82,9 +85,10 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// frontier size read back every 1 to 16 levels.
 ///
 /// **Cost**: `O(n + m)` work over the whole search plus `O(n / 64)` words per
-/// level for the bit masks; a push reads the frontier's `O(n / 32)` words and
-/// the rows of its vertices only (on the CUDA backend, `cuda/visit.cu` and
-/// `cuda/push.cu`).
+/// level for the bit masks; a push reads the rows of the frontier's vertices
+/// and the frontier (as a vertex queue while it is small, on the CUDA
+/// backend: `O(frontier out-edges)` per level; else its `O(n / 32)` words;
+/// `cuda/visit.cu` and `cuda/push.cu`).
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -180,7 +184,7 @@ const PUSH_MAX_EDGES: u64 = 1 << 15;
 const PULL_MIN_EDGES: u64 = 1 << 12;
 
 /// Levels on a device backend: runs of push levels fused into one
-/// [`ops::bfs_push`] each (one host round trip per run), and pulled levels
+/// [`ops::bfs_push`] each (on `A` in CSR; a host round trip per run), and pulled levels
 /// (`mxv(A', frontier)` masked by the unvisited vertices) where Beamer's rule
 /// on edges says so (`frontier edges · α > unvisited edges`, for frontiers
 /// with more than [`PULL_MIN_EDGES`] out-edges) or the frontier is too heavy
@@ -193,7 +197,8 @@ where
 {
     let b = g.backend();
     let n = g.nvertices();
-    let (a, at) = (g.a_bool()?, g.at_bool()?);
+    // pushes read single rows (CSR), pulls whole tile rows (the graph's format)
+    let (a, at) = (g.a_bool_csr()?, g.at_bool()?);
     // dense: the fused push reads degrees in place
     let degree = b.convert_vector(g.out_degree()?, VectorFormat::Dense)?;
     let degree = &degree;

@@ -71,6 +71,7 @@ pub struct Graph<'b, B: Backend> {
     host_t: Option<Matrix<bool>>,
     weights: Option<Matrix<f64>>,
     a_bool: OnceCell<B::Matrix<bool>>,
+    a_bool_csr: OnceCell<B::Matrix<bool>>,
     at_bool: OnceCell<B::Matrix<bool>>,
     a_u64_csr: OnceCell<B::Matrix<u64>>,
     at_u64: OnceCell<B::Matrix<u64>>,
@@ -152,6 +153,7 @@ impl<'b, B: Backend> Graph<'b, B> {
             host_t,
             weights: weights.map(|w| w.to_format(Format::Csr)).transpose()?,
             a_bool: OnceCell::new(),
+            a_bool_csr: OnceCell::new(),
             at_bool: OnceCell::new(),
             a_u64_csr: OnceCell::new(),
             at_u64: OnceCell::new(),
@@ -217,6 +219,15 @@ impl<'b, B: Backend> Graph<'b, B> {
     /// `A` (boolean) in the graph's format.
     pub fn a_bool(&self) -> Result<&B::Matrix<bool>> {
         cached(&self.a_bool, || self.upload(false, self.format))
+    }
+    /// `A` (boolean) in CSR: the rows of single vertices, for the fused push
+    /// levels of a device BFS (`ops::bfs_push`), whose small frontiers read a
+    /// vertex's out-edges and nothing else (a B2SR tile row holds 32 rows).
+    pub fn a_bool_csr(&self) -> Result<&B::Matrix<bool>> {
+        if self.format == Format::Csr {
+            return self.a_bool();
+        }
+        cached(&self.a_bool_csr, || self.upload(false, Format::Csr))
     }
     /// `A'` (boolean) in the graph's format (`A` itself when symmetric).
     pub fn at_bool(&self) -> Result<&B::Matrix<bool>> {
@@ -364,6 +375,9 @@ impl<'b, B: Backend> Graph<'b, B> {
             Algorithm::Bfs => {
                 self.a_bool()?;
                 self.at_bool()?;
+                if !B::HOST_MEMORY {
+                    self.a_bool_csr()?;
+                }
             }
             Algorithm::Sssp => {
                 if self.weights.is_none() {

@@ -271,9 +271,31 @@ fn high_diameter_graphs() -> Vec<(String, Plain)> {
         .collect();
     adj[7].push((n - 1, 1.0));
     adj[n - 2].clear();
+    // A path into a hub of 800 leaves, the leaves into the 20 first vertices
+    // of a second path, then 11 isolated vertices (the last vertex, a source
+    // of `check_bfs`, has no out-edge).
+    let hub = 100;
+    let fan = hub + 801;
+    let end = fan + 100;
+    let mut star: Vec<Vec<(usize, f64)>> = vec![vec![]; end + 11];
+    for (i, row) in star.iter_mut().enumerate().take(end - 1) {
+        if i < hub || i >= fan {
+            row.push((i + 1, 1.0));
+        } else if i > hub {
+            row.push((fan + i % 20, 1.0));
+        }
+    }
+    star[hub] = (hub + 1..fan).map(|l| (l, 1.0)).collect();
     vec![
         ("grid 60x60".into(), grid),
         ("directed path".into(), Plain { n, adj }),
+        (
+            "star between paths".into(),
+            Plain {
+                n: end + 11,
+                adj: star,
+            },
+        ),
     ]
 }
 
@@ -404,15 +426,29 @@ fn gpu_backend_all_algorithms() {
             );
         }
     }
-    for (what, p) in high_diameter_graphs() {
-        for f in [
-            Format::B2sr(TileSize::T4),
-            Format::B2sr(TileSize::T32),
-            Format::Auto,
-        ] {
-            check_bfs(&gpu, &p, f, &format!("gpu {what}"));
+    // With the default one-block limits of the fused push levels, and with
+    // small ones (the levels hand over between the one-block and the
+    // whole-device kernels both ways).
+    let default = gpu.bfs_block_limits();
+    for (edges, vertices) in [default, (64, 40), (8, 1000)] {
+        gpu.set_bfs_block_limits(edges, vertices);
+        for (what, p) in high_diameter_graphs() {
+            for f in [
+                Format::Csr,
+                Format::B2sr(TileSize::T4),
+                Format::B2sr(TileSize::T32),
+                Format::Auto,
+            ] {
+                check_bfs(
+                    &gpu,
+                    &p,
+                    f,
+                    &format!("gpu {what} block limits {edges} {vertices}"),
+                );
+            }
         }
     }
+    gpu.set_bfs_block_limits(default.0, default.1);
     let checks = Checks {
         bc_sources: 8,
         brute_tc: false,

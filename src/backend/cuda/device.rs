@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
@@ -87,6 +87,12 @@ pub(crate) struct Dev {
     modules: Mutex<HashMap<ModuleId, Arc<CudaModule>>>,
     funcs: Mutex<HashMap<String, CudaFunction>>,
     poison: AtomicBool,
+    /// Limits of the fused BFS's one-block levels (`visit.rs`): the most
+    /// frontier out-edges, and the most frontier vertices (queue length).
+    pub bfs_block: [AtomicU64; 2],
+    /// Whether the fused BFS's one-block kernel may keep the visited bits in
+    /// shared memory (where they fit; `visit.rs`).
+    pub bfs_shared: AtomicBool,
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -166,6 +172,16 @@ impl Dev {
             modules: Mutex::new(HashMap::new()),
             funcs: Mutex::new(HashMap::new()),
             poison: AtomicBool::new(false),
+            bfs_block: [
+                AtomicU64::new(
+                    std::env::var("BITGRAPHBLAS_BFS_BLOCK_EDGES")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(super::visit::BLOCK_EDGES),
+                ),
+                AtomicU64::new(super::visit::BLOCK_QUEUE),
+            ],
+            bfs_shared: AtomicBool::new(true),
         })
     }
 
@@ -213,27 +229,45 @@ impl Dev {
         if grid == 0 {
             return Ok(());
         }
-        let mut b = self.stream.launch_builder(f);
-        for a in args {
-            match a {
-                Arg::U64(x) => b.arg(x),
-                Arg::U32(x) => b.arg(x),
-                Arg::I32(x) => b.arg(x),
-                Arg::I64(x) => b.arg(x),
-            };
+        self.start(f, grid, block, 0, args, false)
+    }
+
+    /// The most bytes of dynamic shared memory a launch of `f` may ask for
+    /// (the device's opt-in limit per block less `f`'s static shared memory).
+    pub fn shared_room(&self, f: &CudaFunction) -> Result<u32> {
+        use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute_enum};
+        let max = self
+            .ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .map_err(drv("device"))?;
+        let used = f
+            .get_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            .map_err(drv("function attribute"))?;
+        Ok((max - used).max(0) as u32)
+    }
+
+    /// Launches `f` on `grid` blocks of `block` threads with `shared` bytes of
+    /// dynamic shared memory (at most [`Dev::shared_room`]; beyond the
+    /// default 48 KiB the function is opted in first).
+    pub fn launch_shared(
+        &self,
+        f: &CudaFunction,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: &[Arg],
+    ) -> Result<()> {
+        if grid == 0 {
+            return Ok(());
         }
-        let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: (grid, 1, 1),
-            block_dim: (block, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: argument order and types follow the kernel signatures; the
-        // typed wrappers in launch.rs are the only callers.
-        unsafe { b.launch(cfg) }.map_err(drv("launch"))?;
-        if self.poison.load(Ordering::Relaxed) {
-            self.sync()?;
+        if shared > 48 << 10 {
+            f.set_attribute(
+                cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared as i32,
+            )
+            .map_err(drv("function attribute"))?;
         }
-        Ok(())
+        self.start(f, grid, block, shared, args, false)
     }
 
     /// Launches `f` cooperatively on as many blocks of `block` threads as can
@@ -242,7 +276,21 @@ impl Dev {
         let per_sm = f
             .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
             .map_err(drv("occupancy"))?;
-        let grid = per_sm.max(1) * self.sm_count;
+        self.start(f, per_sm.max(1) * self.sm_count, block, 0, args, true)
+    }
+
+    /// The launch of `launch`, `launch_shared` and `launch_resident`
+    /// (`shared`: bytes of dynamic shared memory; `cooperative`: all blocks
+    /// resident at once, or an error).
+    fn start(
+        &self,
+        f: &CudaFunction,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: &[Arg],
+        cooperative: bool,
+    ) -> Result<()> {
         let mut b = self.stream.launch_builder(f);
         for a in args {
             match a {
@@ -255,11 +303,17 @@ impl Dev {
         let cfg = cudarc::driver::LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (block, 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: shared,
         };
-        // SAFETY: as in `launch`; a cooperative launch fails rather than
-        // start more blocks than can be resident, so the barrier cannot hang.
-        unsafe { b.launch_cooperative(cfg) }.map_err(drv("cooperative launch"))?;
+        if cooperative {
+            // SAFETY: as below; a cooperative launch fails rather than start
+            // more blocks than can be resident, so a grid barrier cannot hang.
+            unsafe { b.launch_cooperative(cfg) }.map_err(drv("cooperative launch"))?;
+        } else {
+            // SAFETY: argument order and types follow the kernel signatures;
+            // the typed wrappers in launch.rs are the only callers.
+            unsafe { b.launch(cfg) }.map_err(drv("launch"))?;
+        }
         if self.poison.load(Ordering::Relaxed) {
             self.sync()?;
         }

@@ -1,10 +1,18 @@
-//! Breadth-first push levels fused into one launch (`ops::bfs_push`; kernels
-//! in `cuda/visit.cu`).
+//! Breadth-first push levels fused into few launches (`ops::bfs_push`;
+//! kernels in `cuda/visit.cu`).
 //!
-//! One call costs a statistics kernel (the frontier's size and out-edges and
-//! the unvisited vertices' out-edges), one cooperative launch that runs every
-//! level until a stop rule holds, and one read of a few counters: a
+//! One call costs a statistics kernel (the frontier's size and out-edges, the
+//! unvisited vertices' out-edges, and the frontier as a vertex queue), then
+//! pairs of launches until a stop rule holds: the one-block kernel runs the
+//! levels of small frontiers (a level costs its out-edges and a
+//! `__syncthreads`), the cooperative whole-device kernel those of large ones
+//! (a level reads the `n / 32` frontier words and ends with a grid barrier);
+//! each hands over to the other where the frontier crosses
+//! [`BLOCK_EDGES`] out-edges (back to the block below half of it) or
+//! [`BLOCK_QUEUE`] vertices. A few counters come back once per pair: a
 //! high-diameter search pushes hundreds of levels per host round trip.
+
+use std::sync::atomic::Ordering;
 
 use super::device::{from_bytes, Arg};
 use super::kernels::ModuleId;
@@ -16,9 +24,19 @@ use crate::error::Result;
 /// Counter words (`cuda/visit.cu`: `ST_*`).
 const ST_WORDS: usize = 16;
 const ST_LEVELS: usize = 8;
-const ST_STATS: usize = 12;
+const ST_COUNT: usize = 9;
+const ST_DONE: usize = 13;
+const ST_CUR: usize = 14;
 /// Threads per block of the cooperative launch.
 const BLOCK: u32 = 512;
+/// Threads of the one-block kernel (`BLOCK_THREADS` in `cuda/visit.cu`).
+const BLOCK_THREADS: u32 = 1024;
+/// The most out-edges of a frontier whose level the one-block kernel pushes
+/// (default of [`CudaBackend::set_bfs_block_limits`]; the environment
+/// variable `BITGRAPHBLAS_BFS_BLOCK_EDGES` overrides it when the backend opens).
+pub(super) const BLOCK_EDGES: u64 = 1 << 15;
+/// The most vertices of a frontier the one-block kernel takes (its queue length).
+pub(super) const BLOCK_QUEUE: u64 = 1 << 16;
 
 impl CudaBackend {
     /// `ops::bfs_push` on the device. The kernels read the level vector as
@@ -66,6 +84,27 @@ impl CudaBackend {
         let (dv, dp) = (Arg::U64(dview.vals), Arg::U64(dview.pres));
         let st = self.dev.zeros::<u64>(ST_WORDS)?;
         let id = ModuleId::Visit;
+        let read = |st| -> Result<Vec<u64>> {
+            Ok(from_bytes::<u64>(
+                &self.dev.download_bytes(st, ST_WORDS)?,
+                ST_WORDS,
+            ))
+        };
+        let pushed = |s: &[u64]| Pushed {
+            levels: s[ST_LEVELS] as usize,
+            nvals: s[ST_COUNT] as usize,
+            edges: s[ST_COUNT + 1],
+            unvisited_edges: s[ST_COUNT + 2],
+        };
+        let block_edges = self.dev.bfs_block[0].load(Ordering::Relaxed);
+        let qcap = if limits.max_levels == 0 {
+            0
+        } else {
+            (self.dev.bfs_block[1].load(Ordering::Relaxed) as usize)
+                .min(n)
+                .max(1)
+        };
+        let queues = self.dev.alloc::<u32>(2 * qcap)?;
         self.dev.run(
             id,
             "bfs_stats",
@@ -77,26 +116,25 @@ impl CudaBackend {
                 Arg::U64(n as u64),
                 dv,
                 dp,
-                Arg::U64(st.ptr() + 8 * ST_STATS as u64),
+                st.arg(),
+                queues.arg(),
+                Arg::U32(qcap as u32),
             ],
         )?;
-        let read = |st| -> Result<Vec<u64>> {
-            Ok(from_bytes::<u64>(
-                &self.dev.download_bytes(st, ST_WORDS)?,
-                ST_WORDS,
-            ))
-        };
         if limits.max_levels == 0 {
-            let s = read(&st)?;
-            return Ok(Pushed {
-                levels: 0,
-                nvals: s[ST_STATS] as usize,
-                edges: s[ST_STATS + 1],
-                unvisited_edges: s[ST_STATS + 2],
-            });
+            return Ok(pushed(&read(&st)?));
         }
         let f1 = self.dev.zeros::<u32>(bit_words(n))?;
-        let common = [
+        let mut args = match &a.repr {
+            DMat::Csr { rowptr, colidx, .. } => vec![rowptr.arg(), colidx.arg()],
+            DMat::B2sr { pat, .. } => vec![
+                pat.rowptr.arg(),
+                pat.colidx.arg(),
+                pat.tiles.arg(),
+                Arg::U32(pat.tile_rows as u32),
+            ],
+        };
+        args.extend_from_slice(&[
             Arg::U64(n as u64),
             f0.arg(),
             f1.arg(),
@@ -109,39 +147,76 @@ impl CudaBackend {
             Arg::U64(limits.alpha),
             Arg::U64(limits.max_edges),
             st.arg(),
-        ];
-        let (f, mut args) = match &a.repr {
-            DMat::Csr { rowptr, colidx, .. } => (
-                self.dev.func(id, "bfs_push_csr", None)?,
-                vec![rowptr.arg(), colidx.arg()],
-            ),
-            DMat::B2sr { pat, .. } => (
-                self.dev.func(id, "bfs_push_b2sr", Some(pat.k))?,
-                vec![
-                    pat.rowptr.arg(),
-                    pat.colidx.arg(),
-                    pat.tiles.arg(),
-                    Arg::U64(n as u64),
-                    Arg::U32(pat.tile_rows as u32),
-                ],
-            ),
+            Arg::U64(queues.ptr()),
+            Arg::U64(queues.ptr() + 4 * qcap as u64),
+            Arg::U32(qcap as u32),
+            Arg::U64(block_edges),
+        ]);
+        let k = match &a.repr {
+            DMat::Csr { .. } => None,
+            DMat::B2sr { pat, .. } => Some(pat.k),
         };
-        // CSR: (rowptr, colidx, n, ..); B2SR: (rowptr, colidx, tiles, n, tile_rows, ..).
-        let skip = usize::from(matches!(a.repr, DMat::B2sr { .. }));
-        args.extend_from_slice(&common[skip..]);
-        self.dev.launch_resident(&f, BLOCK, &args)?;
-        let s = read(&st)?;
-        let out = Pushed {
-            levels: s[ST_LEVELS] as usize,
-            nvals: s[ST_LEVELS + 1] as usize,
-            edges: s[ST_LEVELS + 2],
-            unvisited_edges: s[ST_LEVELS + 3],
+        let (small, large) = match k {
+            None => ("bfs_block_csr", "bfs_push_csr"),
+            Some(_) => ("bfs_block_b2sr", "bfs_push_b2sr"),
         };
-        // The last level's frontier is in f1 after an odd number of levels
-        // (the other buffer was cleared as it was read).
-        if out.levels % 2 == 1 {
+        let (small, large) = (self.dev.func(id, small, k)?, self.dev.func(id, large, k)?);
+        // The one-block kernel claims in a shared copy of the visited bits
+        // where they fit (a level then waits on no global atomic).
+        let vis_bytes = 4 * bit_words(n) as u64;
+        let shared = if self.dev.bfs_shared.load(Ordering::Relaxed)
+            && vis_bytes <= self.dev.shared_room(&small)? as u64
+        {
+            vis_bytes as u32
+        } else {
+            0
+        };
+        // Each pair runs at least one level; the grid kernel stops short of
+        // the rule only to hand a small frontier back to the block.
+        let s = loop {
+            self.dev
+                .launch_shared(&small, 1, BLOCK_THREADS, shared, &args)?;
+            self.dev.launch_resident(&large, BLOCK, &args)?;
+            let s = read(&st)?;
+            if s[ST_DONE] != 0 {
+                break s;
+            }
+        };
+        // The frontier's bits are in f1 where the grid kernel left them there
+        // (the other buffer is zero).
+        if s[ST_CUR] == 1 {
             frontier.repr = DVec::Bits(f1);
         }
-        Ok(out)
+        Ok(pushed(&s))
+    }
+
+    /// Limits of the fused BFS's one-block levels (`ops::bfs_push`): the
+    /// block pushes the levels of frontiers with at most `edges` out-edges
+    /// and `vertices` vertices, the whole device the others. The results do
+    /// not depend on them (tests set small ones to cross over often).
+    pub fn set_bfs_block_limits(&self, edges: u64, vertices: usize) {
+        self.dev.bfs_block[0].store(edges, Ordering::Relaxed);
+        self.dev.bfs_block[1].store(vertices.max(1) as u64, Ordering::Relaxed);
+    }
+
+    /// Whether the fused BFS's one-block kernel may keep the visited bits in
+    /// shared memory where they fit (default: yes; without, it claims
+    /// vertices in global memory). The results do not depend on it (tests
+    /// cover both forms).
+    pub fn set_bfs_block_shared(&self, on: bool) {
+        self.dev.bfs_shared.store(on, Ordering::Relaxed);
+    }
+
+    /// The choice [`CudaBackend::set_bfs_block_shared`] made.
+    pub fn bfs_block_shared(&self) -> bool {
+        self.dev.bfs_shared.load(Ordering::Relaxed)
+    }
+
+    /// The limits [`CudaBackend::set_bfs_block_limits`] set: `(edges, vertices)`.
+    pub fn bfs_block_limits(&self) -> (u64, usize) {
+        (
+            self.dev.bfs_block[0].load(Ordering::Relaxed),
+            self.dev.bfs_block[1].load(Ordering::Relaxed) as usize,
+        )
     }
 }
