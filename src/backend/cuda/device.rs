@@ -173,12 +173,7 @@ impl Dev {
             funcs: Mutex::new(HashMap::new()),
             poison: AtomicBool::new(false),
             bfs_block: [
-                AtomicU64::new(
-                    std::env::var("BITGRAPHBLAS_BFS_BLOCK_EDGES")
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(super::visit::BLOCK_EDGES),
-                ),
+                AtomicU64::new(super::visit::BLOCK_EDGES),
                 AtomicU64::new(super::visit::BLOCK_QUEUE),
             ],
             bfs_shared: AtomicBool::new(true),

@@ -32,8 +32,7 @@ const BLOCK: u32 = 512;
 /// Threads of the one-block kernel (`BLOCK_THREADS` in `cuda/visit.cu`).
 const BLOCK_THREADS: u32 = 1024;
 /// The most out-edges of a frontier whose level the one-block kernel pushes
-/// (default of [`CudaBackend::set_bfs_block_limits`]; the environment
-/// variable `BITGRAPHBLAS_BFS_BLOCK_EDGES` overrides it when the backend opens).
+/// (default of [`CudaBackend::set_bfs_block_limits`]).
 pub(super) const BLOCK_EDGES: u64 = 1 << 15;
 /// The most vertices of a frontier the one-block kernel takes (its queue length).
 pub(super) const BLOCK_QUEUE: u64 = 1 << 16;
