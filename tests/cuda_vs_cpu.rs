@@ -446,12 +446,21 @@ fn mxv_schedules_on_skewed_tile_rows() {
             e.insert((i, rng.gen_range(0..m)));
         }
     }
-    for (row, from, len) in [(0, 0, m), (5, 3, 4000), (6, 1000, 4003), (2500, 0, m), (n - 1, 7, 4990)] {
+    for (row, from, len) in [
+        (0, 0, m),
+        (5, 3, 4000),
+        (6, 1000, 4003),
+        (2500, 0, m),
+        (n - 1, 7, 4990),
+    ] {
         e.extend((from..from + len).map(|j| (row, j)));
     }
     let e: Vec<(usize, usize)> = e.into_iter().collect();
-    let shapes: [(usize, usize, Vec<(usize, usize)>); 3] =
-        [(n, m, e), (9, 13, Vec::new()), (1, 4099, (0..4099).step_by(2).map(|j| (0, j)).collect())];
+    let shapes: [(usize, usize, Vec<(usize, usize)>); 3] = [
+        (n, m, e),
+        (9, 13, Vec::new()),
+        (1, 4099, (0..4099).step_by(2).map(|j| (0, j)).collect()),
+    ];
     let f = Flags::default();
     for (n, m, e) in &shapes {
         let (n, m) = (*n, *m);
@@ -492,7 +501,19 @@ fn mxv_schedules_on_skewed_tile_rows() {
                     let c = format!("{ctx} mask={mk}");
                     let s = PlusTimes::<f32>::new();
                     mxv_case(gpu, s, NoAccum, &a32, &g32, &u32v, &w32, &m32, mk, f, &c);
-                    mxv_case(gpu, s, Accum(Plus), &a32, &g32, &u32v, &w32, &m32, mk, f, &c);
+                    mxv_case(
+                        gpu,
+                        s,
+                        Accum(Plus),
+                        &a32,
+                        &g32,
+                        &u32v,
+                        &w32,
+                        &m32,
+                        mk,
+                        f,
+                        &c,
+                    );
                     let s = MinPlus::<f32>::new();
                     mxv_case(gpu, s, NoAccum, &a32, &g32, &u32v, &w32, &m32, mk, f, &c);
                     let s = PlusPair::<u32>::new();
@@ -506,7 +527,10 @@ fn mxv_schedules_on_skewed_tile_rows() {
                     gpu.mxv(&mut w, None, NoAccum, PlusTimes::<f32>::new(), &g32, &gu, f)
                         .unwrap();
                     let v = gpu.download_vector(&w).unwrap();
-                    v.entries().iter().map(|e| (e.0, e.1.to_bits())).collect::<Vec<_>>()
+                    v.entries()
+                        .iter()
+                        .map(|e| (e.0, e.1.to_bits()))
+                        .collect::<Vec<_>>()
                 };
                 let first = run();
                 for _ in 0..3 {
