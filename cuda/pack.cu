@@ -6,7 +6,6 @@
 // (triangle counting, exact 64-bit integer accumulation), structural select
 // on B2SR tiles, and bit-vector helpers.
 #include "common.cuh"
-#include "tiles.cuh"
 
 // ---- exclusive scan of u32 (three-phase: blocks, block sums, add back) ----------
 
@@ -71,12 +70,6 @@ extern "C" __global__ void seg_fill(const u32* seg_off, u32 tile_rows, u32* seg_
     for (u32 s = a; s < b; ++s) seg_row[s] = (u32)tr;
     if (b - a > 1) split_rows[atomicAdd(nsplit, 1u)] = (u32)tr;
   }
-}
-
-// chunk_row[c] = the tile row holding tile c * chunk (`b2sr_mxv_chunk` in
-// cuda/sr.cu: the first tile row of warp c's tiles).
-extern "C" __global__ void chunk_rows(const u32* rowptr, u32 tile_rows, u32 chunk, u32 nchunks, u32* chunk_row) {
-  for (u64 c = gtid(); c < nchunks; c += gthreads()) chunk_row[c] = tile_row_of(rowptr, tile_rows, c * chunk);
 }
 
 // ---- CSR -> B2SR --------------------------------------------------------------

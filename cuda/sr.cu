@@ -190,18 +190,17 @@ struct MxvIn {
   bool x_aligned;
 };
 
-// Whether a product reads input values (bin_full_full with a semiring whose
-// ⊗ looks at them); otherwise each set bit stands for v ⊗ 1.
-__device__ __forceinline__ bool mxv_reads_x(const MxvIn& in) { return in.u_vals != 0 && !SR::y_free; }
-
-// Folds a tile (its bits, the input columns present `ucols`, and with input
-// values the K products x[c] = v ⊗ u[base + c]) into the rows `ok` of a, each
-// row in column order (the CPU's order inside a tile).
-template <int K>
-__device__ __forceinline__ void rows_fold_tile(Rows<K>& a, const MxvIn& in, u64 tile, u32 ucols, const T (&x)[K],
-                                               u32 ok) {
+// Folds tile t into the rows `ok` of a.
+template <int K> __device__ __forceinline__ void rows_tile(Rows<K>& a, const MxvIn& in, u32 t, u32 ok) {
   const u32 RM = (1u << K) - 1u;
-  if (mxv_reads_x(in)) {
+  const u64 base = (u64)in.colidx[t] * K;
+  const u64 tile = K == 4 ? (u64)((const u16*)in.tiles)[t] : ((const u64*)in.tiles)[t];
+  const u32 ucols = in.u_pres ? bits_chunk<K>(in.u_pres, base) : RM;
+  if (in.u_vals != 0 && !SR::y_free) {
+    T x[K];
+    load_x<K>(in.u_vals, base, in.ulen, in.x_aligned, x);
+#pragma unroll
+    for (int c = 0; c < K; ++c) x[c] = SR::mul(in.v, x[c]);
 #pragma unroll
     for (int r = 0; r < K; ++r) {
       const u32 w = (u32)(tile >> (K * r)) & ucols & (((ok >> r) & 1u) ? RM : 0u);
@@ -225,28 +224,6 @@ __device__ __forceinline__ void rows_fold_tile(Rows<K>& a, const MxvIn& in, u64 
       if (w) rows_fold(a, r, repeat_op<T>(SR_ADD, one, __popc(w)));
     }
   }
-}
-
-// The input side of a tile of column `col`: the present columns and, where
-// the product reads them, x[c] = v ⊗ u[col * K + c].
-template <int K>
-__device__ __forceinline__ void tile_input(const MxvIn& in, u32 col, u32& ucols, T (&x)[K]) {
-  const u64 base = (u64)col * K;
-  ucols = in.u_pres ? bits_chunk<K>(in.u_pres, base) : (1u << K) - 1u;
-  if (mxv_reads_x(in)) {
-    load_x<K>(in.u_vals, base, in.ulen, in.x_aligned, x);
-#pragma unroll
-    for (int c = 0; c < K; ++c) x[c] = SR::mul(in.v, x[c]);
-  }
-}
-
-// Folds tile t into the rows `ok` of a.
-template <int K> __device__ __forceinline__ void rows_tile(Rows<K>& a, const MxvIn& in, u32 t, u32 ok) {
-  const u64 tile = K == 4 ? (u64)((const u16*)in.tiles)[t] : ((const u64*)in.tiles)[t];
-  u32 ucols;
-  T x[K];
-  tile_input<K>(in, in.colidx[t], ucols, x);
-  rows_fold_tile<K>(a, in, tile, ucols, x, ok);
 }
 
 // Folds the Rows of lanes `lane ^ off` (off = 1, 2, .. < width) into every
@@ -310,8 +287,10 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
   const MxvIn in{colidx, tiles, u_vals, u_pres, ulen, Sc<T>::from_bits(vbits), (((u64)u_vals) & 15) == 0};
   const u64 nwords = bit_words(nrows);
   if (gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
-  const int L = 1 << llog, G = 32 / L, l = lane % L;
-  const u64 nshort = ((u64)tile_rows + G - 1) / G;
+  // L lanes per short tile row, G = 32 / L rows per warp: powers of two, so
+  // shifts and masks (no run-time integer division)
+  const int glog = 5 - (int)llog, L = 1 << llog, G = 1 << glog, l = lane & (L - 1);
+  const u64 nshort = ((u64)tile_rows + G - 1) >> glog;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   for (u64 item = warp; item < nseg + nshort; item += nwarps) {
     Rows<K> a;
@@ -367,7 +346,7 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       }
     } else {
       // G short tile rows, L lanes each
-      const u64 tr = (item - nseg) * G + lane / L;
+      const u64 tr = ((item - nseg) << glog) + (lane >> llog);
       u32 t0 = 0, t1 = 0;
       if (tr < tile_rows) { t0 = rowptr[tr]; t1 = rowptr[tr + 1]; }
       const bool mine = tr < tile_rows && t1 - t0 <= short_max;
@@ -391,285 +370,11 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
         bits |= __shfl_xor_sync(FULL_MASK, bits, off);
         own |= __shfl_xor_sync(FULL_MASK, own, off);
       }
-      if (lane % span == 0 && tr < tile_rows) {
+      if ((lane & (span - 1)) == 0 && tr < tile_rows) {
         u32* p = &out_pres[i0 >> 5];
         if (own == FULL_MASK) *p = bits; else if (own) pres_set(p, bits, own);
       }
     }
-  }
-}
-
-// ---- mxv for K <= 8 by equal chunks of tiles ----------------------------------
-//
-// `b2sr_mxv_chunk`: warp c takes the C = 32 * R consecutive tiles
-// [c * C, (c + 1) * C) of the tile array, whatever tile rows they belong to,
-// lane l the R tiles from c * C + l * R (R = 8 for K = 4, 4 for K = 8: the
-// column indices and tiles of a lane in 16-byte vector loads, its R input
-// gathers issued together). So every warp does the same work on any degree
-// distribution. A lane walks its tiles in order, writing every tile row that
-// ends inside its range (empty ones included: a lane also writes the empty
-// rows that end where its range ends, the lane of tile 0 those before it);
-// the row it starts in, when that row began earlier, is its head, and the row
-// still open at its end its tail. A segmented scan over the lanes' tails (a
-// fixed shuffle tree) gives each head the partial of the lanes before it. A
-// tile row crossing a chunk boundary leaves one partial per chunk it touches
-// (slot 1 of its first chunk, slot 0 of the others); the last of them to
-// arrive (a counter per tile row, reset by that warp) folds them in chunk
-// order and writes the row. Results do not depend on scheduling.
-//
-// Presence: the warp ORs the bits of the rows it writes into a window of
-// shared memory, then stores the words it owns whole and sets its bits of
-// the (at most two) words it shares with atomics; where its rows span more
-// words than the window (long runs of empty tile rows), each row sets its
-// bits with atomics instead. `chunk_row[c]` (the tile row holding tile
-// c * C) comes from `chunk_rows` in cuda/pack.cu.
-
-// Tiles per lane of `b2sr_mxv_chunk` (src/backend/cuda/mem.rs: `chunk_tiles`).
-template <int K> struct ChunkLane { static const int value = K == 4 ? 8 : 4; };
-// Presence words a warp stages in shared memory.
-#define CHUNK_PRES_WORDS 64
-// Warps per block of the launches (`Dev::run`: 256 threads).
-#define CHUNK_WARPS 8
-
-template <class X> __device__ __forceinline__ X shfl_up_t(X x, int off) { return __shfl_up_sync(FULL_MASK, x, off); }
-template <> __device__ __forceinline__ bool shfl_up_t<bool>(bool x, int off) {
-  return __shfl_up_sync(FULL_MASK, (int)x, off) != 0;
-}
-template <class X> __device__ __forceinline__ X shfl_t(X x, int src) { return __shfl_sync(FULL_MASK, x, src); }
-template <> __device__ __forceinline__ bool shfl_t<bool>(bool x, int src) {
-  return __shfl_sync(FULL_MASK, (int)x, src) != 0;
-}
-
-// a ⊕ b row by row, a holding the earlier tiles.
-template <int K> __device__ __forceinline__ Rows<K> rows_join(const Rows<K>& a, const Rows<K>& b) {
-  Rows<K> o = a;
-#pragma unroll
-  for (int r = 0; r < K; ++r)
-    if ((b.has >> r) & 1u) rows_fold(o, r, b.acc[r]);
-  return o;
-}
-
-template <int K> __device__ __forceinline__ Rows<K> rows_shfl(const Rows<K>& a, int src) {
-  Rows<K> o;
-#pragma unroll
-  for (int r = 0; r < K; ++r) o.acc[r] = shfl_t(a.acc[r], src);
-  o.has = __shfl_sync(FULL_MASK, a.has, src);
-  return o;
-}
-
-// The presence bits [lo, hi) of a word (0 <= lo <= hi <= 32).
-__device__ __forceinline__ u32 bit_span(u32 lo, u32 hi) {
-  const u32 up = hi >= 32 ? FULL_MASK : (1u << hi) - 1u;
-  return up & ~((1u << lo) - 1u);
-}
-
-template <int K>
-__device__ __forceinline__ void mxv_chunk_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                               const u8* __restrict__ tiles, const u32* __restrict__ chunk_row,
-                                               u32 tile_rows, u32 ntiles, u64 nrows, u64 ulen, u64 vbits,
-                                               const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
-                                               const u32* __restrict__ allowed, T* __restrict__ out_vals,
-                                               u32* __restrict__ out_pres, T* part_vals, u32* part_has,
-                                               u32* counter) {
-  constexpr int R = ChunkLane<K>::value;
-  constexpr u32 C = 32 * R;
-  constexpr int TB = K * K / 8;  // bytes of a tile
-  constexpr int NQ = R * TB / 16;  // 16-byte loads of a lane's tiles
-  static_assert(R * TB % 16 == 0 && R % 4 == 0, "whole vector loads");
-  __shared__ u32 spres_all[CHUNK_WARPS][CHUNK_PRES_WORDS];
-  const int lane = threadIdx.x & 31;
-  u32* spres = spres_all[(threadIdx.x >> 5) % CHUNK_WARPS];
-  const MxvIn in{colidx, tiles, u_vals, u_pres, ulen, Sc<T>::from_bits(vbits), (((u64)u_vals) & 15) == 0};
-  const u64 nwords = bit_words(nrows);
-  if (gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
-  const u32 nchunks = max(1u, (ntiles + C - 1) / C);
-  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
-  for (u64 cw = warp; cw < nchunks; cw += nwarps) {
-    const u32 c = (u32)cw;
-    const u32 ct0 = c * C, ct1 = min(ct0 + C, ntiles);
-    // tile rows touched: rc (holding tile ct0) .. rend (holding tile ct1, or
-    // the end); the warp writes [ra, rend): rc is another chunk's where it began earlier
-    const u32 rc = c == 0 ? 0u : chunk_row[c];
-    const u32 rend = c + 1 == nchunks ? tile_rows : chunk_row[c + 1];
-    const u32 ra = rc + (rc < tile_rows && rowptr[rc] < ct0 ? 1u : 0u);
-    const u64 wlo = ((u64)ra * K) >> 5;
-    const u32 nw = rend > ra ? (u32)((((u64)rend * K - 1) >> 5) - wlo + 1) : 0u;
-    const bool staged = nw <= CHUNK_PRES_WORDS;
-    __syncwarp();  // the window's previous chunk is stored
-    if (staged)
-      for (u32 q = lane; q < nw; q += 32) spres[q] = 0;
-    __syncwarp();
-
-    // writes tile row `row` (values, and presence into the window or with atomics)
-    auto write_row = [&](u32 row, Rows<K>& a) {
-      const u64 i0 = (u64)row * K;
-      if (out_vals) rows_store(a, out_vals, i0, nrows);
-      const u32 bits = a.has << (i0 & 31);
-      if (staged) {
-        if (bits) atomicOr(&spres[(i0 >> 5) - wlo], bits);
-      } else {
-        pres_set(&out_pres[i0 >> 5], bits, own_bits<K>(row, tile_rows));
-      }
-    };
-
-    // this lane's tiles [t0, t1), read whole
-    const u32 t0 = ct0 + (u32)lane * R, t1 = min(t0 + R, ntiles);
-    const bool active = t0 < ntiles || t0 == 0;
-    u32 cols[R];
-    u64 tl[R];
-    if (t0 + R <= ntiles) {
-      union { uint4 q[R / 4]; u32 v[R]; } cc;
-#pragma unroll
-      for (int q = 0; q < R / 4; ++q) cc.q[q] = __ldg((const uint4*)(colidx + t0) + q);
-      union { uint4 q[NQ]; u16 h[R]; u64 d[R]; } tt;
-#pragma unroll
-      for (int q = 0; q < NQ; ++q) tt.q[q] = __ldg((const uint4*)(tiles + (u64)t0 * TB) + q);
-#pragma unroll
-      for (int j = 0; j < R; ++j) {
-        cols[j] = cc.v[j];
-        tl[j] = K == 4 ? (u64)tt.h[j] : tt.d[j];
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < R; ++j) {
-        const bool v = t0 + j < t1;
-        cols[j] = v ? colidx[t0 + j] : 0u;
-        tl[j] = !v ? 0ull : (K == 4 ? (u64)((const u16*)tiles)[t0 + j] : ((const u64*)tiles)[t0 + j]);
-      }
-    }
-    u32 ucols[R];
-    T x[R][K];
-#pragma unroll
-    for (int j = 0; j < R; ++j) {
-      ucols[j] = 0;
-      if (t0 + j < t1) tile_input<K>(in, cols[j], ucols[j], x[j]);
-    }
-
-    // the tile row holding t0 (the last one with rowptr[tr] <= t0; row 0
-    // for tile 0, so that the empty rows before it are written)
-    u32 tr = rc;
-    if (active && t0 > 0) {
-      u32 lo = rc, hi = min(rend + 1, tile_rows);
-      while (hi - lo > 1) {
-        const u32 mid = (lo + hi) / 2;
-        if (rowptr[mid] <= t0) lo = mid; else hi = mid;
-      }
-      tr = lo;
-    }
-    u32 rb = 0, re = FULL_MASK, ok = 0;  // the current row's tiles [rb, re), its rows that may produce output
-    if (active && tr < tile_rows) {
-      rb = rowptr[tr];
-      re = rowptr[tr + 1];
-      ok = rows_ok<K>(tr, nrows, allowed);
-    }
-    Rows<K> acc, head;
-    rows_init(acc);
-    rows_init(head);
-    bool has_head = false;
-    u32 head_row = 0, head_rb = 0;
-    // the current row ends: write it, or keep it as the head
-    auto next_row = [&]() {
-      if (rb < t0) {
-        head = acc;
-        head_row = tr;
-        head_rb = rb;
-        has_head = true;
-      } else {
-        write_row(tr, acc);
-      }
-      rows_init(acc);
-      ++tr;
-      rb = re;
-      if (tr < tile_rows) {
-        re = rowptr[tr + 1];
-        ok = rows_ok<K>(tr, nrows, allowed);
-      } else {
-        re = FULL_MASK;
-      }
-    };
-#pragma unroll
-    for (int j = 0; j < R; ++j) {
-      if (t0 + j < t1) {
-        while (t0 + j >= re) next_row();
-        rows_fold_tile<K>(acc, in, tl[j], ucols[j], x[j], ok);
-      }
-    }
-    if (active)
-      while (tr < tile_rows && re <= t1) next_row();
-
-    // the tails: a segmented inclusive scan over the lanes (a segment starts
-    // at a lane whose tail row begins inside it)
-    const bool tail = active && tr < tile_rows;
-    bool seg = !tail || rb >= t0;
-    Rows<K> s = acc;
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-      const Rows<K> o = rows_shfl(s, (lane - off) & 31);
-      const bool os = __shfl_up_sync(FULL_MASK, (int)seg, off) != 0;
-      if (lane >= off) {
-        if (!seg) s = rows_join(o, s);
-        seg = seg || os;
-      }
-    }
-    const Rows<K> carry = rows_shfl(s, (lane - 1) & 31);
-    bool cross_head = false;
-    Rows<K> hf;
-    rows_init(hf);
-    if (has_head) {
-      hf = lane > 0 ? rows_join(carry, head) : head;
-      if (head_rb >= ct0) write_row(head_row, hf); else cross_head = true;
-    }
-    __syncwarp();
-    if (staged) {
-      for (u32 q = lane; q < nw; q += 32) {
-        const u64 wi = wlo + q;
-        const u64 b0 = wi * 32;
-        const u32 lo = (u32)(max((u64)ra * K, b0) - b0);
-        const u32 hi = rend == tile_rows ? 32u : (u32)(min((u64)rend * K, b0 + 32) - b0);
-        const u32 own = bit_span(lo, hi);
-        if (own == FULL_MASK) out_pres[wi] = spres[q];
-        else if (own) pres_set(&out_pres[wi], spres[q], own);
-      }
-    }
-
-    // tile rows crossing chunk boundaries: leave the partial, the last one folds
-    auto cross = [&](int src, u32 row, u32 slot, const Rows<K>& part) {
-      u32 prev = 0;
-      if (lane == src) {
-        const u64 p = (u64)c * 2 + slot;
-#pragma unroll
-        for (int r = 0; r < K; ++r) part_vals[p * K + r] = part.acc[r];
-        part_has[p] = part.has;
-        __threadfence();
-        prev = atomicAdd(&counter[row], 1u);
-      }
-      prev = __shfl_sync(FULL_MASK, prev, src);
-      row = __shfl_sync(FULL_MASK, row, src);
-      const u32 w0 = rowptr[row] / C, n = (rowptr[row + 1] - 1) / C - w0 + 1;
-      if (prev != n - 1) return;
-      __threadfence();
-      Rows<K> a;
-      rows_init(a);
-      for (u32 q = lane; q < n; q += 32) {
-        const u64 p = (u64)(w0 + q) * 2 + (q == 0 ? 1 : 0);
-        const u32 h = ((volatile u32*)part_has)[p];
-#pragma unroll
-        for (int r = 0; r < K; ++r)
-          if ((h >> r) & 1u) rows_fold(a, r, ((volatile T*)part_vals)[p * K + r]);
-      }
-      rows_reduce(a, 32);
-      if (lane == 0) {
-        counter[row] = 0;
-        const u64 i0 = (u64)row * K;
-        if (out_vals) rows_store(a, out_vals, i0, nrows);
-        pres_set(&out_pres[i0 >> 5], a.has << (i0 & 31), own_bits<K>(row, tile_rows));
-      }
-    };
-    const u32 hb = __ballot_sync(FULL_MASK, cross_head);
-    if (hb) cross(__ffs(hb) - 1, head_row, 0, hf);
-    // lane 31's tail row goes on past the chunk where it has tiles here
-    const bool cross_tail = __shfl_sync(FULL_MASK, (int)(tail && rb < t1), 31) != 0;
-    if (cross_tail) cross(31, tr, rb < ct0 ? 0u : 1u, s);
   }
 }
 
@@ -970,15 +675,8 @@ __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, c
     mxm_dense_body<K>(rowptr, colidx, tiles, nrows, tile_rows, vbits, b, nfeat, c);                        \
   }
 
-// mxv for K <= 8: one fused launch (segments and short rows, or equal chunks of tiles).
+// mxv for K <= 8: one fused launch.
 #define SR_NARROW_KERNELS(K)                                                                               \
-  extern "C" __global__ void CAT(CAT(b2sr_mxv_chunk_k, K), CAT(_, SR_NAME))(                               \
-      const u32* rowptr, const u32* colidx, const u8* tiles, const u32* chunk_row, u32 tile_rows,           \
-      u32 ntiles, u64 nrows, u64 ulen, u64 vbits, const T* u_vals, const u32* u_pres, const u32* allowed,   \
-      T* out_vals, u32* out_pres, T* part_vals, u32* part_has, u32* counter) {                             \
-    mxv_chunk_body<K>(rowptr, colidx, tiles, chunk_row, tile_rows, ntiles, nrows, ulen, vbits, u_vals,     \
-                      u_pres, allowed, out_vals, out_pres, part_vals, part_has, counter);                  \
-  }                                                                                                        \
   extern "C" __global__ void CAT(CAT(b2sr_mxv_fused_k, K), CAT(_, SR_NAME))(                               \
       const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
       u32 nseg, u32 seg_len, u32 tile_rows, u32 short_max, u32 llog, u64 nrows, u64 ulen, u64 vbits,        \

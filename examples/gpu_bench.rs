@@ -17,22 +17,21 @@
 //! ```text
 //! cargo build --release --features cuda --example gpu_bench
 //! gpu_bench --data DIR --out DIR [--quick] [--skip-tc] [--only NAME,NAME..] [--ks 4,8]
-//!           [--schedules auto,rows,chunks]
 //! gpu_bench --pagerank-steps [--only NAME,NAME..]
 //! ```
 //! `--pagerank-steps` times each operation of one PageRank iteration of
 //! `bitgraphblas-algorithms` (f64, the matrix in the format Auto picks), each
 //! followed by a device synchronisation, host clock, median of 5 iterations:
 //! where an iteration's wall time goes, kernels and host work together.
-//! `--schedules` times the k <= 8 products under each `MxvSchedule` in turn
-//! (each checked against the CPU), the first in the main table, all in a
-//! second one. Writes `gpu-bench.json` and `gpu-bench.md` into `--out`.
+//! A product that differs from the CPU is reported (`CHECK FAILED`) and the
+//! program fails at the end, after writing its tables. Writes
+//! `gpu-bench.json` and `gpu-bench.md` into `--out`.
 
 use std::ffi::c_void;
 use std::time::Instant;
 
 use bitgraphblas::algebra::{IndexOp, LorLand, PlusPair, PlusTimes};
-use bitgraphblas::backend::cuda::{CudaBackend, MxvSchedule};
+use bitgraphblas::backend::cuda::CudaBackend;
 use bitgraphblas::container::{Flags, NoAccum};
 use bitgraphblas::storage::{BitVec, Csr};
 use bitgraphblas::{Backend, Cpu, Format, Matrix, Result, TileSize, Vector, VectorFormat};
@@ -327,19 +326,6 @@ fn main() -> Result<()> {
         || TILES.iter().filter_map(|t| t.k()).collect(),
         |o| o.split(',').filter_map(|x| x.parse().ok()).collect(),
     );
-    // mxv schedules for k <= 8, the first one in the main table: `--schedules auto,rows,chunks`
-    let schedules: Vec<MxvSchedule> = get("--schedules").map_or_else(
-        || vec![MxvSchedule::Auto],
-        |o| {
-            o.split(',')
-                .map(|x| match x {
-                    "rows" => MxvSchedule::Rows,
-                    "chunks" => MxvSchedule::Chunks,
-                    _ => MxvSchedule::Auto,
-                })
-                .collect()
-        },
-    );
     let quick = args.iter().any(|a| a == "--quick");
     let skip_tc = args.iter().any(|a| a == "--skip-tc");
     let reps = if quick { 5 } else { 20 };
@@ -422,7 +408,6 @@ fn main() -> Result<()> {
         gpu.device_name(), gpu.arch(), bw / 1e12
     ));
     md.push_str("| graph | n | nnz | cuSPARSE ms | k | tiles | B2SR MB | pack ms (G nnz/s) | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    let mut sched_md = String::from("\n`mxv` schedules (k <= 8, same run; `--schedules`):\n\n| graph | k | schedule | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|\n");
     let mut tc_md =
         String::from("\n| graph | triangles | k | TC ms | CPU check |\n|---|---|---|---|---|\n");
 
@@ -517,20 +502,10 @@ fn main() -> Result<()> {
             let pack_ms = median(pack);
             let gb = gb.expect("packed");
             let bytes = gb.bytes();
-            let gu32 = gpu.convert(&gpu.upload_matrix(&retype(&a, 1u32)?)?, Format::B2sr(t))?;
-            let gbool = gpu.convert(&gpu.upload_matrix(&retype(&a, true)?)?, Format::B2sr(t))?;
             let mut w = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
             let mut wc = gpu.vector_new::<u32>(n, None, VectorFormat::Dense)?;
             let mut wb = gpu.vector_new::<bool>(n, None, VectorFormat::Bits)?;
-            // (schedule, bin_full_full, bin_bin_full, bin_bin_bin) ms
-            let mut runs = Vec::new();
-            let only_auto = [MxvSchedule::Auto];
-            for &sch in if k <= 8 {
-                &schedules[..]
-            } else {
-                &only_auto[..]
-            } {
-                gpu.set_mxv_schedule(sch);
+            let (bff, bbf, bbb) = {
                 let bff = time_ms(&gpu, 3, reps, || {
                     gpu.mxv(
                         &mut w,
@@ -542,6 +517,8 @@ fn main() -> Result<()> {
                         f,
                     )
                 })?;
+                // one B2SR copy per element type, each dropped after its timing
+                let gu32 = gpu.convert(&gpu.upload_matrix(&retype(&a, 1u32)?)?, Format::B2sr(t))?;
                 let bbf = time_ms(&gpu, 3, reps, || {
                     gpu.mxv(
                         &mut wc,
@@ -553,9 +530,13 @@ fn main() -> Result<()> {
                         f,
                     )
                 })?;
+                drop(gu32);
+                let gbool =
+                    gpu.convert(&gpu.upload_matrix(&retype(&a, true)?)?, Format::B2sr(t))?;
                 let bbb = time_ms(&gpu, 3, reps, || {
                     gpu.mxv(&mut wb, None, NoAccum, LorLand, &gbool, &u_bits_b, f)
                 })?;
+                drop(gbool);
                 // correctness check of the three products against the CPU
                 let gw = gpu.download_vector(&w)?.to_vec(0.0);
                 // f32 sums in another order: 1e-3 relative, plus 1e-6 per entry of the row
@@ -569,57 +550,28 @@ fn main() -> Result<()> {
                 let before = failed.len();
                 if let Some(i) = bad {
                     failed.push(format!(
-                        "{name} k={k} {sch:?}: PLUS.TIMES row {i}: cpu {} gpu {}",
+                        "{name} k={k}: PLUS.TIMES row {i}: cpu {} gpu {}",
                         cpu_f32[i], gw[i]
                     ));
                 }
                 let gc_out = gpu.download_vector(&wc)?;
                 if gc_out.nvals() != cpu_u32.nvals() || gc_out.to_vec(0) != cpu_u32.to_vec(0) {
-                    failed.push(format!(
-                        "{name} k={k} {sch:?}: PLUS.PAIR differs from the CPU"
-                    ));
+                    failed.push(format!("{name} k={k}: PLUS.PAIR differs from the CPU"));
                 }
                 let gb_out = gpu.download_vector(&wb)?.to_vec(false);
                 if gb_out != cpu_bool {
-                    failed.push(format!(
-                        "{name} k={k} {sch:?}: LOR.LAND differs from the CPU"
-                    ));
+                    failed.push(format!("{name} k={k}: LOR.LAND differs from the CPU"));
                 }
                 for e in &failed[before..] {
                     println!("CHECK FAILED: {e}");
                 }
-                runs.push((sch, bff, bbf, bbb));
-            }
-            gpu.set_mxv_schedule(MxvSchedule::Auto);
-            drop((gu32, gbool));
-            let (_, bff, bbf, bbb) = runs[0];
-            let bits_n = n.div_ceil(8) as f64;
-            // fractions of the copy bandwidth of the three schemes' bytes in these times
-            let fracs = |bff: f64, bbf: f64, bbb: f64| {
-                (
-                    (bytes as f64 + 4.0 * m as f64 + 4.0 * n as f64 + bits_n) / (bff * 1e-3) / bw,
-                    (bytes as f64 + m.div_ceil(8) as f64 + 4.0 * n as f64 + bits_n)
-                        / (bbf * 1e-3)
-                        / bw,
-                    (bytes as f64 + m.div_ceil(8) as f64 + bits_n) / (bbb * 1e-3) / bw,
-                )
+                (bff, bbf, bbb)
             };
-            let (bf, bc, bb) = fracs(bff, bbf, bbb);
-            let mut sched_json = Vec::new();
-            for &(sch, sf, sc, sb) in runs.iter().skip(usize::from(runs.len() == 1)) {
-                let (ff, fc, fb) = fracs(sf, sc, sb);
-                println!(
-                    "  schedule {sch:?}: bin_full_full {sf:.4} ms ({:.2}x, {:.0}%); bin_bin_full {sc:.4} ms ({:.2}x, {:.0}%); bin_bin_bin {sb:.4} ms ({:.2}x, {:.0}%)",
-                    cus_ms / sf, 100.0 * ff, cus_ms / sc, 100.0 * fc, cus_ms / sb, 100.0 * fb
-                );
-                sched_md.push_str(&format!(
-                    "| {name} | {k} | {sch:?} | {sf:.4} ({:.2}x, {:.0}%) | {sc:.4} ({:.2}x, {:.0}%) | {sb:.4} ({:.2}x, {:.0}%) |\n",
-                    cus_ms / sf, 100.0 * ff, cus_ms / sc, 100.0 * fc, cus_ms / sb, 100.0 * fb
-                ));
-                sched_json.push(format!(
-                    "{{\"schedule\":\"{sch:?}\",\"bin_full_full_ms\":{sf:.5},\"bin_bin_full_ms\":{sc:.5},\"bin_bin_bin_ms\":{sb:.5}}}"
-                ));
-            }
+            let bits_n = n.div_ceil(8) as f64;
+            let bf = (bytes as f64 + 4.0 * m as f64 + 4.0 * n as f64 + bits_n) / (bff * 1e-3) / bw;
+            let bc =
+                (bytes as f64 + m.div_ceil(8) as f64 + 4.0 * n as f64 + bits_n) / (bbf * 1e-3) / bw;
+            let bb = (bytes as f64 + m.div_ceil(8) as f64 + bits_n) / (bbb * 1e-3) / bw;
             let rate = nnz as f64 / (pack_ms * 1e-3) / 1e9;
             println!(
                 "k={k:2}: {} tiles, {:.1} MB; pack {pack_ms:.3} ms ({rate:.2} G nnz/s); bin_full_full {bff:.4} ms ({:.2}x, {:.0}%); bin_bin_full {bbf:.4} ms ({:.2}x, {:.0}%); bin_bin_bin {bbb:.4} ms ({:.2}x, {:.0}%)",
@@ -630,8 +582,8 @@ fn main() -> Result<()> {
                 gb.ntiles(), bytes as f64 / 1e6, cus_ms / bff, 100.0 * bf, cus_ms / bbf, 100.0 * bc, cus_ms / bbb, 100.0 * bb
             ));
             tiles_json.push(format!(
-                "{{\"k\":{k},\"tiles\":{},\"b2sr_bytes\":{bytes},\"pack_ms\":{pack_ms:.5},\"pack_gnnz_per_s\":{rate:.4},\"bin_full_full_ms\":{bff:.5},\"bin_bin_full_ms\":{bbf:.5},\"bin_bin_bin_ms\":{bbb:.5},\"bin_full_full_bw_frac\":{bf:.4},\"bin_bin_full_bw_frac\":{bc:.4},\"bin_bin_bin_bw_frac\":{bb:.4},\"speedup_bin_full_full\":{:.4},\"speedup_bin_bin_full\":{:.4},\"speedup_bin_bin_bin\":{:.4},\"schedules\":[{}]}}",
-                gb.ntiles(), cus_ms / bff, cus_ms / bbf, cus_ms / bbb, sched_json.join(",")
+                "{{\"k\":{k},\"tiles\":{},\"b2sr_bytes\":{bytes},\"pack_ms\":{pack_ms:.5},\"pack_gnnz_per_s\":{rate:.4},\"bin_full_full_ms\":{bff:.5},\"bin_bin_full_ms\":{bbf:.5},\"bin_bin_bin_ms\":{bbb:.5},\"bin_full_full_bw_frac\":{bf:.4},\"bin_bin_full_bw_frac\":{bc:.4},\"bin_bin_bin_bw_frac\":{bb:.4},\"speedup_bin_full_full\":{:.4},\"speedup_bin_bin_full\":{:.4},\"speedup_bin_bin_bin\":{:.4}}}",
+                gb.ntiles(), cus_ms / bff, cus_ms / bbf, cus_ms / bbb
             ));
         }
         drop(cus);
@@ -741,9 +693,6 @@ fn main() -> Result<()> {
         json_str(&commit),
         rows_json.join(",\n")
     );
-    if schedules.len() > 1 {
-        md.push_str(&sched_md);
-    }
     md.push_str(&tc_md);
     std::fs::write(format!("{out}/gpu-bench.json"), json).map_err(|e| bitgraphblas::Error::Io {
         path: out.clone().into(),

@@ -44,13 +44,12 @@ pub(crate) const PACK_TILED: [&str; 6] = [
     "b2sr_select",
 ];
 /// Entries of `pack` without a tile size.
-pub(crate) const PACK_PLAIN: [&str; 11] = [
+pub(crate) const PACK_PLAIN: [&str; 10] = [
     "pack_chunks",
     "scan_block",
     "scan_add",
     "seg_count",
     "seg_fill",
-    "chunk_rows",
     "tiles_compact",
     "popc_words",
     "bits_not",
@@ -99,10 +98,8 @@ pub(crate) const MAT_ENTRIES: [&str; 16] = [
 ];
 /// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_vxm_k8_plus_times_f32`).
 pub(crate) const SR_TILED: [&str; 2] = ["b2sr_vxm", "b2sr_mxm_dense"];
-/// Entries of `sr_<semiring>_<type>` for k = 4 and 8 only (`mxv` in one
-/// launch: by segments of long tile rows and short rows, or by equal chunks
-/// of tiles).
-pub(crate) const SR_NARROW: [&str; 2] = ["b2sr_mxv_fused", "b2sr_mxv_chunk"];
+/// Entries of `sr_<semiring>_<type>` for k = 4 and 8 only (`mxv` in one launch).
+pub(crate) const SR_NARROW: [&str; 1] = ["b2sr_mxv_fused"];
 /// Entries of `sr_<semiring>_<type>` for k = 16 and 32 only.
 pub(crate) const SR_WIDE: [&str; 3] = ["b2sr_mxv_short", "b2sr_mxv", "b2sr_mxv_fix"];
 /// Entries of `sr_<semiring>_<type>` without a tile size.

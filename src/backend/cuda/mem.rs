@@ -14,12 +14,6 @@ pub(crate) fn seg_len(k: usize) -> u32 {
     32 * (32 / k as u32)
 }
 
-/// Tiles per warp of the chunked one-launch `mxv` (`b2sr_mxv_chunk`, k <= 8):
-/// 32 lanes of 8 tiles (k = 4) or 4 tiles (k = 8), `ChunkLane` in cuda/sr.cu.
-pub(crate) fn chunk_tiles(k: usize) -> u32 {
-    32 * if k == 4 { 8 } else { 4 }
-}
-
 /// Tile rows with at most this many tiles are short: one group of k lanes
 /// takes each; longer ones are cut into segments for whole warps.
 pub(crate) const SHORT_MAX: u32 = 16;
@@ -50,22 +44,6 @@ pub(crate) struct DevB2sr {
     pub nsplit: usize,
     /// Made at the first one-launch `mxv` that needs it.
     scratch: std::sync::OnceLock<MxvScratch>,
-    /// Made at the first chunked `mxv`.
-    chunks: std::sync::OnceLock<ChunkPlan>,
-}
-
-/// The plan and scratch of the chunked `mxv` (k <= 8, `b2sr_mxv_chunk`): warp
-/// c takes tiles `[c * C, (c + 1) * C)` (C = [`chunk_tiles`]); `chunk_row[c]`
-/// is the tile row holding its first tile; each chunk has two partial slots
-/// (k values of up to 8 bytes and k presence bits each) for the tile rows
-/// that cross its ends, and each tile row a counter, zero between products
-/// (the kernel resets what it counted).
-pub(crate) struct ChunkPlan {
-    pub nchunks: usize,
-    pub chunk_row: DBuf<u32>,
-    pub part_vals: DBuf<u64>,
-    pub part_has: DBuf<u32>,
-    pub counter: DBuf<u32>,
 }
 
 /// Scratch of the one-launch `mxv` (k <= 8) on a pattern with split tile
@@ -140,7 +118,6 @@ impl DevB2sr {
             split_rows,
             nsplit,
             scratch: std::sync::OnceLock::new(),
-            chunks: std::sync::OnceLock::new(),
         })
     }
 
@@ -155,37 +132,6 @@ impl DevB2sr {
             counter: dev.zeros(self.tile_rows)?,
         };
         Ok(self.scratch.get_or_init(|| s))
-    }
-
-    /// The plan of the chunked `mxv`, made on first use.
-    pub fn mxv_chunks(&self, dev: &Dev) -> Result<&ChunkPlan> {
-        if let Some(p) = self.chunks.get() {
-            return Ok(p);
-        }
-        let chunk = chunk_tiles(self.k);
-        let nchunks = self.ntiles.div_ceil(chunk as usize).max(1);
-        let chunk_row = dev.alloc::<u32>(nchunks)?;
-        dev.run(
-            ModuleId::Pack,
-            "chunk_rows",
-            None,
-            nchunks,
-            &[
-                self.rowptr.arg(),
-                Arg::U32(self.tile_rows as u32),
-                Arg::U32(chunk),
-                Arg::U32(nchunks as u32),
-                chunk_row.arg(),
-            ],
-        )?;
-        let p = ChunkPlan {
-            nchunks,
-            chunk_row,
-            part_vals: dev.alloc(2 * nchunks * self.k)?,
-            part_has: dev.alloc(2 * nchunks)?,
-            counter: dev.zeros(self.tile_rows.max(1))?,
-        };
-        Ok(self.chunks.get_or_init(|| p))
     }
 
     /// Bytes of the three B2SR arrays (what a product must read at least once).

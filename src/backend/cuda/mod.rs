@@ -69,24 +69,6 @@ use crate::storage::{DenseMatrix, TileSize};
 /// ```
 pub struct CudaBackend {
     dev: Dev,
-    /// [`MxvSchedule`] of `mxv` on B2SR with k <= 8, as its `u8`.
-    mxv_schedule: std::sync::atomic::AtomicU8,
-}
-
-/// How `mxv` (pull) on B2SR with tiles of 4 or 8 splits its work over warps.
-/// Both are one kernel launch with deterministic results; the choice only
-/// changes speed. For benchmarks and tuning ([`CudaBackend::set_mxv_schedule`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum MxvSchedule {
-    /// The backend's choice ([`MxvSchedule::Chunks`]).
-    Auto = 0,
-    /// By tile rows: long ones cut into segments of whole warps, short ones
-    /// sharing a warp (`b2sr_mxv_fused`).
-    Rows = 1,
-    /// By equal chunks of consecutive tiles per warp, whatever rows they
-    /// belong to, with a segmented reduction (`b2sr_mxv_chunk`).
-    Chunks = 2,
 }
 
 /// A device vector of any element type, seen as a mask.
@@ -264,21 +246,7 @@ impl CudaBackend {
     pub fn new(ordinal: usize) -> Result<Self> {
         Ok(CudaBackend {
             dev: Dev::open(ordinal)?,
-            mxv_schedule: std::sync::atomic::AtomicU8::new(MxvSchedule::Auto as u8),
         })
-    }
-    /// Sets how later `mxv` products on B2SR with k <= 8 split their work
-    /// (for benchmarks; results are the same either way).
-    pub fn set_mxv_schedule(&self, s: MxvSchedule) {
-        self.mxv_schedule
-            .store(s as u8, std::sync::atomic::Ordering::Relaxed);
-    }
-    /// The schedule `mxv` on B2SR with k <= 8 uses now (never `Auto`).
-    pub fn mxv_schedule(&self) -> MxvSchedule {
-        match self.mxv_schedule.load(std::sync::atomic::Ordering::Relaxed) {
-            1 => MxvSchedule::Rows,
-            _ => MxvSchedule::Chunks,
-        }
     }
     /// The device's name (`"NVIDIA H100 80GB HBM3"`).
     pub fn device_name(&self) -> &str {
@@ -704,34 +672,6 @@ impl CudaBackend {
                 args.push(Arg::U32(mem::SHORT_MAX));
                 self.dev.run(id, "b2sr_vxm", Some(k), count * 32, &args)?;
             }
-        } else if k <= 8 && self.mxv_schedule() == MxvSchedule::Chunks {
-            // one launch: equal chunks of tiles per warp
-            let plan = pat.mxv_chunks(&self.dev)?;
-            self.dev.run(
-                id,
-                "b2sr_mxv_chunk",
-                Some(k),
-                plan.nchunks * 32,
-                &[
-                    pat.rowptr.arg(),
-                    pat.colidx.arg(),
-                    pat.tiles.arg(),
-                    plan.chunk_row.arg(),
-                    Arg::U32(pat.tile_rows as u32),
-                    Arg::U32(pat.ntiles as u32),
-                    Arg::U64(pat.nrows as u64),
-                    Arg::U64(pat.ncols as u64),
-                    Arg::U64(bits_of(value)),
-                    Arg::U64(uv.vals),
-                    Arg::U64(uv.pres),
-                    opt_arg(allowed),
-                    Arg::U64(out_vals),
-                    Arg::U64(out_pres),
-                    plan.part_vals.arg(),
-                    plan.part_has.arg(),
-                    plan.counter.arg(),
-                ],
-            )?;
         } else if k <= 8 {
             // one launch: segments of long tile rows, then short tile rows
             let scratch = if pat.nsplit > 0 {
