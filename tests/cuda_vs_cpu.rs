@@ -450,11 +450,9 @@ fn mxv_skewed_tile_rows() {
         e.extend((from..from + len).map(|j| (row, j)));
     }
     let e: Vec<(usize, usize)> = e.into_iter().collect();
-    let shapes: [(usize, usize, Vec<(usize, usize)>); 3] = [
-        (n, m, e),
-        (9, 13, Vec::new()),
-        (1, 4099, (0..4099).step_by(2).map(|j| (0, j)).collect()),
-    ];
+    // (rows, columns, entries): the skewed one, no entries, a single row
+    let one_row: Vec<(usize, usize)> = (0..4099).step_by(2).map(|j| (0, j)).collect();
+    let shapes = [(n, m, e), (9, 13, Vec::new()), (1, 4099, one_row)];
     let f = Flags::default();
     for (n, m, e) in &shapes {
         let (n, m) = (*n, *m);
