@@ -287,8 +287,10 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
   const MxvIn in{colidx, tiles, u_vals, u_pres, ulen, Sc<T>::from_bits(vbits), (((u64)u_vals) & 15) == 0};
   const u64 nwords = bit_words(nrows);
   if (gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
-  const int L = 1 << llog, G = 32 / L, l = lane % L;
-  const u64 nshort = ((u64)tile_rows + G - 1) / G;
+  // L lanes per short tile row, G = 32 / L rows per warp: powers of two, so
+  // shifts and masks (no run-time integer division)
+  const int glog = 5 - (int)llog, L = 1 << llog, G = 1 << glog, l = lane & (L - 1);
+  const u64 nshort = ((u64)tile_rows + G - 1) >> glog;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   for (u64 item = warp; item < nseg + nshort; item += nwarps) {
     Rows<K> a;
@@ -344,7 +346,7 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       }
     } else {
       // G short tile rows, L lanes each
-      const u64 tr = (item - nseg) * G + lane / L;
+      const u64 tr = ((item - nseg) << glog) + (lane >> llog);
       u32 t0 = 0, t1 = 0;
       if (tr < tile_rows) { t0 = rowptr[tr]; t1 = rowptr[tr + 1]; }
       const bool mine = tr < tile_rows && t1 - t0 <= short_max;
@@ -368,7 +370,7 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
         bits |= __shfl_xor_sync(FULL_MASK, bits, off);
         own |= __shfl_xor_sync(FULL_MASK, own, off);
       }
-      if (lane % span == 0 && tr < tile_rows) {
+      if ((lane & (span - 1)) == 0 && tr < tile_rows) {
         u32* p = &out_pres[i0 >> 5];
         if (own == FULL_MASK) *p = bits; else if (own) pres_set(p, bits, own);
       }

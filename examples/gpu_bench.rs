@@ -4,7 +4,7 @@
 //!
 //! For every graph: device packing CSR -> B2SR per tile size (entries/s);
 //! `mxv` time per scheme (bin_full_full PLUS.TIMES f32, bin_bin_full PLUS.PAIR
-//! u32, bin_bin_bin LOR.LAND) and tile size, the f32 and LOR.LAND results
+//! u32, bin_bin_bin LOR.LAND) and tile size, the three results
 //! checked against the CPU backend on every graph; cuSPARSE SpMV time; the bytes each
 //! B2SR product must move (matrix arrays + input + output, each once) and the
 //! achieved bandwidth as a fraction of the measured copy bandwidth; triangle
@@ -23,7 +23,9 @@
 //! `bitgraphblas-algorithms` (f64, the matrix in the format Auto picks), each
 //! followed by a device synchronisation, host clock, median of 5 iterations:
 //! where an iteration's wall time goes, kernels and host work together.
-//! Writes `gpu-bench.json` and `gpu-bench.md` into `--out`.
+//! A product that differs from the CPU is reported (`CHECK FAILED`) and the
+//! program fails at the end, after writing its tables. Writes
+//! `gpu-bench.json` and `gpu-bench.md` into `--out`.
 
 use std::ffi::c_void;
 use std::time::Instant;
@@ -398,6 +400,8 @@ fn main() -> Result<()> {
     ];
 
     let mut rows_json = Vec::new();
+    // products that differed from the CPU
+    let mut failed: Vec<String> = Vec::new();
     let mut md = String::new();
     md.push_str(&format!(
         "Device: {} ({}); commit {commit}; copy bandwidth {:.3} TB/s (read + write, 1 GiB dtod). Times (ms): per call, the median of {reps} CUDA-event-timed batches of back-to-back calls (outputs preallocated on both sides: cuSPARSE's y, and the B2SR product writes into w's buffers). `x cuSP` = cuSPARSE CSR f32 SpMV time / B2SR time; `%bw` = (B2SR arrays + input + output bytes) / time / copy bandwidth.\n\n",
@@ -451,6 +455,19 @@ fn main() -> Result<()> {
             )?;
             cw.to_vec(0.0)
         };
+        let cpu_u32 = {
+            let mut cw = Vector::<u32>::empty(n);
+            Cpu::new().mxv(
+                &mut cw,
+                None,
+                NoAccum,
+                PlusPair::<u32>::new(),
+                &retype(&a, 1u32)?,
+                &Vector::<u32>::from_bits(bits.clone()),
+                f,
+            )?;
+            cw
+        };
         let cpu_bool = {
             let mut cw = Vector::<bool>::empty(n);
             Cpu::new().mxv(
@@ -486,58 +503,70 @@ fn main() -> Result<()> {
             let gb = gb.expect("packed");
             let bytes = gb.bytes();
             let mut w = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
-            let bff = time_ms(&gpu, 3, reps, || {
-                gpu.mxv(
-                    &mut w,
-                    None,
-                    NoAccum,
-                    PlusTimes::<f32>::new(),
-                    &gb,
-                    &u_full,
-                    f,
-                )
-            })?;
-            // One B2SR copy per element type; above 8 GB keep only one at a time.
-            let big = bytes > 8_000_000_000;
-            let gu32 = gpu.convert(&gpu.upload_matrix(&retype(&a, 1u32)?)?, Format::B2sr(t))?;
             let mut wc = gpu.vector_new::<u32>(n, None, VectorFormat::Dense)?;
-            let bbf = time_ms(&gpu, 3, reps, || {
-                gpu.mxv(
-                    &mut wc,
-                    None,
-                    NoAccum,
-                    PlusPair::<u32>::new(),
-                    &gu32,
-                    &u_bits_c,
-                    f,
-                )
-            })?;
-            if big {
-                drop(gu32);
-            }
-            let gbool = gpu.convert(&gpu.upload_matrix(&retype(&a, true)?)?, Format::B2sr(t))?;
             let mut wb = gpu.vector_new::<bool>(n, None, VectorFormat::Bits)?;
-            let bbb = time_ms(&gpu, 3, reps, || {
-                gpu.mxv(&mut wb, None, NoAccum, LorLand, &gbool, &u_bits_b, f)
-            })?;
-            drop(gbool);
-            // correctness check of the f32 and LOR.LAND products against the CPU
-            let gw = gpu.download_vector(&w)?.to_vec(0.0);
-            // f32 sums in another order: 1e-3 relative, plus 1e-6 per entry of the row
-            let csr = a.as_csr();
-            let rp = csr.row_ptr();
-            let bad = (0..n).find(|&i| {
-                let (p, q) = (cpu_f32[i], gw[i]);
-                (p - q).abs() > 1e-3 * p.abs().max(1.0) + 1e-6 * (rp[i + 1] - rp[i]) as f32
-            });
-            if let Some(i) = bad {
-                panic!("{name} k={k}: row {i}: cpu {} gpu {}", cpu_f32[i], gw[i]);
-            }
-            let gb_out = gpu.download_vector(&wb)?.to_vec(false);
-            assert!(
-                gb_out == cpu_bool,
-                "{name} k={k}: LOR.LAND differs from the CPU"
-            );
+            let (bff, bbf, bbb) = {
+                let bff = time_ms(&gpu, 3, reps, || {
+                    gpu.mxv(
+                        &mut w,
+                        None,
+                        NoAccum,
+                        PlusTimes::<f32>::new(),
+                        &gb,
+                        &u_full,
+                        f,
+                    )
+                })?;
+                // one B2SR copy per element type, each dropped after its timing
+                let gu32 = gpu.convert(&gpu.upload_matrix(&retype(&a, 1u32)?)?, Format::B2sr(t))?;
+                let bbf = time_ms(&gpu, 3, reps, || {
+                    gpu.mxv(
+                        &mut wc,
+                        None,
+                        NoAccum,
+                        PlusPair::<u32>::new(),
+                        &gu32,
+                        &u_bits_c,
+                        f,
+                    )
+                })?;
+                drop(gu32);
+                let gbool =
+                    gpu.convert(&gpu.upload_matrix(&retype(&a, true)?)?, Format::B2sr(t))?;
+                let bbb = time_ms(&gpu, 3, reps, || {
+                    gpu.mxv(&mut wb, None, NoAccum, LorLand, &gbool, &u_bits_b, f)
+                })?;
+                drop(gbool);
+                // correctness check of the three products against the CPU
+                let gw = gpu.download_vector(&w)?.to_vec(0.0);
+                // f32 sums in another order: 1e-3 relative, plus 1e-6 per entry of the row
+                let csr = a.as_csr();
+                let rp = csr.row_ptr();
+                let bad = (0..n).find(|&i| {
+                    let (p, q) = (cpu_f32[i], gw[i]);
+                    (p - q).abs() > 1e-3 * p.abs().max(1.0) + 1e-6 * (rp[i + 1] - rp[i]) as f32
+                });
+                // a difference is reported, the run goes on, and the program fails at the end
+                let before = failed.len();
+                if let Some(i) = bad {
+                    failed.push(format!(
+                        "{name} k={k}: PLUS.TIMES row {i}: cpu {} gpu {}",
+                        cpu_f32[i], gw[i]
+                    ));
+                }
+                let gc_out = gpu.download_vector(&wc)?;
+                if gc_out.nvals() != cpu_u32.nvals() || gc_out.to_vec(0) != cpu_u32.to_vec(0) {
+                    failed.push(format!("{name} k={k}: PLUS.PAIR differs from the CPU"));
+                }
+                let gb_out = gpu.download_vector(&wb)?.to_vec(false);
+                if gb_out != cpu_bool {
+                    failed.push(format!("{name} k={k}: LOR.LAND differs from the CPU"));
+                }
+                for e in &failed[before..] {
+                    println!("CHECK FAILED: {e}");
+                }
+                (bff, bbf, bbb)
+            };
             let bits_n = n.div_ceil(8) as f64;
             let bf = (bytes as f64 + 4.0 * m as f64 + 4.0 * n as f64 + bits_n) / (bff * 1e-3) / bw;
             let bc =
@@ -674,6 +703,11 @@ fn main() -> Result<()> {
         source: e,
     })?;
     println!("\n{md}");
+    assert!(
+        failed.is_empty(),
+        "{} products differ from the CPU: {failed:?}",
+        failed.len()
+    );
     Ok(())
 }
 

@@ -416,6 +416,120 @@ fn csr_mxv_hub_rows_match_cpu() {
     }
 }
 
+/// `mxv` on B2SR with k = 4 and 8 (the one-launch kernel) on patterns that
+/// force its edge paths: tile rows split into several segments next to short
+/// ones (full rows, one of them the last row), a band of more than 2000 empty
+/// rows right after them, a matrix with no entries, one with a single row,
+/// sizes off the tile grid; every mask kind, an accumulator, valued and bit
+/// inputs, with poisoned device buffers. The f32 product must also be the
+/// same, bit for bit, on every run (split rows are folded in a fixed order).
+#[test]
+fn mxv_skewed_tile_rows() {
+    let Some(gpu) = cuda_or_skip("mxv_skewed_tile_rows") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(seed());
+    let (n, m) = (6001, 5003);
+    let mut e: std::collections::BTreeSet<(usize, usize)> = std::collections::BTreeSet::new();
+    for i in 0..n {
+        // sparse rows, then no entries in rows 12..2400, a dense hub row
+        if (12..2400).contains(&i) {
+            continue;
+        }
+        for _ in 0..rng.gen_range(0..6) {
+            e.insert((i, rng.gen_range(0..m)));
+        }
+    }
+    for (row, from, len) in [
+        (0, 0, m),
+        (5, 3, 4000),
+        (6, 1000, 4003),
+        (2500, 0, m),
+        (n - 1, 7, 4990),
+    ] {
+        e.extend((from..from + len).map(|j| (row, j)));
+    }
+    let e: Vec<(usize, usize)> = e.into_iter().collect();
+    // (rows, columns, entries): the skewed one, no entries, a single row
+    let one_row: Vec<(usize, usize)> = (0..4099).step_by(2).map(|j| (0, j)).collect();
+    let shapes = [(n, m, e), (9, 13, Vec::new()), (1, 4099, one_row)];
+    let f = Flags::default();
+    for (n, m, e) in &shapes {
+        let (n, m) = (*n, *m);
+        let (a32, ac, ab) = (
+            matrix(n, m, e, 1.5f32),
+            matrix(n, m, e, 1u32),
+            matrix(n, m, e, true),
+        );
+        let u32v = vector::<f32>(&mut rng, m, 0.7, VectorFormat::Dense);
+        let ubits = vector::<u32>(&mut rng, m, 0.5, VectorFormat::Bits);
+        let ubool = vector::<bool>(&mut rng, m, 0.5, VectorFormat::Bits);
+        let (w32, m32) = (
+            vector::<f32>(&mut rng, n, 0.5, VectorFormat::Dense),
+            vector::<f32>(&mut rng, n, 0.5, VectorFormat::Dense),
+        );
+        let (wc, mc) = (
+            vector::<u32>(&mut rng, n, 0.5, VectorFormat::Dense),
+            vector::<u32>(&mut rng, n, 0.5, VectorFormat::Dense),
+        );
+        let (wb, mb) = (
+            vector::<bool>(&mut rng, n, 0.5, VectorFormat::Bits),
+            vector::<bool>(&mut rng, n, 0.5, VectorFormat::Dense),
+        );
+        for t in [TileSize::T4, TileSize::T8] {
+            let g32 = gpu
+                .convert(&gpu.upload_matrix(&a32).unwrap(), Format::B2sr(t))
+                .unwrap();
+            let gc = gpu
+                .convert(&gpu.upload_matrix(&ac).unwrap(), Format::B2sr(t))
+                .unwrap();
+            let gb = gpu
+                .convert(&gpu.upload_matrix(&ab).unwrap(), Format::B2sr(t))
+                .unwrap();
+            let ctx = format!("{n}x{m} k={t}");
+            for mk in 0..5 {
+                let c = format!("{ctx} mask={mk}");
+                let s = PlusTimes::<f32>::new();
+                mxv_case(gpu, s, NoAccum, &a32, &g32, &u32v, &w32, &m32, mk, f, &c);
+                mxv_case(
+                    gpu,
+                    s,
+                    Accum(Plus),
+                    &a32,
+                    &g32,
+                    &u32v,
+                    &w32,
+                    &m32,
+                    mk,
+                    f,
+                    &c,
+                );
+                let s = MinPlus::<f32>::new();
+                mxv_case(gpu, s, NoAccum, &a32, &g32, &u32v, &w32, &m32, mk, f, &c);
+                let s = PlusPair::<u32>::new();
+                mxv_case(gpu, s, NoAccum, &ac, &gc, &ubits, &wc, &mc, mk, f, &c);
+                mxv_case(gpu, LorLand, NoAccum, &ab, &gb, &ubool, &wb, &mb, mk, f, &c);
+            }
+            // the same bits on every run
+            let gu = gpu.upload_vector(&u32v).unwrap();
+            let run = || {
+                let mut w = gpu.vector_new::<f32>(n, None, VectorFormat::Dense).unwrap();
+                gpu.mxv(&mut w, None, NoAccum, PlusTimes::<f32>::new(), &g32, &gu, f)
+                    .unwrap();
+                let v = gpu.download_vector(&w).unwrap();
+                v.entries()
+                    .iter()
+                    .map(|e| (e.0, e.1.to_bits()))
+                    .collect::<Vec<_>>()
+            };
+            let first = run();
+            for _ in 0..3 {
+                assert!(run() == first, "{ctx}: f32 results differ between runs");
+            }
+        }
+    }
+}
+
 #[test]
 fn device_packing_matches_host() {
     let Some(gpu) = cuda_or_skip("device_packing_matches_host") else {
