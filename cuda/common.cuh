@@ -41,6 +41,7 @@ typedef double f64;
 #define OP_SECOND 10
 #define OP_PAIR 11
 #define OP_ANY 12
+#define OP_ABSDIFF 13
 
 // ---- scalar semantics -------------------------------------------------------
 
@@ -129,6 +130,7 @@ template <class T> __device__ __forceinline__ T binop(int op, T x, T y) {
     case OP_FIRST: return x;
     case OP_SECOND: return y;
     case OP_PAIR: return Sc<T>::one();
+    case OP_ABSDIFF: return x > y ? Sc<T>::minus(x, y) : Sc<T>::minus(y, x);
     default: return x;  // OP_ANY
   }
 }

@@ -521,6 +521,13 @@ __device__ __forceinline__ void vxm_body(const u32* __restrict__ rowptr, const u
 // lying wholly inside a chunk is not long). `csr_mxv_fix` folds each long
 // row's chunk partials in chunk order, so results do not depend on
 // scheduling. Presence starts zeroed; both kernels OR their bits in.
+//
+// `avals == NULL`: every entry holds the value `isobits` (an iso-valued matrix,
+// such as a pattern with all-one values): the values are never read.
+// `accum >= 0`: the output is a full vector (no presence), and each row with
+// an entry in the product becomes `accum(out, row's sum)` in place (the
+// accumulated `w += A u` of PageRank in one pass, no temporary); rows without
+// one keep their value; `out_pres` is unused (NULL).
 
 // The row holding entry p: the last i with rowptr[i] <= p.
 __device__ __forceinline__ u64 csr_row_of(const u32* __restrict__ rowptr, u64 nrows, u32 p) {
@@ -534,16 +541,27 @@ __device__ __forceinline__ u64 csr_row_of(const u32* __restrict__ rowptr, u64 nr
 
 // acc of entries [p0, p1) of one row, the lanes of a group of `width` lanes
 // (lane index `l` inside it) striding over them, reduced over the group.
-__device__ __forceinline__ void csr_span(const u32* __restrict__ colidx, const T* __restrict__ avals,
+__device__ __forceinline__ void csr_span(const u32* __restrict__ colidx, const T* __restrict__ avals, T iso,
                                          const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
                                          u32 p0, u32 p1, int l, int width, T& acc, bool& has) {
-  for (u32 p = p0 + l; p < p1; p += width) {
-    const u32 j = colidx[p];
-    if (u_pres && !bit_get(u_pres, j)) continue;
-    fold(acc, has, SR::mul(avals[p], u_vals ? u_vals[j] : Sc<T>::one()));
+  // Two entries per lane per round: both column loads, then both gathers,
+  // are in flight together (the gathers of a power-law graph's product are
+  // latency-bound: measured on the H100, R-MAT 22, one entry per round).
+  u32 p = p0 + l;
+  for (; p + width < p1; p += 2 * width) {
+    const u32 j0 = colidx[p], j1 = colidx[p + width];
+    const bool h0 = !u_pres || bit_get(u_pres, j0), h1 = !u_pres || bit_get(u_pres, j1);
+    const T x0 = (u_vals && h0) ? u_vals[j0] : Sc<T>::one(), x1 = (u_vals && h1) ? u_vals[j1] : Sc<T>::one();
+    if (h0) fold(acc, has, SR::mul(avals ? avals[p] : iso, x0));
+    if (h1) fold(acc, has, SR::mul(avals ? avals[p + width] : iso, x1));
     // ANY, and LOR once true, cannot change: the lane stops (BFS pulls).
     if (SR_ADD == OP_ANY && has) break;
     if (SR_ADD == OP_LOR && has && Sc<T>::nz(acc)) break;
+  }
+  if (p < p1 && !(SR_ADD == OP_ANY && has) && !(SR_ADD == OP_LOR && has && Sc<T>::nz(acc))) {
+    const u32 j = colidx[p];
+    if (!u_pres || bit_get(u_pres, j))
+      fold(acc, has, SR::mul(avals ? avals[p] : iso, u_vals ? u_vals[j] : Sc<T>::one()));
   }
   for (int off = 1; off < width; off <<= 1) {
     const T oa = shfl_xor(acc, off);
@@ -552,14 +570,22 @@ __device__ __forceinline__ void csr_span(const u32* __restrict__ colidx, const T
   }
 }
 
+// Row i's result into the output: written (presence by the caller), or
+// folded into the full output with `accum`.
+__device__ __forceinline__ void csr_put(T* __restrict__ out_vals, u64 i, int accum, T acc, bool has) {
+  if (accum < 0) out_vals[i] = has ? acc : SR::zero();
+  else if (has) out_vals[i] = binop<T>(accum, out_vals[i], acc);
+}
+
 extern "C" __global__ void CAT(csr_mxv_, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                                  const T* __restrict__ avals, u64 nrows,
+                                                  const T* __restrict__ avals, u64 isobits, u64 nrows,
                                                   const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
                                                   const u32* __restrict__ allowed, T* __restrict__ out_vals,
-                                                  u32* __restrict__ out_pres, u32 vlog, u32 long_min) {
+                                                  u32* __restrict__ out_pres, u32 vlog, u32 long_min, int accum) {
   const int V = 1 << vlog, G = 32 / V;
   const int lane = threadIdx.x & 31, g = lane / V, l = lane % V;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const T iso = Sc<T>::from_bits(isobits);
   for (u64 base = warp * G; base < nrows; base += nwarps * G) {
     const u64 i = base + g;
     T acc = SR::zero();
@@ -568,8 +594,9 @@ extern "C" __global__ void CAT(csr_mxv_, SR_NAME)(const u32* __restrict__ rowptr
     if (i < nrows) { p0 = rowptr[i]; p1 = rowptr[i + 1]; }
     const bool is_long = p1 - p0 > long_min;
     if (is_long || (allowed && i < nrows && !bit_get(allowed, i))) p1 = p0;
-    csr_span(colidx, avals, u_vals, u_pres, p0, p1, l, V, acc, has);
-    if (l == 0 && i < nrows && !is_long) out_vals[i] = has ? acc : SR::zero();
+    csr_span(colidx, avals, iso, u_vals, u_pres, p0, p1, l, V, acc, has);
+    if (l == 0 && i < nrows && !is_long) csr_put(out_vals, i, accum, acc, has);
+    if (accum >= 0) continue;
     // the group leaders' presence bits, as G consecutive bits of one word
     const u32 b = __ballot_sync(FULL_MASK, l == 0 && has);
     u32 word = 0;
@@ -579,13 +606,14 @@ extern "C" __global__ void CAT(csr_mxv_, SR_NAME)(const u32* __restrict__ rowptr
 }
 
 extern "C" __global__ void CAT(csr_mxv_long_, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                                       const T* __restrict__ avals, u64 nrows, u32 nnz,
+                                                       const T* __restrict__ avals, u64 isobits, u64 nrows, u32 nnz,
                                                        const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
                                                        const u32* __restrict__ allowed, u32 long_min,
                                                        T* __restrict__ part_vals, u8* __restrict__ part_has) {
   const int lane = threadIdx.x & 31;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const u64 nchunks = ((u64)nnz + long_min - 1) / long_min;
+  const T iso = Sc<T>::from_bits(isobits);
   for (u64 c = warp; c < nchunks; c += nwarps) {
     const u32 q0 = (u32)(c * long_min), q1 = (u32)min((u64)nnz, (c + 1) * long_min);
     const u64 ra = csr_row_of(rowptr, nrows, q0), rb = csr_row_of(rowptr, nrows, q1 - 1);
@@ -598,7 +626,8 @@ extern "C" __global__ void CAT(csr_mxv_long_, SR_NAME)(const u32* __restrict__ r
       T acc = SR::zero();
       bool has = false;
       const bool ok = allowed == 0 || bit_get(allowed, i);
-      csr_span(colidx, avals, u_vals, u_pres, ok ? max(r0, q0) : 0, ok ? min(r1, q1) : 0, lane, 32, acc, has);
+      csr_span(colidx, avals, iso, u_vals, u_pres, ok ? max(r0, q0) : 0, ok ? min(r1, q1) : 0, lane, 32, acc,
+               has);
       if (lane == 0) {
         part_vals[2 * c + slot] = acc;
         part_has[2 * c + slot] = has;
@@ -609,7 +638,8 @@ extern "C" __global__ void CAT(csr_mxv_long_, SR_NAME)(const u32* __restrict__ r
 
 extern "C" __global__ void CAT(csr_mxv_fix_, SR_NAME)(const u32* __restrict__ rowptr, u64 nrows, u32 long_min,
                                                       const T* __restrict__ part_vals, const u8* __restrict__ part_has,
-                                                      T* __restrict__ out_vals, u32* __restrict__ out_pres) {
+                                                      T* __restrict__ out_vals, u32* __restrict__ out_pres,
+                                                      int accum) {
   for (u64 i = gtid(); i < nrows; i += gthreads()) {
     const u32 r0 = rowptr[i], r1 = rowptr[i + 1];
     if (r1 - r0 <= long_min) continue;
@@ -621,8 +651,8 @@ extern "C" __global__ void CAT(csr_mxv_fix_, SR_NAME)(const u32* __restrict__ ro
       const u64 s = 2 * c + ((u64)r0 == c * long_min || c > c0 ? 0 : 1);
       if (part_has[s]) fold(acc, has, part_vals[s]);
     }
-    out_vals[i] = has ? acc : SR::zero();
-    if (has) atomicOr(&out_pres[i >> 5], 1u << (i & 31));
+    csr_put(out_vals, i, accum, acc, has);
+    if (accum < 0 && has) atomicOr(&out_pres[i >> 5], 1u << (i & 31));
   }
 }
 

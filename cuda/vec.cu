@@ -140,17 +140,18 @@ ENTRY(vec_select)(int code, i64 k, u64 tbits, const T* u_vals, const u32* u_pres
   }
 }
 
-// Per-block ⊕ of the present entries (from the identity), in index order within
-// a block; `partials[blockIdx.x]`. Run again over the partials with one block.
+// Per-block ⊕ of the present entries (from the identity): block b takes the
+// range [b·per, (b+1)·per), thread t its indices t, t + 256, ... in order
+// (coalesced loads), then thread 0 folds the 256 partials in thread order: a
+// fixed order, so results do not depend on scheduling. `partials[blockIdx.x]`.
+// Run again over the partials with one block.
 #define RED_THREADS 256
 ENTRY(vec_reduce)(int op, const T* vals, const u32* pres, u64 n, T* partials) {
   __shared__ T sh[RED_THREADS];
   const u64 per = (n + gridDim.x - 1) / gridDim.x;
   const u64 lo = blockIdx.x * per, hi = min(n, lo + per);
-  const u64 chunk = (per + RED_THREADS - 1) / RED_THREADS;
-  const u64 a = lo + threadIdx.x * chunk, b = min(hi, a + chunk);
   T acc = identity_of<T>(op);
-  for (u64 i = a; i < b; ++i)
+  for (u64 i = lo + threadIdx.x; i < hi; i += RED_THREADS)
     if (present(pres, i)) acc = binop<T>(op, acc, vals ? vals[i] : Sc<T>::one());
   sh[threadIdx.x] = acc;
   __syncthreads();
@@ -158,6 +159,17 @@ ENTRY(vec_reduce)(int op, const T* vals, const u32* pres, u64 n, T* partials) {
     T t = identity_of<T>(op);
     for (int k = 0; k < RED_THREADS; ++k) t = binop<T>(op, t, sh[k]);
     partials[blockIdx.x] = t;
+  }
+}
+
+// Sparse ⊙ full: out_vals[k] = op(s_vals[k], f_vals[s_idx[k]]) (`swap`: the
+// full operand first), for the nnz entries of the sparse operand (the
+// intersection's pattern is the sparse operand's): O(nnz), no pass over n.
+ENTRY(vec_ewise_gather)(int op, int swap, const u32* s_idx, const T* s_vals, u64 nnz, const T* f_vals,
+                        T* out_vals) {
+  for (u64 k = gtid(); k < nnz; k += gthreads()) {
+    const T x = s_vals ? s_vals[k] : Sc<T>::one(), y = f_vals[s_idx[k]];
+    out_vals[k] = swap ? binop<T>(op, y, x) : binop<T>(op, x, y);
   }
 }
 

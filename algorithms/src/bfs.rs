@@ -255,7 +255,7 @@ where
         }
     }
     Ok(BfsResult {
-        levels: b.download_vector(&level)?.to_vec(-1),
+        levels: b.download_vector(&level)?.into_vec(-1),
         parents: None,
     })
 }
@@ -430,7 +430,7 @@ where
             levels, parents, ..
         } => BfsResult { levels, parents },
         Record::Device { level, parent } => BfsResult {
-            levels: b.download_vector(&level)?.to_vec(-1),
+            levels: b.download_vector(&level)?.into_vec(-1),
             parents: match parent {
                 Some((p, _)) => Some(b.download_vector(&p)?.entries().into_iter().fold(
                     vec![-1i64; n],

@@ -36,6 +36,6 @@ pub use bc::{betweenness, even_sources};
 pub use bfs::{bfs, bfs_with, BfsResult, Direction};
 pub use cc::connected_components;
 pub use graph::{Algorithm, Graph};
-pub use pagerank::{pagerank, PageRank, PageRankOptions};
+pub use pagerank::{pagerank, pagerank_on_backend, PageRank, PageRankDevice, PageRankOptions};
 pub use sssp::sssp;
 pub use tc::triangle_count;

@@ -1,6 +1,6 @@
 //! PageRank by power iteration, with NetworkX's definition.
 
-use bitgraphblas::algebra::{Abs, BinaryOp, BindFirst, Div, Minus, Plus, PlusTimes, Second, Times};
+use bitgraphblas::algebra::{AbsDiff, BindFirst, Div, Plus, PlusTimes, Second, Times};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::container::VectorRepr;
 use bitgraphblas::{ops, Desc, Error, Result, Vector, VectorFormat};
@@ -39,27 +39,22 @@ pub struct PageRank {
     pub converged: bool,
 }
 
+/// What [`pagerank_on_backend`] computed: the ranks left on the backend (on
+/// the GPU, in device memory), for a caller that goes on computing with them
+/// or reads only some of them.
+pub struct PageRankDevice<B: Backend> {
+    /// The rank of every vertex (a full vector: every vertex has an entry).
+    pub ranks: B::Vector<f64>,
+    /// Iterations run.
+    pub iterations: usize,
+    /// False when the iteration limit was reached before the tolerance.
+    pub converged: bool,
+}
+
 /// PageRank of every vertex: the same definition as NetworkX's `pagerank`
 /// (uniform personalisation, the mass of dangling vertices spread uniformly,
-/// `x_0 = 1/n`, stop at `‖x - x'‖₁ < n · tol`).
-///
-/// Each iteration: `w = x ⊙ (α / d_out)` (zero at vertices without
-/// out-edges, whose columns of `A'` are empty), `x' = c + A' (+.×) w` with the constant
-/// `c = (1 - α)/n + α · Σ_{dangling} x / n` as the initial value of the
-/// accumulated product.
-///
-/// **Semiring**: `PLUS.TIMES` (`f64`) with `A'` in [`Graph::value_format`]
-/// (B2SR with iso value 1: the column-stochastic scaling lives in `w`, so the
-/// bit matrix holds no weights; CSR on the CPU when the format is Auto).
-/// **Masks**: once, to mark the dangling vertices (the complemented structure
-/// of `d_out`) in a sparse vector of ones; the dangling mass is then the
-/// reduced product of that vector and `x` (`O(#dangling)`, skipped when every
-/// vertex has an out-edge). **Cost**: one `mxv` (`O(m)`), one element-wise
-/// product, a fill of the new iterate (two iterate buffers alternate);
-/// `‖x - x'‖₁` is one `|a - b|` pass (a user operator) and a reduction on
-/// the backend (`O(n)`), or a difference, an `abs` and a reduction where the
-/// backend runs built-in operators only, so only
-/// scalars cross to the host inside the loop (the ranks are read back once).
+/// `x_0 = 1/n`, stop at `‖x - x'‖₁ < n · tol`); [`pagerank_on_backend`]
+/// followed by one download of the ranks.
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -70,6 +65,64 @@ pub struct PageRank {
 /// assert!((pr.ranks[0] - 0.5).abs() < 1e-12);
 /// ```
 pub fn pagerank<B>(g: &Graph<'_, B>, opts: &PageRankOptions) -> Result<PageRank>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let d = pagerank_on_backend(g, opts)?;
+    let n = g.nvertices();
+    // Every vertex has a rank: the values are taken as they are (no copy).
+    let ranks = match g.backend().download_vector(&d.ranks)?.into_repr() {
+        VectorRepr::Dense {
+            values,
+            present: None,
+        } => values,
+        repr => Vector::from_repr(n, repr)?.to_vec(0.0),
+    };
+    Ok(PageRank {
+        ranks,
+        iterations: d.iterations,
+        converged: d.converged,
+    })
+}
+
+/// [`pagerank`] with the ranks left on the backend: only scalars cross to
+/// the host (the dangling mass, when some vertex has no out-edge, and the L1
+/// change, when `tol > 0`), once per iteration.
+///
+/// Each iteration: `w = x ⊙ (α / d_out)` (zero at vertices without
+/// out-edges, whose columns of `A'` are empty), `x' = c + A' (+.×) w` with the constant
+/// `c = (1 - α)/n + α · Σ_{dangling} x / n` as the initial value of the
+/// accumulated product.
+///
+/// **Semiring**: `PLUS.TIMES` (`f64`) with `A'` in [`Graph::value_format`]
+/// (B2SR with iso value 1: the column-stochastic scaling lives in `w`, so the
+/// bit matrix holds no weights; CSR on the CPU when the format is Auto, and
+/// CSR with all-one values, which the CUDA backend's product does not read,
+/// on the GPU where Auto keeps CSR).
+/// **Masks**: once, to mark the dangling vertices (the complemented structure
+/// of `d_out`) in a sparse vector of ones; the dangling mass is then the
+/// reduced product of that vector and `x` (`O(#dangling)`, skipped when every
+/// vertex has an out-edge). **Cost**: one `mxv` (`O(m)`; on the CUDA backend
+/// a CSR product accumulates into the full `x'` in place), one element-wise
+/// product, a fill of the new iterate (two iterate buffers alternate);
+/// `‖x - x'‖₁` is one element-wise [`AbsDiff`] and a reduction (`O(n)`), made
+/// only where it can stop the iteration (`tol > 0`: with `tol = 0` the test
+/// `‖x - x'‖₁ < 0` never holds, and exactly `max_iters` iterations run).
+///
+/// ```
+/// use bitgraphblas::{Cpu, Format, Matrix, TileSize};
+/// use bitgraphblas::Backend;
+/// use bitgraphblas_algorithms::{pagerank_on_backend, Graph, PageRankOptions};
+/// let a = Matrix::from_triplets(2, 2, vec![(0, 1, true), (1, 0, true)]).unwrap();
+/// let cpu = Cpu;
+/// let g = Graph::new(&cpu, a, None, Format::B2sr(TileSize::T4)).unwrap();
+/// let pr = pagerank_on_backend(&g, &PageRankOptions::default()).unwrap();
+/// let ranks = cpu.download_vector(&pr.ranks).unwrap();
+/// assert!((ranks.get(1).unwrap() - 0.5).abs() < 1e-12);
+/// ```
+pub fn pagerank_on_backend<B>(g: &Graph<'_, B>, opts: &PageRankOptions) -> Result<PageRankDevice<B>>
 where
     B: Backend,
     B::MaskSource: VectorShape,
@@ -88,8 +141,8 @@ where
     let b = g.backend();
     let n = g.nvertices();
     if n == 0 {
-        return Ok(PageRank {
-            ranks: vec![],
+        return Ok(PageRankDevice {
+            ranks: b.vector_new(0, Some(0.0), VectorFormat::Dense)?,
             iterations: 0,
             converged: true,
         });
@@ -126,10 +179,9 @@ where
     let mut w: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let mut dx: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     let mut diff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
-    let mut absdiff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let (mut iterations, mut converged) = (0, false);
-    // `|x' - x|` in one pass until the backend turns the user operator down.
-    let mut fused = true;
+    // With `tol = 0` the stopping test can never hold: the change is not measured.
+    let measure = opts.tol > 0.0;
     while iterations < opts.max_iters {
         iterations += 1;
         ops::ewise_mult(b, &mut w, Times, &x, &scale, &Desc::new())?;
@@ -151,64 +203,19 @@ where
             &w,
             &Desc::new().accum(Plus),
         )?;
-        // The L1 change, on the backend (only a scalar comes back).
-        let err = l1_change(b, (&mut diff, &mut absdiff), &xn, &x, &mut fused)?;
         std::mem::swap(&mut x, &mut xn);
-        if err < nf * opts.tol {
-            converged = true;
-            break;
+        if measure {
+            // The L1 change, on the backend (only a scalar comes back).
+            ops::ewise_add(b, &mut diff, AbsDiff, &x, &xn, &Desc::new())?;
+            if ops::reduce(b, Plus, &diff)? < nf * opts.tol {
+                converged = true;
+                break;
+            }
         }
     }
-    // Every vertex has a rank: the values are taken as they are (no copy).
-    let ranks = match b.download_vector(&x)?.into_repr() {
-        VectorRepr::Dense {
-            values,
-            present: None,
-        } => values,
-        repr => Vector::from_repr(n, repr)?.to_vec(0.0),
-    };
-    Ok(PageRank {
-        ranks,
+    Ok(PageRankDevice {
+        ranks: x,
         iterations,
         converged,
     })
-}
-
-/// `|x - y|` (a user operator: the L1 change in one element-wise pass).
-#[derive(Clone, Copy)]
-struct AbsDiff;
-
-impl BinaryOp<f64> for AbsDiff {
-    const NAME: &'static str = "absdiff";
-    #[inline]
-    fn apply(&self, x: f64, y: f64) -> f64 {
-        (x - y).abs()
-    }
-}
-
-/// `Σ_i |xn_i - x_i|` for full `xn` and `x`: one [`AbsDiff`] pass and a
-/// reduction where the backend runs user operators (the CPU); otherwise (a
-/// backend answers [`Error::NoKernel`], once: `fused` turns false) the
-/// built-in difference, `abs` and reduction.
-fn l1_change<B>(
-    b: &B,
-    (diff, absdiff): (&mut B::Vector<f64>, &mut B::Vector<f64>),
-    xn: &B::Vector<f64>,
-    x: &B::Vector<f64>,
-    fused: &mut bool,
-) -> Result<f64>
-where
-    B: Backend,
-    B::MaskSource: VectorShape,
-{
-    if *fused {
-        match ops::ewise_add(b, diff, AbsDiff, xn, x, &Desc::new()) {
-            Ok(()) => return ops::reduce(b, Plus, diff),
-            Err(Error::NoKernel { .. }) => *fused = false,
-            Err(e) => return Err(e),
-        }
-    }
-    ops::ewise_add(b, diff, Minus, xn, x, &Desc::new())?;
-    ops::apply(b, absdiff, Abs, diff, &Desc::new())?;
-    ops::reduce(b, Plus, absdiff)
 }

@@ -471,3 +471,91 @@ fn gpu_backend_all_algorithms() {
         );
     }
 }
+
+/// PageRank with its ranks left on the backend, against power iteration in
+/// `f64` within 1e-6 per vertex (NetworkX's tolerance test, and a fixed 20
+/// iterations with `tol = 0`, which never converge), on graphs with and
+/// without dangling vertices, in CSR (iso-valued on the device) and B2SR.
+fn check_pagerank_on_backend<B>(b: &B, formats: &[Format], what: &str)
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    for (seed, n, deg, sym) in [
+        (11, 300, 3.0, false),
+        (12, 257, 5.0, true),
+        (13, 1000, 1.5, false),
+    ] {
+        let p = common::random_graph(seed, n, deg, sym);
+        for &format in formats {
+            let g = alg::Graph::new(b, p.pattern(), None, format).unwrap();
+            for (tol, iters) in [(1e-6, 100), (0.0, 20)] {
+                let opts = alg::PageRankOptions {
+                    tol,
+                    max_iters: iters,
+                    ..Default::default()
+                };
+                let (want, want_iters) = common::pagerank(&p, 0.85, tol, iters);
+                let d = alg::pagerank_on_backend(&g, &opts).unwrap();
+                let ctx = format!("{what} seed {seed} {format:?} tol {tol}");
+                assert_eq!(d.iterations, want_iters, "{ctx}: iterations");
+                assert_eq!(
+                    d.converged,
+                    tol > 0.0 && want_iters < iters,
+                    "{ctx}: converged"
+                );
+                let ranks = b.download_vector(&d.ranks).unwrap();
+                assert_eq!(ranks.nvals(), n, "{ctx}: every vertex has a rank");
+                let ranks = ranks.to_vec(f64::NAN);
+                for v in 0..n {
+                    assert!(
+                        (ranks[v] - want[v]).abs() < 1e-6,
+                        "{ctx}: at {v}: {} vs {}",
+                        ranks[v],
+                        want[v]
+                    );
+                }
+                assert_eq!(
+                    alg::pagerank(&g, &opts).unwrap().ranks,
+                    ranks,
+                    "{ctx}: pagerank = on backend + download"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pagerank_on_backend_cpu() {
+    check_pagerank_on_backend(
+        &Cpu::new(),
+        &[Format::Csr, Format::B2sr(TileSize::T8), Format::Auto],
+        "cpu",
+    );
+}
+
+/// [`check_pagerank_on_backend`] on the CUDA backend (SKIPPED without a GPU
+/// unless BITGRAPHBLAS_REQUIRE_GPU=1).
+#[cfg(feature = "cuda")]
+#[test]
+fn pagerank_on_backend_gpu() {
+    let gpu = match bitgraphblas::CudaBackend::new(0) {
+        Ok(g) => g,
+        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
+        }
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED pagerank_on_backend_gpu: {e}");
+            return;
+        }
+    };
+    let formats = [
+        Format::Csr,
+        Format::B2sr(TileSize::T8),
+        Format::B2sr(TileSize::T32),
+        Format::Auto,
+    ];
+    check_pagerank_on_backend(&gpu, &formats, "gpu");
+}

@@ -18,6 +18,7 @@ pub enum BuiltinOp {
     Second,
     Pair,
     Any,
+    AbsDiff,
 }
 
 /// A binary operator `z = f(x, y)` on one element type.
@@ -97,6 +98,17 @@ builtin_binary!(/// Either operand (`ANY`: a reduction may keep whichever it mee
     /// This implementation returns `x`; results that depend on the choice are
     /// only defined up to it.
     Any, "any", Any, |x, _y| x);
+builtin_binary!(/// `|x - y|`: `x - y` where `x > y`, else `y - x` (no wrap-around for
+    /// unsigned integers; for bool `x != y`; a NaN operand gives NaN): the
+    /// element-wise distance, whose sum is the L1 distance of two vectors
+    /// (the convergence test of PageRank and other power iterations).
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{AbsDiff, BinaryOp};
+    /// assert_eq!(BinaryOp::<f64>::apply(&AbsDiff, 1.0, 3.5), 2.5);
+    /// assert_eq!(BinaryOp::<u32>::apply(&AbsDiff, 2, 7), 5);
+    /// ```
+    AbsDiff, "absdiff", AbsDiff, |x, y| if x > y { T::minus(x, y) } else { T::minus(y, x) });
 
 impl<T: Scalar> Monoid<T> for Plus {
     fn identity(&self) -> T {

@@ -14,8 +14,8 @@ mod semiring;
 mod unary;
 
 pub use binary::{
-    Any, BinaryFn, BinaryOp, BuiltinOp, Div, First, Land, Lor, Lxor, Max, Min, Minus, Monoid, Pair,
-    Plus, Second, Times,
+    AbsDiff, Any, BinaryFn, BinaryOp, BuiltinOp, Div, First, Land, Lor, Lxor, Max, Min, Minus,
+    Monoid, Pair, Plus, Second, Times,
 };
 pub use semiring::{
     AnyPair, KernelId, LorLand, MaxMin, MaxTimes, MinPlus, MinSecond, PlusPair, PlusTimes,

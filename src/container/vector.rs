@@ -217,12 +217,21 @@ impl<T: Scalar> Vector<T> {
         }
     }
     /// Values for every index, `fill` where absent.
+    ///
+    /// ```
+    /// use bitgraphblas::Vector;
+    /// let v = Vector::from_entries(4, vec![(1, 7i64), (3, 9)]).unwrap();
+    /// assert_eq!(v.to_vec(-1), vec![-1, 7, -1, 9]);
+    /// ```
     pub fn to_vec(&self, fill: T) -> Vec<T> {
         match &self.repr {
-            VectorRepr::Dense {
-                values,
-                present: None,
-            } => values.clone(),
+            VectorRepr::Dense { values, present } => {
+                let mut out = values.clone();
+                if let Some(p) = present {
+                    fill_absent(&mut out, p, fill);
+                }
+                out
+            }
             _ => {
                 let mut out = vec![fill; self.len];
                 for (i, v) in self.entries() {
@@ -247,6 +256,33 @@ impl<T: Scalar> Vector<T> {
             }
             | VectorRepr::Bits(p) => p,
             _ => self.pattern(),
+        }
+    }
+    /// [`Vector::to_vec`], consuming the vector: dense storage is returned in
+    /// place (absent entries overwritten with `fill`), with no copy of the
+    /// values.
+    ///
+    /// ```
+    /// use bitgraphblas::Vector;
+    /// let v = Vector::from_entries(3, vec![(0, 2.5f64)]).unwrap();
+    /// assert_eq!(v.into_vec(0.0), vec![2.5, 0.0, 0.0]);
+    /// ```
+    pub fn into_vec(self, fill: T) -> Vec<T> {
+        match self.repr {
+            VectorRepr::Dense {
+                mut values,
+                present,
+            } => {
+                if let Some(p) = &present {
+                    fill_absent(&mut values, p, fill);
+                }
+                values
+            }
+            repr => Vector {
+                len: self.len,
+                repr,
+            }
+            .to_vec(fill),
         }
     }
     /// The set of present indices.
@@ -316,4 +352,28 @@ impl<T: Scalar> Vector<T> {
     pub fn assign_from(&mut self, other: Vector<T>) {
         *self = other;
     }
+}
+
+/// `values[i] = fill` wherever bit `i` of `present` is clear: a word at a
+/// time (a full word is skipped with one test), split across threads for
+/// long vectors.
+fn fill_absent<T: Scalar>(values: &mut [T], present: &BitVec, fill: T) {
+    use rayon::prelude::*;
+    /// Words per parallel chunk (4096 values).
+    const CHUNK_WORDS: usize = 64;
+    values
+        .par_chunks_mut(64 * CHUNK_WORDS)
+        .zip(present.words().par_chunks(CHUNK_WORDS))
+        .for_each(|(vals, words)| {
+            for (vs, &w) in vals.chunks_mut(64).zip(words) {
+                if w == u64::MAX {
+                    continue;
+                }
+                for (b, v) in vs.iter_mut().enumerate() {
+                    if (w >> b) & 1 == 0 {
+                        *v = fill;
+                    }
+                }
+            }
+        });
 }

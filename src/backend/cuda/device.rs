@@ -77,8 +77,77 @@ pub(crate) fn opt_arg<T>(b: Option<&DBuf<T>>) -> Arg {
 /// first ([`Dev::download_vec`]).
 const PREFAULT_FROM: usize = 1 << 20;
 
+/// Downloads of at least this many bytes go through the pinned staging
+/// buffers ([`Staging`]).
+const STAGED_FROM: usize = 4 << 20;
+
+/// Bytes of each of the two pinned staging buffers.
+const STAGE_BYTES: usize = 8 << 20;
+
+/// Two page-locked host buffers and an event each: large downloads copy
+/// device memory into one (DMA at the link's speed) while the other is
+/// copied, by every core, into the result. Measured on the H100 host (commit
+/// e19a747) the driver's pageable copy moved 134 MB in 31 ms and 32 MB in
+/// 11 ms (3-4 GB/s).
+struct Staging {
+    bufs: [usize; 2],
+    events: [cudarc::driver::sys::CUevent; 2],
+}
+
+// SAFETY: the buffers and events are used only under the `Dev::staging`
+// lock, from one thread at a time.
+unsafe impl Send for Staging {}
+
+impl Staging {
+    fn new() -> Result<Staging> {
+        use cudarc::driver::sys;
+        let mut st = Staging {
+            bufs: [0; 2],
+            events: [std::ptr::null_mut(); 2],
+        };
+        for i in 0..2 {
+            let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+            // SAFETY: plain allocations in the current context; freed in `drop`.
+            unsafe {
+                sys::cuMemAllocHost_v2(&mut p, STAGE_BYTES)
+                    .result()
+                    .map_err(drv("pinned host allocation"))?;
+                st.bufs[i] = p as usize;
+                sys::cuEventCreate(
+                    &mut st.events[i],
+                    sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32,
+                )
+                .result()
+                .map_err(drv("event"))?;
+            }
+        }
+        Ok(st)
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        use cudarc::driver::sys;
+        // SAFETY: made by `Staging::new` (null / 0 where it failed part-way).
+        unsafe {
+            for &b in &self.bufs {
+                if b != 0 {
+                    let _ = sys::cuMemFreeHost(b as *mut std::ffi::c_void);
+                }
+            }
+            for &e in &self.events {
+                if !e.is_null() {
+                    let _ = sys::cuEventDestroy_v2(e);
+                }
+            }
+        }
+    }
+}
+
 /// The device and everything cached on it.
 pub(crate) struct Dev {
+    /// Made at the first large download (declared first: dropped before the context).
+    staging: Mutex<Option<Staging>>,
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     pub arch: &'static str,
@@ -164,6 +233,7 @@ impl Dev {
         let stream = ctx.default_stream();
         keep_pool_memory(&ctx);
         Ok(Dev {
+            staging: Mutex::new(None),
             ctx,
             stream,
             arch: arch_name(major, minor),
@@ -426,6 +496,13 @@ impl Dev {
         }
         let bytes = len * std::mem::size_of::<T>();
         let mut out = Vec::<T>::with_capacity(len);
+        if bytes >= STAGED_FROM {
+            self.download_staged(b.ptr, out.as_mut_ptr() as usize, bytes)?;
+            // SAFETY: the staged copy wrote all `len` elements; T is a plain
+            // numeric type (bool handled above), so every bit pattern is valid.
+            unsafe { out.set_len(len) };
+            return Ok(out);
+        }
         if bytes >= PREFAULT_FROM {
             // Fresh host pages fault on first touch, one at a time inside the
             // driver's pageable copy (measured on the H100 host: ~100 ms for
@@ -456,6 +533,70 @@ impl Dev {
         // (bool handled above), so every bit pattern is valid.
         unsafe { out.set_len(len) };
         Ok(out)
+    }
+
+    /// Copies `bytes` bytes at device address `src` to host address `dst`
+    /// through the two pinned staging buffers: chunk `i + 1` is in flight on
+    /// the stream while chunk `i` is copied into `dst` by every core (which
+    /// also faults fresh destination pages in parallel). Waits for the
+    /// stream's earlier work first, as any download does.
+    fn download_staged(&self, src: u64, dst: usize, bytes: usize) -> Result<()> {
+        use cudarc::driver::sys;
+        use rayon::prelude::*;
+        self.ctx.bind_to_thread().map_err(drv("bind context"))?;
+        let mut guard = self.staging.lock().expect("staging lock");
+        if guard.is_none() {
+            *guard = Some(Staging::new()?);
+        }
+        let st = guard.as_ref().expect("made above");
+        let stream = self.stream.cu_stream();
+        let chunks = bytes.div_ceil(STAGE_BYTES);
+        let span = |i: usize| (i * STAGE_BYTES, STAGE_BYTES.min(bytes - i * STAGE_BYTES));
+        let issue = |i: usize| -> Result<()> {
+            let (off, len) = span(i);
+            // SAFETY: `src` holds `bytes` bytes; the staging buffer holds
+            // STAGE_BYTES >= len; it is not read until its event completes.
+            unsafe {
+                sys::cuMemcpyDtoHAsync_v2(
+                    st.bufs[i % 2] as *mut std::ffi::c_void,
+                    src + off as u64,
+                    len,
+                    stream,
+                )
+                .result()
+                .map_err(drv("copy to host"))?;
+                sys::cuEventRecord(st.events[i % 2], stream)
+                    .result()
+                    .map_err(drv("event"))
+            }
+        };
+        issue(0)?;
+        for i in 0..chunks {
+            if i + 1 < chunks {
+                // into the other buffer, whose chunk (i - 1) was copied out
+                issue(i + 1)?;
+            }
+            // SAFETY: an event recorded above.
+            unsafe { sys::cuEventSynchronize(st.events[i % 2]) }
+                .result()
+                .map_err(drv("copy to host"))?;
+            let (off, len) = span(i);
+            let from = st.bufs[i % 2];
+            const PIECE: usize = 256 << 10;
+            (0..len.div_ceil(PIECE)).into_par_iter().for_each(|k| {
+                let (a, n) = (k * PIECE, PIECE.min(len - k * PIECE));
+                // SAFETY: disjoint pieces of the staged chunk and of `dst`,
+                // which the caller sized for `bytes` bytes.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        (from + a) as *const u8,
+                        (dst + off + a) as *mut u8,
+                        n,
+                    )
+                };
+            });
+        }
+        Ok(())
     }
 
     /// Element `i` of a u32 buffer.

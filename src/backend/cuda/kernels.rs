@@ -57,7 +57,7 @@ pub(crate) const PACK_PLAIN: [&str; 10] = [
     "pres_flags",
 ];
 /// Entries of `vec_<type>` (each gets `_<type>`).
-pub(crate) const VEC_ENTRIES: [&str; 18] = [
+pub(crate) const VEC_ENTRIES: [&str; 19] = [
     "vec_fill",
     "vec_mask",
     "vec_writeback",
@@ -76,6 +76,7 @@ pub(crate) const VEC_ENTRIES: [&str; 18] = [
     "reduce_rows_csr",
     "scale_dense_rows",
     "dense_accum",
+    "vec_ewise_gather",
 ];
 /// Entries of `mat_<type>` (each gets `_<type>`).
 pub(crate) const MAT_ENTRIES: [&str; 16] = [

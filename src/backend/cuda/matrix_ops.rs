@@ -62,6 +62,7 @@ fn csr<T>(
             colidx,
             vals,
             nnz,
+            iso: None,
         },
     }
 }
@@ -73,6 +74,7 @@ impl<T: Scalar> CsrRef<T> {
             colidx,
             vals,
             nnz,
+            ..
         } = &m.repr
         else {
             unreachable!("owned CSR references are made from CSR matrices")
@@ -142,6 +144,7 @@ impl CudaBackend {
                 colidx,
                 vals,
                 nnz,
+                ..
             } => CsrRef {
                 nrows: a.nrows,
                 ncols: a.ncols,

@@ -223,6 +223,9 @@ pub(crate) enum DMat<T> {
         colidx: DBuf<u32>,
         vals: DBuf<T>,
         nnz: usize,
+        /// Every entry holds this value (nonzero; `vals` holds it too): the
+        /// products read the column indices alone.
+        iso: Option<T>,
     },
     B2sr {
         pat: DevB2sr,
@@ -271,6 +274,7 @@ impl<T: Scalar> CudaMatrix<T> {
                 colidx,
                 vals,
                 nnz,
+                ..
             } => Some((rowptr.ptr(), colidx.ptr(), vals.ptr(), *nnz)),
             DMat::B2sr { .. } => None,
         }
@@ -298,6 +302,7 @@ impl<T: Scalar> CudaMatrix<T> {
                     colidx: dev.upload(c.col_idx())?,
                     vals: dev.upload(c.values())?,
                     nnz: c.nnz(),
+                    iso: c.iso_value(),
                 }
             }
         };
@@ -316,6 +321,7 @@ impl<T: Scalar> CudaMatrix<T> {
                 colidx,
                 vals,
                 nnz,
+                ..
             } => {
                 let rp: Vec<usize> =
                     from_bytes::<u32>(&dev.download_bytes(rowptr, self.nrows + 1)?, self.nrows + 1)

@@ -513,19 +513,28 @@ impl CudaBackend {
     /// (as many as the average row length, 2 to 32), and rows longer than
     /// `long_min` entries cut into chunks of that many entries for whole
     /// warps, whose partials `csr_mxv_fix` folds in order (hub rows of
-    /// power-law graphs no longer serialise on one warp).
+    /// power-law graphs no longer serialise on one warp). With `iso` (every
+    /// entry holds that value) the values are not read. With `accum >= 0`
+    /// the output is a full vector and each row with an entry in the product
+    /// is folded into it in place (`out_pres` is then unused).
+    #[allow(clippy::too_many_arguments)]
     fn csr_mxv<T: Scalar>(
         &self,
         id: ModuleId,
-        (rowptr, colidx, vals, nnz): (&DBuf<u32>, &DBuf<u32>, &DBuf<T>, usize),
+        (rowptr, colidx, vals, nnz, iso): (&DBuf<u32>, &DBuf<u32>, &DBuf<T>, usize, Option<T>),
         nrows: usize,
         (u_vals, u_pres): (u64, u64),
         allowed: Option<&DBuf<u32>>,
-        (out_vals, out_pres): (&DBuf<T>, &DBuf<u32>),
+        (out_vals, out_pres): (&DBuf<T>, u64),
+        accum: i32,
     ) -> Result<()> {
         let avg = nnz / nrows.max(1);
         let vlog = (usize::BITS - 1 - avg.max(1).leading_zeros()).clamp(1, 5);
         let long_min = (32u32 << vlog).max(256);
+        let (avals, isobits) = match iso {
+            Some(x) => (0, device::bits_of(x)),
+            None => (vals.ptr(), 0),
+        };
         self.dev.run(
             id,
             "csr_mxv",
@@ -534,15 +543,17 @@ impl CudaBackend {
             &[
                 rowptr.arg(),
                 colidx.arg(),
-                vals.arg(),
+                Arg::U64(avals),
+                Arg::U64(isobits),
                 Arg::U64(nrows as u64),
                 Arg::U64(u_vals),
                 Arg::U64(u_pres),
                 opt_arg(allowed),
                 out_vals.arg(),
-                out_pres.arg(),
+                Arg::U64(out_pres),
                 Arg::U32(vlog),
                 Arg::U32(long_min),
+                Arg::I32(accum),
             ],
         )?;
         // no row can be long when the whole matrix is not
@@ -560,7 +571,8 @@ impl CudaBackend {
             &[
                 rowptr.arg(),
                 colidx.arg(),
-                vals.arg(),
+                Arg::U64(avals),
+                Arg::U64(isobits),
                 Arg::U64(nrows as u64),
                 Arg::U32(nnz as u32),
                 Arg::U64(u_vals),
@@ -583,7 +595,8 @@ impl CudaBackend {
                 part_vals.arg(),
                 part_has.arg(),
                 out_vals.arg(),
-                out_pres.arg(),
+                Arg::U64(out_pres),
+                Arg::I32(accum),
             ],
         )
     }
@@ -1241,6 +1254,7 @@ impl Backend for CudaBackend {
                     colidx,
                     vals,
                     nnz,
+                    iso,
                 },
                 None,
             ) => DMat::Csr {
@@ -1248,6 +1262,7 @@ impl Backend for CudaBackend {
                 colidx: self.dev.copy(colidx)?,
                 vals: self.dev.copy(vals)?,
                 nnz: *nnz,
+                iso: *iso,
             },
             (DMat::B2sr { pat, value }, Some(k)) if pat.k == k => DMat::B2sr {
                 pat: self.copy_b2sr(pat)?,
@@ -1261,6 +1276,7 @@ impl Backend for CudaBackend {
                         colidx,
                         vals: self.fill(nnz, *value)?,
                         nnz,
+                        iso: (nnz > 0 && value.is_nonzero()).then_some(*value),
                     },
                     Some(k) => DMat::B2sr {
                         pat: self.pack(&rowptr, &colidx, m.nrows, m.ncols, k)?,
@@ -1274,6 +1290,7 @@ impl Backend for CudaBackend {
                     colidx,
                     vals,
                     nnz,
+                    ..
                 },
                 Some(k),
             ) => {
@@ -1447,18 +1464,43 @@ impl Backend for CudaBackend {
                 colidx,
                 vals,
                 nnz,
+                iso,
             } => {
                 // (not transposed: that case returned above)
                 let uv = self.view(u)?;
+                let csr = (rowptr, colidx, vals, *nnz, *iso);
+                // `w += A u` into a full `w` with no mask: folded in place by
+                // the product itself (no temporary, no second pass).
+                if let (
+                    None,
+                    true,
+                    DVec::Dense {
+                        vals: w_vals,
+                        pres: None,
+                    },
+                ) = (&allowed, acc >= 0, &w.repr)
+                {
+                    let (uv_vals, uv_pres) = (uv.vals, uv.pres);
+                    return self.csr_mxv(
+                        id,
+                        csr,
+                        a.nrows,
+                        (uv_vals, uv_pres),
+                        None,
+                        (w_vals, 0),
+                        acc,
+                    );
+                }
                 let out_vals = self.dev.alloc::<S::T>(a.nrows)?;
                 let out_pres = self.dev.zeros::<u32>(bit_words(a.nrows))?;
                 self.csr_mxv(
                     id,
-                    (rowptr, colidx, vals, *nnz),
+                    csr,
                     a.nrows,
                     (uv.vals, uv.pres),
                     allowed.as_ref(),
-                    (&out_vals, &out_pres),
+                    (&out_vals, out_pres.ptr()),
+                    -1,
                 )?;
                 self.dense_vec(a.nrows, out_vals, out_pres)
             }
@@ -1524,6 +1566,11 @@ impl Backend for CudaBackend {
             EwiseKind::Mult => (1, T::zero(), T::zero()),
             EwiseKind::Union { alpha, beta } => (2, alpha, beta),
         };
+        if matches!(kind, EwiseKind::Mult) {
+            if let Some(t) = self.ewise_mult_gather(code, u, v)? {
+                return self.write_vector(w, t, allowed.as_ref(), acc, flags.replace);
+            }
+        }
         let n = u.len;
         // Full operands (dense, no presence bits) give a full result: the
         // union when either is full, the intersection when both are.

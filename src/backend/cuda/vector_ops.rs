@@ -122,4 +122,57 @@ impl CudaBackend {
         drop(resolved);
         Ok(())
     }
+
+    /// The intersection `u ⊙ v` where one operand is sparse and the other
+    /// full (dense without presence bits): a sparse result with the sparse
+    /// operand's pattern, gathered in `O(nnz)` (no pass over the length,
+    /// which the general element-wise kernel makes twice, with a scatter of
+    /// the sparse operand first). `None` for other operand formats.
+    pub(super) fn ewise_mult_gather<T: Scalar>(
+        &self,
+        op: i32,
+        u: &CudaVector<T>,
+        v: &CudaVector<T>,
+    ) -> Result<Option<CudaVector<T>>> {
+        let full = |x: &CudaVector<T>| match &x.repr {
+            DVec::Dense { vals, pres: None } => Some(vals.ptr()),
+            _ => None,
+        };
+        let (sparse, f_vals, swap) = match (&u.repr, full(v), full(u)) {
+            (DVec::Sparse { .. }, Some(f), _) => (u, f, false),
+            (_, _, Some(f)) if matches!(v.repr, DVec::Sparse { .. }) => (v, f, true),
+            _ => return Ok(None),
+        };
+        let DVec::Sparse { idx, vals, nnz } = &sparse.repr else {
+            unreachable!("matched a sparse operand above")
+        };
+        let nnz = *nnz;
+        let out_idx = self.dev.copy(idx)?;
+        let out_vals = self.dev.alloc::<T>(nnz)?;
+        if nnz > 0 {
+            self.dev.run(
+                ModuleId::Vec(T::TYPE),
+                "vec_ewise_gather",
+                None,
+                nnz,
+                &[
+                    Arg::I32(op),
+                    Arg::I32(swap as i32),
+                    idx.arg(),
+                    vals.arg(),
+                    Arg::U64(nnz as u64),
+                    Arg::U64(f_vals),
+                    out_vals.arg(),
+                ],
+            )?;
+        }
+        Ok(Some(CudaVector {
+            len: u.len,
+            repr: DVec::Sparse {
+                idx: out_idx,
+                vals: out_vals,
+                nnz,
+            },
+        }))
+    }
 }
