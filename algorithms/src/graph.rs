@@ -132,6 +132,11 @@ impl<'b, B: Backend> Graph<'b, B> {
         // product beats the B2SR valued kernel 2-4x (benches/results/
         // algorithms-cpu.md). An explicit tile size is obeyed for every product.
         let value_auto = format == Format::Auto && B::HOST_MEMORY;
+        // On a device backend left to Auto, valued products take tiles of at
+        // most 8x8: there one launch does the whole product (the fused k <= 8
+        // kernel), and `bin_full_full` at k = 8 runs twice as fast as at
+        // k = 32 on the grids (benches/results/gpu-h100.md).
+        let device_auto = format == Format::Auto && !B::HOST_MEMORY;
         let format = match format {
             Format::Auto | Format::B2sr(TileSize::Auto) => {
                 let p = Profile::sample(&host.as_csr());
@@ -148,7 +153,13 @@ impl<'b, B: Backend> Graph<'b, B> {
         Ok(Graph {
             backend,
             format,
-            value_format: if value_auto { Format::Csr } else { format },
+            value_format: match format {
+                _ if value_auto => Format::Csr,
+                Format::B2sr(TileSize::T16 | TileSize::T32 | TileSize::T64) if device_auto => {
+                    Format::B2sr(TileSize::T8)
+                }
+                f => f,
+            },
             host,
             host_t,
             weights: weights.map(|w| w.to_format(Format::Csr)).transpose()?,
@@ -248,8 +259,9 @@ impl<'b, B: Backend> Graph<'b, B> {
         cached(&self.at_u64, || self.upload(true, self.format))
     }
     /// The format of the valued products (`f64` PageRank and betweenness, `u64`
-    /// ids in connected components): the graph's format, except CSR on the CPU
-    /// backend when the format was left to Auto (bit products stay on B2SR).
+    /// ids in connected components): the graph's format, except, when the
+    /// format was left to Auto, CSR on the CPU backend and tiles of at most
+    /// 8x8 on a device backend (bit products stay on the graph's format).
     pub fn value_format(&self) -> Format {
         self.value_format
     }
