@@ -2,8 +2,7 @@
 
 use bitgraphblas::algebra::{AbsDiff, BindFirst, Div, Plus, PlusTimes, Second, Times};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
-use bitgraphblas::container::VectorRepr;
-use bitgraphblas::{ops, Desc, Error, Result, Vector, VectorFormat};
+use bitgraphblas::{ops, Desc, Error, Result, VectorFormat};
 
 use crate::graph::Graph;
 
@@ -71,17 +70,9 @@ where
     B::MatrixMaskSource: MatrixShape,
 {
     let d = pagerank_on_backend(g, opts)?;
-    let n = g.nvertices();
-    // Every vertex has a rank: the values are taken as they are (no copy).
-    let ranks = match g.backend().download_vector(&d.ranks)?.into_repr() {
-        VectorRepr::Dense {
-            values,
-            present: None,
-        } => values,
-        repr => Vector::from_repr(n, repr)?.to_vec(0.0),
-    };
     Ok(PageRank {
-        ranks,
+        // Every vertex has a rank: the values are taken as they are (no copy).
+        ranks: g.backend().download_vector(&d.ranks)?.into_vec(0.0),
         iterations: d.iterations,
         converged: d.converged,
     })

@@ -291,10 +291,7 @@ impl Dev {
 
     /// Launches `f` on `grid` blocks of `block` threads.
     pub fn launch(&self, f: &CudaFunction, grid: u32, block: u32, args: &[Arg]) -> Result<()> {
-        if grid == 0 {
-            return Ok(());
-        }
-        self.start(f, grid, block, 0, args, false)
+        self.launch_shared(f, grid, block, 0, args)
     }
 
     /// The most bytes of dynamic shared memory a launch of `f` may ask for
