@@ -827,3 +827,60 @@ pub fn bfs_push<B: Backend>(
     }
     b.bfs_push(level, frontier, a, degree, depth, limits)
 }
+
+/// One pulled level of a breadth-first search, fused: from `frontier` (the
+/// vertices at level `depth`) and `at` = `A'` (row `j` holds the vertices
+/// with an edge to `j`),
+///
+/// ```text
+/// next<¬struct(level), replace> = A' ANY.PAIR frontier    (mxv: pattern only)
+/// level<struct(next)> = depth + 1
+/// frontier = next
+/// ```
+///
+/// (the same level as one [`bfs_push`] level on `A`), and the result counts
+/// the new frontier as [`bfs_push`]'s does: `levels` 1, its vertices, their
+/// out-edges (the sum of `degree` over them; absent = 0) and the out-edges of
+/// the vertices still without a level. Each vertex without a level looks
+/// through its row of `A'` for a frontier vertex and stops at the first, so
+/// the level costs the unvisited vertices' in-edges up to their first hit
+/// (the bottom-up step of a direction-optimising search: cheap when the
+/// frontier is large). On the CUDA backend it is one kernel (a lane per
+/// vertex, a warp per long row) and one read of three counters; the frontier
+/// is read and written as packed bits.
+///
+/// ```
+/// use bitgraphblas::{ops, Cpu, Matrix, Vector};
+/// // 0 -> 1, 0 -> 2, 1 -> 3: A' has row j = the vertices with an edge to j.
+/// let at = Matrix::from_triplets(4, 4, vec![(1, 0, true), (2, 0, true), (3, 1, true)]).unwrap();
+/// let cpu = Cpu::new();
+/// let degree = Vector::from_entries(4, vec![(0, 2.0), (1, 1.0)]).unwrap();
+/// let mut level = Vector::from_entries(4, vec![(0, 0i64)]).unwrap();
+/// let mut frontier = Vector::from_entries(4, vec![(0, true)]).unwrap();
+/// let r = ops::bfs_pull(&cpu, &mut level, &mut frontier, &at, &degree, 0).unwrap();
+/// assert_eq!((r.levels, r.nvals, r.edges, r.unvisited_edges), (1, 2, 1, 0));
+/// assert_eq!(level.to_vec(-1), vec![0, 1, 1, -1]);
+/// ```
+pub fn bfs_pull<B: Backend>(
+    b: &B,
+    level: &mut B::Vector<i64>,
+    frontier: &mut B::Vector<bool>,
+    at: &B::Matrix<bool>,
+    degree: &B::Vector<f64>,
+    depth: i64,
+) -> Result<Pushed> {
+    let n = at.nrows();
+    need("bfs_pull", at.ncols() == n, || {
+        format!("A' is {n}x{}, not square", at.ncols())
+    })?;
+    for (what, len) in [
+        ("level", level.len()),
+        ("frontier", frontier.len()),
+        ("degree", degree.len()),
+    ] {
+        need("bfs_pull", len == n, || {
+            format!("A' is {n}x{n}, {what} has length {len}")
+        })?;
+    }
+    b.bfs_pull(level, frontier, at, degree, depth)
+}

@@ -1,10 +1,12 @@
-//! `ops::bfs_push` (fused breadth-first push levels) against a plain host
-//! reference of its documented semantics, on the CPU backend and (with the
+//! `ops::bfs_push` (fused breadth-first push levels) and `ops::bfs_pull` (one
+//! pulled level on `A'`) against a plain host reference of their documented
+//! semantics, on the CPU backend and (with the
 //! `cuda` feature and a GPU) the CUDA backend, every device format: random
 //! directed graphs with hub rows and vertices without out-edges (absent
 //! degrees), a long path (many levels per call), sizes off the tile grid.
 //! Each search runs call after call (limits: measure only, one level, three
-//! levels, unlimited; Beamer's α stop on and off; a small edge cap), and
+//! levels, unlimited; Beamer's α stop on and off; a small edge cap; every
+//! third call a pulled level instead), and
 //! every call's levels, frontier and counts must match the reference run
 //! from the state the backend had before the call.
 //!
@@ -85,6 +87,13 @@ fn graph(rng: &mut StdRng, n: usize, p: f64, hubs: usize, path: bool) -> Vec<(us
     e
 }
 
+/// One level, whatever it finds: the reference of a pulled level.
+const ONE_LEVEL: PushLimits = PushLimits {
+    max_levels: 1,
+    alpha: 0,
+    max_edges: u64::MAX,
+};
+
 const LIMITS: [PushLimits; 6] = [
     PushLimits {
         max_levels: 0,
@@ -142,12 +151,25 @@ fn check<B: Backend>(
             .map(|i| (i, deg[i] as f64))
             .collect(),
     )?;
-    let (da, ddeg) = (b.upload_matrix(&a)?, b.upload_vector(&degree)?);
+    // A' for the pulled levels, in the same format
+    let at = Matrix::from_triplets(n, n, e.iter().map(|&(i, j)| (j, i, true)).collect())?
+        .to_format(format)?;
+    let (da, dat, ddeg) = (
+        b.upload_matrix(&a)?,
+        b.upload_matrix(&at)?,
+        b.upload_vector(&degree)?,
+    );
     let mut level = b.upload_vector(&Vector::from_entries(n, vec![(source, 0i64)])?)?;
     let mut frontier = b.upload_vector(&Vector::from_bits(BitVec::from_indices(n, [source])))?;
     let (mut depth, mut calls) = (0i64, 0usize);
     loop {
-        let limits = LIMITS[calls % LIMITS.len()];
+        // every third call (from the second) one pulled level instead
+        let pull = calls % 3 == 1;
+        let limits = if pull {
+            ONE_LEVEL
+        } else {
+            LIMITS[calls % LIMITS.len()]
+        };
         calls += 1;
         let mut want_level: Vec<Option<i64>> = {
             let l = b.download_vector(&level)?;
@@ -163,8 +185,13 @@ fn check<B: Backend>(
             depth,
             limits,
         );
-        let got = ops::bfs_push(b, &mut level, &mut frontier, &da, &ddeg, depth, limits)?;
-        let ctx = format!("{what} {format:?} call {calls} {limits:?}");
+        let got = if pull {
+            ops::bfs_pull(b, &mut level, &mut frontier, &dat, &ddeg, depth)?
+        } else {
+            ops::bfs_push(b, &mut level, &mut frontier, &da, &ddeg, depth, limits)?
+        };
+        let op = if pull { "bfs_pull" } else { "bfs_push" };
+        let ctx = format!("{what} {format:?} call {calls} {op} {limits:?}");
         assert_eq!(got, want, "{ctx}: counts");
         let l = b.download_vector(&level)?;
         assert_eq!(
@@ -238,6 +265,8 @@ fn run_all<B: Backend>(b: &B) -> Result<()> {
         (70, 0.0, 0, true),
         (301, 0.01, 2, false),
         (130, 0.002, 0, true),
+        // rows of A' longer than a warp's share (the pull's warp-wide rows)
+        (203, 0.3, 0, false),
     ] {
         let e = graph(&mut rng, n, p, hubs, path);
         graphs.push((format!("n={n} p={p} hubs={hubs} path={path}"), n, e));
@@ -326,6 +355,18 @@ fn bfs_push_checks_shapes() {
     let mut frontier = Vector::from_entries(3, vec![(0, true)]).unwrap();
     let limits = LIMITS[3];
     let r = ops::bfs_push(&cpu, &mut level, &mut frontier, &a, &degree, 0, limits);
+    assert!(matches!(
+        r,
+        Err(bitgraphblas::Error::DimensionMismatch { .. })
+    ));
+    let r = ops::bfs_pull(&cpu, &mut level, &mut frontier, &a, &degree, 0);
+    assert!(matches!(
+        r,
+        Err(bitgraphblas::Error::DimensionMismatch { .. })
+    ));
+    let rect = Matrix::<bool>::from_triplets(3, 4, vec![(0, 1, true)]).unwrap();
+    let mut level = Vector::from_entries(3, vec![(0, 0i64)]).unwrap();
+    let r = ops::bfs_pull(&cpu, &mut level, &mut frontier, &rect, &degree, 0);
     assert!(matches!(
         r,
         Err(bitgraphblas::Error::DimensionMismatch { .. })

@@ -79,7 +79,10 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// device, with one host round trip per run and per hand-over back to the
 /// block), and a run stops where Beamer's rule, on edges (the
 /// frontier's out-edges `· α` against the unvisited vertices' out-edges), says
-/// to pull; a pulled level is a masked `mxv` and a masked assignment. With
+/// to pull; a pulled level is one [`ops::bfs_pull`] (`next<¬level> = A' ANY.PAIR
+/// frontier` and `level<next> = depth`: each unvisited vertex stops at its
+/// first in-neighbour in the frontier; [`bfs_on_backend`] leaves the levels
+/// there, this function downloads them). With
 /// parents, every level is a product, `level<next> = depth`,
 /// `parent = parent ∪ next` and the next frontier `next ⊙ ids`, with the
 /// frontier size read back every 1 to 16 levels.
@@ -131,7 +134,11 @@ where
         });
     }
     if !parents && !B::HOST_MEMORY {
-        return levels_on_device(g, source, direction);
+        let d = levels_on_device(g, source, direction)?;
+        return Ok(BfsResult {
+            levels: g.backend().download_vector(&d.levels)?.into_vec(-1),
+            parents: None,
+        });
     }
     if parents {
         let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
@@ -147,6 +154,67 @@ where
             direction,
         )
     }
+}
+
+/// The levels of a breadth-first search left on the backend ([`bfs_on_backend`]).
+pub struct BfsDevice<B: Backend> {
+    /// Level of every reached vertex (0 at the source); no entry where the
+    /// vertex is unreachable.
+    pub levels: B::Vector<i64>,
+    /// The largest level (0 when only the source is reached).
+    pub depth: i64,
+}
+
+/// The levels of [`bfs_with`] (without parents), left on the backend: on a
+/// device backend the search's own level vector, with no download (download
+/// it with [`Backend::download_vector`]; [`bfs`] is this and one download).
+/// On a backend whose vectors live in host memory the search runs as in
+/// [`bfs_with`] and its levels become the vector.
+///
+/// ```
+/// use bitgraphblas::{Backend, Cpu, Format, Matrix, TileSize};
+/// use bitgraphblas_algorithms::{bfs_on_backend, Direction, Graph};
+/// // 0 -> 1 -> 2, and 3 alone.
+/// let a = Matrix::from_triplets(4, 4, vec![(0, 1, true), (1, 2, true)]).unwrap();
+/// let g = Graph::new(&Cpu, a, None, Format::B2sr(TileSize::T4)).unwrap();
+/// let d = bfs_on_backend(&g, 0, Direction::Auto).unwrap();
+/// assert_eq!(d.depth, 2);
+/// assert_eq!(Cpu.download_vector(&d.levels).unwrap().to_vec(-1), vec![0, 1, 2, -1]);
+/// ```
+pub fn bfs_on_backend<B>(
+    g: &Graph<'_, B>,
+    source: usize,
+    direction: Direction,
+) -> Result<BfsDevice<B>>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let n = g.nvertices();
+    if source >= n {
+        return Err(Error::IndexOutOfBounds {
+            op: "bfs",
+            index: source,
+            len: n,
+        });
+    }
+    if !B::HOST_MEMORY {
+        return levels_on_device(g, source, direction);
+    }
+    let levels = bfs_with(g, source, false, direction)?.levels;
+    let reached: Vec<(usize, i64)> = levels
+        .iter()
+        .enumerate()
+        .filter(|&(_, &l)| l >= 0)
+        .map(|(v, &l)| (v, l))
+        .collect();
+    Ok(BfsDevice {
+        depth: reached.iter().map(|&(_, l)| l).max().unwrap_or(0),
+        levels: g
+            .backend()
+            .upload_vector(&Vector::from_entries(n, reached)?)?,
+    })
 }
 
 /// `w = u ⊕.⊗ A` pushed (`vxm`); where the backend has no kernel for the push
@@ -184,13 +252,17 @@ const PUSH_MAX_EDGES: u64 = 1 << 15;
 const PULL_MIN_EDGES: u64 = 1 << 12;
 
 /// Levels on a device backend: runs of push levels fused into one
-/// [`ops::bfs_push`] each (on `A` in CSR; a host round trip per run), and pulled levels
-/// (`mxv(A', frontier)` masked by the unvisited vertices) where Beamer's rule
-/// on edges says so (`frontier edges · α > unvisited edges`, for frontiers
-/// with more than [`PULL_MIN_EDGES`] out-edges) or the frontier is too heavy
-/// to push ([`PUSH_MAX_EDGES`]); each pulled level is followed by a measuring
-/// `bfs_push` of no levels.
-fn levels_on_device<B>(g: &Graph<'_, B>, source: usize, direction: Direction) -> Result<BfsResult>
+/// [`ops::bfs_push`] each (on `A` in CSR; a host round trip per run), and
+/// pulled levels ([`ops::bfs_pull`] on `A'`: each unvisited vertex stops at
+/// its first in-neighbour in the frontier; one launch and one round trip)
+/// where Beamer's rule on edges says so (`frontier edges · α > unvisited
+/// edges`, for frontiers with more than [`PULL_MIN_EDGES`] out-edges) or
+/// the frontier is too heavy to push ([`PUSH_MAX_EDGES`]).
+fn levels_on_device<B>(
+    g: &Graph<'_, B>,
+    source: usize,
+    direction: Direction,
+) -> Result<BfsDevice<B>>
 where
     B: Backend,
     B::MaskSource: VectorShape,
@@ -199,7 +271,7 @@ where
     let n = g.nvertices();
     // pushes read single rows (CSR), pulls whole tile rows (the graph's format)
     let (a, at) = (g.a_bool_csr()?, g.at_bool()?);
-    // dense: the fused push reads degrees in place
+    // dense: the fused kernels read degrees in place
     let degree = b.convert_vector(g.out_degree()?, VectorFormat::Dense)?;
     let degree = &degree;
     let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
@@ -234,29 +306,22 @@ where
         },
     };
     let measure = run(0, &Pushed::default());
+    // `depth`: the level of the frontier
     let mut depth = 0i64;
     let mut st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?;
     while st.nvals > 0 {
-        if pull_next(&st) {
-            depth += 1;
-            let mut next = b.vector_new(n, None, VectorFormat::Bits)?;
-            let d = Desc::new()
-                .mask(B::mask(&level).structure().complement())
-                .replace();
-            ops::mxv(b, &mut next, LorLand, at, &frontier, &d)?;
-            let reached = Desc::new().mask(B::mask(&next).structure());
-            ops::assign_scalar(b, &mut level, depth, None, &reached)?;
-            frontier = next;
-            st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?;
+        st = if pull_next(&st) {
+            ops::bfs_pull(b, &mut level, &mut frontier, at, degree, depth)?
         } else {
             let limits = run(usize::MAX, &st);
-            st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, limits)?;
-            depth += st.levels as i64;
-        }
+            ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, limits)?
+        };
+        depth += st.levels as i64;
     }
-    Ok(BfsResult {
-        levels: b.download_vector(&level)?.into_vec(-1),
-        parents: None,
+    // the last level run found no vertex
+    Ok(BfsDevice {
+        levels: level,
+        depth: (depth - 1).max(0),
     })
 }
 

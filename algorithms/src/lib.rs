@@ -33,7 +33,7 @@ pub mod sssp;
 pub mod tc;
 
 pub use bc::{betweenness, even_sources};
-pub use bfs::{bfs, bfs_with, BfsResult, Direction};
+pub use bfs::{bfs, bfs_on_backend, bfs_with, BfsDevice, BfsResult, Direction};
 pub use cc::connected_components;
 pub use graph::{Algorithm, Graph};
 pub use pagerank::{pagerank, pagerank_on_backend, PageRank, PageRankDevice, PageRankOptions};

@@ -56,6 +56,7 @@ where
             want,
             "{what} {format:?}: bfs (bits) from {s}"
         );
+        check_levels_on_backend(&g, &want, s, &format!("{what} {format:?}"));
 
         let unweighted = Plain {
             n,
@@ -252,6 +253,36 @@ where
             want,
             "{what} {format:?}: bfs (bits) from {s}"
         );
+        check_levels_on_backend(&g, &want, s, &format!("{what} {format:?}"));
+    }
+}
+
+/// `bfs_on_backend` in every direction (all pushed, all pulled, and
+/// direction-optimising): the levels left on the backend, downloaded, and
+/// the depth, against the reference levels `want` from `s`.
+fn check_levels_on_backend<B>(g: &alg::Graph<'_, B>, want: &[i64], s: usize, what: &str)
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let depth = want.iter().copied().max().unwrap_or(0);
+    for dir in [
+        alg::Direction::Auto,
+        alg::Direction::Push,
+        alg::Direction::Pull,
+    ] {
+        let d = alg::bfs_on_backend(g, s, dir).unwrap();
+        let got = g.backend().download_vector(&d.levels).unwrap();
+        assert_eq!(
+            got.to_vec(-1),
+            want,
+            "{what}: bfs_on_backend {dir:?} from {s}"
+        );
+        assert_eq!(
+            d.depth, depth,
+            "{what}: bfs_on_backend {dir:?} depth from {s}"
+        );
     }
 }
 
@@ -297,6 +328,20 @@ fn high_diameter_graphs() -> Vec<(String, Plain)> {
             },
         ),
     ]
+}
+
+/// A small Graph500 R-MAT graph (skewed degrees, hubs at low ids, isolated
+/// vertices): the searches pull their large middle levels.
+fn rmat_graph(scale: u32) -> Plain {
+    Plain::from_matrix(&bitgraphblas::generate::rmat::<f64>(scale, 16, 3))
+}
+
+#[test]
+fn rmat_bfs_push_and_pull() {
+    let p = rmat_graph(11);
+    for f in [Format::Csr, Format::B2sr(TileSize::T8), Format::Auto] {
+        check_bfs(&Cpu::new(), &p, f, "rmat 11");
+    }
 }
 
 #[test]
@@ -449,6 +494,17 @@ fn gpu_backend_all_algorithms() {
         }
     }
     gpu.set_bfs_block_limits(default.0, default.1);
+    // Skewed degrees: hub rows longer than a warp's share in the pulled
+    // levels, which Auto chooses for the large middle frontiers.
+    let p = rmat_graph(15);
+    for f in [
+        Format::Csr,
+        Format::B2sr(TileSize::T8),
+        Format::B2sr(TileSize::T32),
+        Format::Auto,
+    ] {
+        check_bfs(&gpu, &p, f, "gpu rmat 15");
+    }
     let checks = Checks {
         bc_sources: 8,
         brute_tc: false,

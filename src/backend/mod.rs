@@ -403,6 +403,20 @@ pub trait Backend: Sized + Send + Sync {
     ) -> Result<Pushed> {
         bfs_push_generic(self, level, frontier, a, degree, depth, limits)
     }
+
+    /// One pulled level of a breadth-first search (see [`crate::ops::bfs_pull`]).
+    /// The default is a masked `mxv` (`ANY.PAIR`, mask `¬level`, replace) and
+    /// a masked `assign`, counting on the host.
+    fn bfs_pull(
+        &self,
+        level: &mut Self::Vector<i64>,
+        frontier: &mut Self::Vector<bool>,
+        at: &Self::Matrix<bool>,
+        degree: &Self::Vector<f64>,
+        depth: i64,
+    ) -> Result<Pushed> {
+        bfs_pull_generic(self, level, frontier, at, degree, depth)
+    }
 }
 
 /// Sum of `degree` over the vertices where `set` is (`true`) or is not present.
@@ -412,6 +426,58 @@ fn degree_sum(set: &Vector<impl Scalar>, degree: &Vector<f64>, present: bool) ->
         .filter(|&i| p.get(i) == present)
         .map(|i| degree.get(i).unwrap_or(0.0) as u64)
         .sum()
+}
+
+/// The host's view of a search state before a level: the degrees, and the
+/// counts of [`Pushed`] for `frontier` and `level` (no level run yet).
+fn measure<B: Backend>(
+    b: &B,
+    level: &B::Vector<i64>,
+    frontier: &B::Vector<bool>,
+    degree: &B::Vector<f64>,
+) -> Result<(Vector<f64>, Pushed)> {
+    let deg = b.download_vector(degree)?;
+    let f = b.download_vector(frontier)?;
+    let out = Pushed {
+        levels: 0,
+        nvals: f.nvals(),
+        edges: degree_sum(&f, &deg, true),
+        unvisited_edges: degree_sum(&b.download_vector(level)?, &deg, false),
+    };
+    Ok((deg, out))
+}
+
+/// One level from the entry points: `next<¬struct(level), replace>` is
+/// `frontier ANY.PAIR A` (`pull` false: `vxm`, pushed) or `A ANY.PAIR frontier`
+/// (`pull`: `mxv` on `A = A'` of the graph), then `level<struct(next)> =
+/// depth + out.levels`, `frontier = next`, and `out` counts the new frontier.
+fn generic_level<B: Backend>(
+    b: &B,
+    (level, frontier): (&mut B::Vector<i64>, &mut B::Vector<bool>),
+    a: &B::Matrix<bool>,
+    pull: bool,
+    (deg, depth): (&Vector<f64>, i64),
+    out: &mut Pushed,
+) -> Result<()> {
+    let mut next = b.vector_new(frontier.len(), None, VectorFormat::Bits)?;
+    let flags = Flags {
+        replace: true,
+        transpose_a: !pull,
+        ..Flags::default()
+    };
+    let mask = B::mask(level).structure().complement();
+    let s = AnyPair::<bool>::new();
+    b.mxv(&mut next, Some(mask), NoAccum, s, a, frontier, flags)?;
+    out.levels += 1;
+    let reached = B::mask(&next).structure();
+    let d = depth + out.levels as i64;
+    b.assign_vector_scalar(level, Some(reached), NoAccum, d, None, Flags::default())?;
+    let got = b.download_vector(&next)?;
+    *frontier = next;
+    out.nvals = got.nvals();
+    out.edges = degree_sum(&got, deg, true);
+    out.unvisited_edges = out.unvisited_edges.saturating_sub(out.edges);
+    Ok(())
 }
 
 /// [`Backend::bfs_push`] from the other entry points (statistics on the host).
@@ -424,41 +490,9 @@ fn bfs_push_generic<B: Backend>(
     depth: i64,
     limits: PushLimits,
 ) -> Result<Pushed> {
-    let n = frontier.len();
-    let deg = b.download_vector(degree)?;
-    let f = b.download_vector(frontier)?;
-    let mut out = Pushed {
-        levels: 0,
-        nvals: f.nvals(),
-        edges: degree_sum(&f, &deg, true),
-        unvisited_edges: degree_sum(&b.download_vector(level)?, &deg, false),
-    };
+    let (deg, mut out) = measure(b, level, frontier, degree)?;
     while out.levels < limits.max_levels {
-        let mut next = b.vector_new(n, None, VectorFormat::Bits)?;
-        let push = Flags {
-            replace: true,
-            transpose_a: true,
-            ..Flags::default()
-        };
-        let mask = B::mask(level).structure().complement();
-        b.mxv(
-            &mut next,
-            Some(mask),
-            NoAccum,
-            AnyPair::<bool>::new(),
-            a,
-            frontier,
-            push,
-        )?;
-        out.levels += 1;
-        let reached = B::mask(&next).structure();
-        let d = depth + out.levels as i64;
-        b.assign_vector_scalar(level, Some(reached), NoAccum, d, None, Flags::default())?;
-        let got = b.download_vector(&next)?;
-        *frontier = next;
-        out.nvals = got.nvals();
-        out.edges = degree_sum(&got, &deg, true);
-        out.unvisited_edges = out.unvisited_edges.saturating_sub(out.edges);
+        generic_level(b, (level, frontier), a, false, (&deg, depth), &mut out)?;
         if out.nvals == 0
             || out.edges.saturating_mul(limits.alpha) > out.unvisited_edges
             || out.edges > limits.max_edges
@@ -466,5 +500,19 @@ fn bfs_push_generic<B: Backend>(
             break;
         }
     }
+    Ok(out)
+}
+
+/// [`Backend::bfs_pull`] from the other entry points (statistics on the host).
+fn bfs_pull_generic<B: Backend>(
+    b: &B,
+    level: &mut B::Vector<i64>,
+    frontier: &mut B::Vector<bool>,
+    at: &B::Matrix<bool>,
+    degree: &B::Vector<f64>,
+    depth: i64,
+) -> Result<Pushed> {
+    let (deg, mut out) = measure(b, level, frontier, degree)?;
+    generic_level(b, (level, frontier), at, true, (&deg, depth), &mut out)?;
     Ok(out)
 }

@@ -113,10 +113,11 @@ pub(crate) const PUSH_PLAIN: [&str; 1] = ["csr_push"];
 pub(crate) const TRANSPOSE_TILED: [&str; 1] = ["b2sr_tr_tiles"];
 /// Entries of `transpose` without a tile size.
 pub(crate) const TRANSPOSE_PLAIN: [&str; 3] = ["b2sr_tr_count", "b2sr_tr_fill", "b2sr_tr_sort"];
-/// Per-tile-size entries of `visit` (fused BFS push levels).
-pub(crate) const VISIT_TILED: [&str; 2] = ["bfs_push_b2sr", "bfs_block_b2sr"];
+/// Per-tile-size entries of `visit` (fused BFS push levels, pulled levels).
+pub(crate) const VISIT_TILED: [&str; 3] = ["bfs_push_b2sr", "bfs_block_b2sr", "bfs_pull_b2sr"];
 /// Entries of `visit` without a tile size.
-pub(crate) const VISIT_PLAIN: [&str; 3] = ["bfs_push_csr", "bfs_block_csr", "bfs_stats"];
+pub(crate) const VISIT_PLAIN: [&str; 4] =
+    ["bfs_push_csr", "bfs_block_csr", "bfs_stats", "bfs_pull_csr"];
 /// Per-tile-size entries of `mxm`.
 pub(crate) const MXM_TILED: [&str; 2] = ["mxm_numeric", "b2sr_merge"];
 /// Entries of `mxm` without a tile size.

@@ -2064,6 +2064,17 @@ impl Backend for CudaBackend {
         self.bfs_push_fused(level, frontier, a, degree, depth, limits)
     }
 
+    fn bfs_pull(
+        &self,
+        level: &mut CudaVector<i64>,
+        frontier: &mut CudaVector<bool>,
+        at: &CudaMatrix<bool>,
+        degree: &CudaVector<f64>,
+        depth: i64,
+    ) -> Result<super::Pushed> {
+        self.bfs_pull_fused(level, frontier, at, degree, depth)
+    }
+
     fn scale_dense_rows<T: Scalar, Op: BinaryOp<T>>(
         &self,
         c: &mut CudaDense<T>,

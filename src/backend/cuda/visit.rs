@@ -1,5 +1,6 @@
-//! Breadth-first push levels fused into few launches (`ops::bfs_push`;
-//! kernels in `cuda/visit.cu`).
+//! Breadth-first push levels fused into few launches (`ops::bfs_push`), and
+//! pulled levels in one launch each (`ops::bfs_pull`); kernels in
+//! `cuda/visit.cu`.
 //!
 //! One call costs a statistics kernel (the frontier's size and out-edges, the
 //! unvisited vertices' out-edges, and the frontier as a vertex queue), then
@@ -11,6 +12,10 @@
 //! [`BLOCK_EDGES`] out-edges (back to the block below half of it) or
 //! [`BLOCK_QUEUE`] vertices. A few counters come back once per pair: a
 //! high-diameter search pushes hundreds of levels per host round trip.
+//!
+//! A pulled level is one kernel over the unvisited vertices (each stops at
+//! its first in-neighbour in the frontier) that also writes the levels and
+//! counts the new frontier: one host round trip per level.
 
 use std::sync::atomic::Ordering;
 
@@ -51,23 +56,7 @@ impl CudaBackend {
         limits: PushLimits,
     ) -> Result<Pushed> {
         let n = a.nrows;
-        match &mut frontier.repr {
-            DVec::Bits(_) => {}
-            DVec::Dense {
-                pres: pres @ Some(_),
-                ..
-            } => {
-                frontier.repr = DVec::Bits(pres.take().expect("matched Some"));
-            }
-            _ => frontier.repr = DVec::Bits(self.owned_dense(frontier)?.1),
-        }
-        if !matches!(level.repr, DVec::Dense { pres: Some(_), .. }) {
-            let (vals, pres) = self.owned_dense(level)?;
-            level.repr = DVec::Dense {
-                vals,
-                pres: Some(pres),
-            };
-        }
+        self.search_forms(level, frontier)?;
         let (
             DVec::Dense {
                 vals: lv,
@@ -76,7 +65,7 @@ impl CudaBackend {
             DVec::Bits(f0),
         ) = (&level.repr, &frontier.repr)
         else {
-            unreachable!("converted above")
+            unreachable!("converted by search_forms")
         };
         // (a sparse degree vector is scattered for the call)
         let dview = self.view(degree)?;
@@ -187,6 +176,101 @@ impl CudaBackend {
             frontier.repr = DVec::Bits(f1);
         }
         Ok(pushed(&s))
+    }
+
+    /// The forms the BFS kernels read: the level vector as dense values with
+    /// presence bits, the frontier as packed bits (its pattern); other forms
+    /// are converted (both are outputs).
+    fn search_forms(
+        &self,
+        level: &mut CudaVector<i64>,
+        frontier: &mut CudaVector<bool>,
+    ) -> Result<()> {
+        match &mut frontier.repr {
+            DVec::Bits(_) => {}
+            DVec::Dense {
+                pres: pres @ Some(_),
+                ..
+            } => {
+                frontier.repr = DVec::Bits(pres.take().expect("matched Some"));
+            }
+            _ => frontier.repr = DVec::Bits(self.owned_dense(frontier)?.1),
+        }
+        if !matches!(level.repr, DVec::Dense { pres: Some(_), .. }) {
+            let (vals, pres) = self.owned_dense(level)?;
+            level.repr = DVec::Dense {
+                vals,
+                pres: Some(pres),
+            };
+        }
+        Ok(())
+    }
+
+    /// `ops::bfs_pull` on the device: one `bfs_pull_*` launch (a lane per
+    /// vertex, a warp per row of more than 32 items, stopping at the first
+    /// frontier in-neighbour) writing the next frontier's bits, the reached
+    /// vertices' levels and visited bits, and three counters, read back once.
+    pub(super) fn bfs_pull_fused(
+        &self,
+        level: &mut CudaVector<i64>,
+        frontier: &mut CudaVector<bool>,
+        at: &CudaMatrix<bool>,
+        degree: &CudaVector<f64>,
+        depth: i64,
+    ) -> Result<Pushed> {
+        let n = at.nrows;
+        self.search_forms(level, frontier)?;
+        let (
+            DVec::Dense {
+                vals: lv,
+                pres: Some(lp),
+            },
+            DVec::Bits(f),
+        ) = (&level.repr, &frontier.repr)
+        else {
+            unreachable!("converted by search_forms")
+        };
+        let dview = self.view(degree)?;
+        let st = self.dev.zeros::<u64>(3)?;
+        // every word is written by the kernel
+        let next = self.dev.alloc::<u32>(bit_words(n))?;
+        let (name, k, mut args) = match &at.repr {
+            DMat::Csr { rowptr, colidx, .. } => {
+                ("bfs_pull_csr", None, vec![rowptr.arg(), colidx.arg()])
+            }
+            DMat::B2sr { pat, .. } => (
+                "bfs_pull_b2sr",
+                Some(pat.k),
+                vec![
+                    pat.rowptr.arg(),
+                    pat.colidx.arg(),
+                    pat.tiles.arg(),
+                    Arg::U32(pat.tile_rows as u32),
+                ],
+            ),
+        };
+        args.extend_from_slice(&[
+            Arg::U64(n as u64),
+            f.arg(),
+            next.arg(),
+            lp.arg(),
+            lv.arg(),
+            Arg::U64(dview.vals),
+            Arg::U64(dview.pres),
+            Arg::I64(depth + 1),
+            st.arg(),
+        ]);
+        self.dev
+            .run(ModuleId::Visit, name, k, bit_words(n) * 32, &args)?;
+        drop(dview);
+        let c = from_bytes::<u64>(&self.dev.download_bytes(&st, 3)?, 3);
+        frontier.repr = DVec::Bits(next);
+        Ok(Pushed {
+            levels: 1,
+            nvals: c[0] as usize,
+            edges: c[1],
+            unvisited_edges: c[2],
+        })
     }
 
     /// Limits of the fused BFS's one-block levels (`ops::bfs_push`): the
