@@ -125,14 +125,7 @@ where
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let n = g.nvertices();
-    if source >= n {
-        return Err(Error::IndexOutOfBounds {
-            op: "bfs",
-            index: source,
-            len: n,
-        });
-    }
+    check_source(g.nvertices(), source)?;
     if !parents && !B::HOST_MEMORY {
         let d = levels_on_device(g, source, direction)?;
         return Ok(BfsResult {
@@ -191,14 +184,7 @@ where
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let n = g.nvertices();
-    if source >= n {
-        return Err(Error::IndexOutOfBounds {
-            op: "bfs",
-            index: source,
-            len: n,
-        });
-    }
+    check_source(g.nvertices(), source)?;
     if !B::HOST_MEMORY {
         return levels_on_device(g, source, direction);
     }
@@ -213,8 +199,20 @@ where
         depth: reached.iter().map(|&(_, l)| l).max().unwrap_or(0),
         levels: g
             .backend()
-            .upload_vector(&Vector::from_entries(n, reached)?)?,
+            .upload_vector(&Vector::from_entries(g.nvertices(), reached)?)?,
     })
+}
+
+/// `Err` unless `source` is a vertex of a graph with `n` vertices.
+fn check_source(n: usize, source: usize) -> Result<()> {
+    if source >= n {
+        return Err(Error::IndexOutOfBounds {
+            op: "bfs",
+            index: source,
+            len: n,
+        });
+    }
+    Ok(())
 }
 
 /// `w = u ⊕.⊗ A` pushed (`vxm`); where the backend has no kernel for the push

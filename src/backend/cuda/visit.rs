@@ -19,7 +19,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::device::{from_bytes, Arg};
+use super::device::{from_bytes, Arg, DBuf};
 use super::kernels::ModuleId;
 use super::mem::{bit_words, DMat, DVec};
 use super::{CudaBackend, CudaMatrix, CudaVector};
@@ -56,17 +56,7 @@ impl CudaBackend {
         limits: PushLimits,
     ) -> Result<Pushed> {
         let n = a.nrows;
-        self.search_forms(level, frontier)?;
-        let (
-            DVec::Dense {
-                vals: lv,
-                pres: Some(lp),
-            },
-            DVec::Bits(f0),
-        ) = (&level.repr, &frontier.repr)
-        else {
-            unreachable!("converted by search_forms")
-        };
+        let (lv, lp, f0) = self.search_forms(level, frontier)?;
         // (a sparse degree vector is scattered for the call)
         let dview = self.view(degree)?;
         let (dv, dp) = (Arg::U64(dview.vals), Arg::U64(dview.pres));
@@ -180,12 +170,13 @@ impl CudaBackend {
 
     /// The forms the BFS kernels read: the level vector as dense values with
     /// presence bits, the frontier as packed bits (its pattern); other forms
-    /// are converted (both are outputs).
-    fn search_forms(
+    /// are converted (both are outputs). Returns the level values, their
+    /// presence bits and the frontier bits.
+    fn search_forms<'v>(
         &self,
-        level: &mut CudaVector<i64>,
-        frontier: &mut CudaVector<bool>,
-    ) -> Result<()> {
+        level: &'v mut CudaVector<i64>,
+        frontier: &'v mut CudaVector<bool>,
+    ) -> Result<(&'v DBuf<i64>, &'v DBuf<u32>, &'v DBuf<u32>)> {
         match &mut frontier.repr {
             DVec::Bits(_) => {}
             DVec::Dense {
@@ -203,7 +194,16 @@ impl CudaBackend {
                 pres: Some(pres),
             };
         }
-        Ok(())
+        match (&level.repr, &frontier.repr) {
+            (
+                DVec::Dense {
+                    vals,
+                    pres: Some(pres),
+                },
+                DVec::Bits(bits),
+            ) => Ok((vals, pres, bits)),
+            _ => unreachable!("converted above"),
+        }
     }
 
     /// `ops::bfs_pull` on the device: one `bfs_pull_*` launch (a lane per
@@ -219,17 +219,7 @@ impl CudaBackend {
         depth: i64,
     ) -> Result<Pushed> {
         let n = at.nrows;
-        self.search_forms(level, frontier)?;
-        let (
-            DVec::Dense {
-                vals: lv,
-                pres: Some(lp),
-            },
-            DVec::Bits(f),
-        ) = (&level.repr, &frontier.repr)
-        else {
-            unreachable!("converted by search_forms")
-        };
+        let (lv, lp, f) = self.search_forms(level, frontier)?;
         let dview = self.view(degree)?;
         let st = self.dev.zeros::<u64>(3)?;
         // every word is written by the kernel
