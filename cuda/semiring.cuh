@@ -17,6 +17,8 @@ struct SR {
 
 template <class X> __device__ __forceinline__ X shfl_xor(X x, int off) { return __shfl_xor_sync(FULL_MASK, x, off); }
 template <> __device__ __forceinline__ bool shfl_xor<bool>(bool x, int off) { return __shfl_xor_sync(FULL_MASK, (int)x, off) != 0; }
+template <class X> __device__ __forceinline__ X shfl_up(X x, int off) { return __shfl_up_sync(FULL_MASK, x, off); }
+template <> __device__ __forceinline__ bool shfl_up<bool>(bool x, int off) { return __shfl_up_sync(FULL_MASK, (int)x, off) != 0; }
 
 // acc ⊕= x, where an accumulator without `has` takes x as it is.
 __device__ __forceinline__ void fold(T& acc, bool& has, T x) {

@@ -134,7 +134,9 @@ __device__ __forceinline__ void load_x(const T* __restrict__ u, u64 base, u64 ul
 // Presence words need no memset: every bit has one writer (the tile row
 // holding it; the last tile row also owns the bits past the end of its word);
 // a writer owning a whole word stores it, others set their own bits with
-// atomicAnd/atomicOr.
+// atomicAnd/atomicOr. With `accum >= 0` the output is a full vector (no
+// presence, `out_pres` unused) and each row with a value in the product
+// becomes `accum(out, value)` in place (PageRank's `x' += A' w` in one pass).
 
 template <int K> struct Rows {
   T acc[K];
@@ -260,6 +262,31 @@ __device__ __forceinline__ void rows_store(Rows<K>& a, T* __restrict__ out_vals,
     if (i0 + r < nrows) out_vals[i0 + r] = a.acc[r];
 }
 
+// Folds the values of tile row rows i0 .. i0 + K that have one into a full
+// output in place: out = accum(out, value) (the accumulated product).
+template <int K>
+__device__ __forceinline__ void rows_accum(const Rows<K>& a, T* __restrict__ out_vals, u64 i0, u64 nrows,
+                                           int accum) {
+  if (a.has == 0) return;
+  constexpr int BYTES = K * (int)sizeof(T);
+  if constexpr (BYTES % 16 == 0) {
+    if ((((u64)(out_vals + i0)) & 15) == 0 && i0 + K <= nrows) {
+      union { uint4 q[BYTES / 16]; T v[K]; } c;
+#pragma unroll
+      for (int q = 0; q < BYTES / 16; ++q) c.q[q] = ((const uint4*)(out_vals + i0))[q];
+#pragma unroll
+      for (int r = 0; r < K; ++r)
+        if ((a.has >> r) & 1u) c.v[r] = binop<T>(accum, c.v[r], a.acc[r]);
+#pragma unroll
+      for (int q = 0; q < BYTES / 16; ++q) ((uint4*)(out_vals + i0))[q] = c.q[q];
+      return;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < K; ++r)
+    if (i0 + r < nrows && ((a.has >> r) & 1u)) out_vals[i0 + r] = binop<T>(accum, out_vals[i0 + r], a.acc[r]);
+}
+
 // The presence bits tile row `tr` writes, in its word: its K rows, and for
 // the last tile row every bit up to the end of the word.
 template <int K> __device__ __forceinline__ u32 own_bits(u64 tr, u64 tile_rows) {
@@ -282,11 +309,11 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
                                                u64 vbits, const T* __restrict__ u_vals,
                                                const u32* __restrict__ u_pres, const u32* __restrict__ allowed,
                                                T* __restrict__ out_vals, u32* __restrict__ out_pres,
-                                               T* part_vals, u32* part_has, u32* counter) {
+                                               T* part_vals, u32* part_has, u32* counter, int accum) {
   const int lane = threadIdx.x & 31;
   const MxvIn in{colidx, tiles, u_vals, u_pres, ulen, Sc<T>::from_bits(vbits), (((u64)u_vals) & 15) == 0};
   const u64 nwords = bit_words(nrows);
-  if (gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
+  if (accum < 0 && gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
   // L lanes per short tile row, G = 32 / L rows per warp: powers of two, so
   // shifts and masks (no run-time integer division)
   const int glog = 5 - (int)llog, L = 1 << llog, G = 1 << glog, l = lane & (L - 1);
@@ -341,8 +368,12 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
         }
       }
       if (write && lane == 0) {
-        if (out_vals) rows_store(a, out_vals, i0, nrows);
-        pres_set(&out_pres[i0 >> 5], a.has << (i0 & 31), own_bits<K>(tr, tile_rows));
+        if (accum >= 0) {
+          rows_accum(a, out_vals, i0, nrows, accum);
+        } else {
+          if (out_vals) rows_store(a, out_vals, i0, nrows);
+          pres_set(&out_pres[i0 >> 5], a.has << (i0 & 31), own_bits<K>(tr, tile_rows));
+        }
       }
     } else {
       // G short tile rows, L lanes each
@@ -361,6 +392,11 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       }
       rows_reduce(a, L);
       const u64 i0 = tr * K;
+      if (accum >= 0) {
+        // a full output, folded in place: no presence
+        if (mine && l == 0 && i0 < nrows) rows_accum(a, out_vals, i0, nrows, accum);
+        continue;
+      }
       if (out_vals && mine && l == 0 && i0 < nrows) rows_store(a, out_vals, i0, nrows);
       // presence: OR the words of the groups sharing one, then one writer each
       u32 bits = mine && l == 0 ? a.has << (i0 & 31) : 0u;
@@ -656,6 +692,182 @@ extern "C" __global__ void CAT(csr_mxv_fix_, SR_NAME)(const u32* __restrict__ ro
   }
 }
 
+// ---- mxv on CSR, merge path (rows of any length, no early exit) -------------------
+//
+// The product as a merge of the row ends (rowptr[1 ..]) with the entries:
+// nrows + nnz items cut into chunks of MERGE_D = 32 * MERGE_E items, a warp
+// per chunk, lane l taking items l * E .. (l + 1) * E of it. Every lane does
+// the same work whatever the row lengths (empty rows, hubs and short rows
+// alike), and reads its entries' columns and gathers with E loads in flight.
+// `csr_merge_start` finds each chunk's first row (the merge path search);
+// within a chunk a lane searches its own start among the chunk's rows.
+// A lane sums its entries row by row; the partial of the row open at a lane's
+// end is carried to the next lanes by a segmented scan over the warp (keys:
+// rows, non-decreasing). Rows whose start and end lie in one chunk are written
+// by that chunk. A row crossing chunks leaves its pieces in `part` (slot 2c:
+// the piece of the row open at chunk c's start, slot 2c + 1: the piece of the
+// row open at its end), and `csr_merge_fix` (a warp per chunk that closes
+// such a row) folds them in chunk order. Fixed order throughout: results do
+// not depend on scheduling. `accum`, `iso`, `allowed` and presence as in
+// `csr_mxv`.
+#define MERGE_E 8
+#define MERGE_D (32 * MERGE_E)
+
+// The number of row ends before diagonal d of the merge path: the first x
+// with rowptr[x + 1] > d - x - 1, searched over rows [lo, hi).
+__device__ __forceinline__ u64 merge_search(const u32* __restrict__ rowptr, u64 d, u64 lo, u64 hi) {
+  while (lo < hi) {
+    const u64 pivot = (lo + hi) >> 1;
+    if ((u64)rowptr[pivot + 1] + pivot + 1 <= d) lo = pivot + 1; else hi = pivot;
+  }
+  return lo;
+}
+
+extern "C" __global__ void CAT(csr_merge_start_, SR_NAME)(const u32* __restrict__ rowptr, u64 nrows, u64 nnz,
+                                                          u64 nchunks, u32* __restrict__ start_row) {
+  for (u64 c = gtid(); c <= nchunks; c += gthreads()) {
+    const u64 d = min(c * MERGE_D, nrows + nnz);
+    start_row[c] = (u32)merge_search(rowptr, d, d > nnz ? d - nnz : 0, min(d, nrows));
+  }
+}
+
+// Row i's final value into the output (none where `allowed` excludes it).
+__device__ __forceinline__ void merge_put(T* __restrict__ out_vals, u32* __restrict__ out_pres,
+                                          const u32* __restrict__ allowed, u64 i, int accum, T acc, bool has) {
+  if (allowed && !bit_get(allowed, i)) has = false;
+  csr_put(out_vals, i, accum, acc, has);
+  if (accum < 0 && has) atomicOr(&out_pres[i >> 5], 1u << (i & 31));
+}
+
+extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+                                                        const T* __restrict__ avals, u64 isobits, u64 nrows, u64 nnz,
+                                                        const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
+                                                        const u32* __restrict__ allowed, T* __restrict__ out_vals,
+                                                        u32* __restrict__ out_pres, int accum,
+                                                        const u32* __restrict__ start_row, u64 nchunks,
+                                                        T* __restrict__ part_vals, u8* __restrict__ part_has) {
+  const int lane = threadIdx.x & 31;
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const T iso = Sc<T>::from_bits(isobits);
+  for (u64 c = warp; c < nchunks; c += nwarps) {
+    const u64 d0 = c * MERGE_D, d1 = min(d0 + MERGE_D, nrows + nnz);
+    const u64 r0 = start_row[c], r1 = start_row[c + 1];
+    const u64 n0 = d0 - r0, n1 = d1 - r1;
+    // this lane's items [dl, de) of the chunk, as (row, entry) coordinates
+    const u64 len = d1 - d0, dl = min((u64)lane * MERGE_E, len);
+    const u64 x = merge_search(rowptr, d0 + dl, r0 + (dl > n1 - n0 ? dl - (n1 - n0) : 0), r0 + min(dl, r1 - r0));
+    const u64 rs = x, ns = d0 + dl - x;
+    u64 re = __shfl_down_sync(FULL_MASK, rs, 1), ne = __shfl_down_sync(FULL_MASK, ns, 1);
+    if (lane == 31) { re = r1; ne = n1; }
+    // the entries' products, all loads in flight together
+    u32 col[MERGE_E];
+    T v[MERGE_E];
+    u32 hm = 0;
+#pragma unroll
+    for (int j = 0; j < MERGE_E; ++j) col[j] = ns + j < ne ? colidx[ns + j] : 0u;
+#pragma unroll
+    for (int j = 0; j < MERGE_E; ++j) {
+      const bool in = ns + j < ne;
+      const bool h = in && (!u_pres || bit_get(u_pres, col[j]));
+      const T xj = (u_vals && h) ? u_vals[col[j]] : Sc<T>::one();
+      v[j] = SR::mul(avals ? (in ? avals[ns + j] : SR::zero()) : iso, xj);
+      hm |= (u32)h << j;
+    }
+    // rows ending in this lane: the first one's value waits for the carry
+    u64 row = rs, frow = ~0ull;
+    u64 rend = row < nrows ? rowptr[row + 1] : ~0ull;
+    T acc = SR::zero(), fval = SR::zero();
+    bool has = false, fhas = false;
+#pragma unroll
+    for (int j = 0; j <= MERGE_E; ++j) {
+      const u64 p = j < MERGE_E ? ns + j : ne;
+      if (j < MERGE_E && p >= ne) continue;
+      while (row < re && (rend <= p || j == MERGE_E)) {
+        if (frow == ~0ull) {
+          frow = row; fval = acc; fhas = has;
+        } else {
+          merge_put(out_vals, out_pres, allowed, row, accum, acc, has);
+        }
+        acc = SR::zero();
+        has = false;
+        ++row;
+        rend = row < nrows ? rowptr[row + 1] : ~0ull;
+      }
+      if (j < MERGE_E && ((hm >> j) & 1u)) fold(acc, has, v[j]);
+    }
+    // segmented inclusive scan of the lanes' open pieces (key: the row open at the lane's end)
+    T sv = acc;
+    bool sh = has;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const T ov = shfl_up(sv, off);
+      const bool oh = shfl_up(sh, off);
+      const u64 ok = __shfl_up_sync(FULL_MASK, re, off);
+      if (lane >= off && ok == re && oh) {
+        sv = sh ? SR::add(ov, sv) : ov;
+        sh = true;
+      }
+    }
+    // the first row ending in lane l began in lane l - 1 or earlier (or is
+    // this lane's own): its earlier pieces are lane l - 1's scan
+    const T pv = shfl_up(sv, 1);
+    const bool ph = shfl_up(sh, 1);
+    const bool open_start = n0 > rowptr[r0];
+    if (frow != ~0ull) {
+      T fv = fval;
+      bool fh = fhas;
+      if (lane > 0 && ph) {
+        fv = fh ? SR::add(pv, fv) : pv;
+        fh = true;
+      }
+      if (frow == r0 && open_start) {
+        // the end of a row begun in an earlier chunk: for csr_merge_fix
+        part_vals[2 * c] = fv;
+        part_has[2 * c] = fh;
+      } else {
+        merge_put(out_vals, out_pres, allowed, frow, accum, fv, fh);
+      }
+    }
+    if (lane == 31 && r1 < nrows && n1 > rowptr[r1]) {
+      // the row open at the chunk's end: a middle piece or a first piece
+      const u64 slot = open_start && r0 == r1 ? 2 * c : 2 * c + 1;
+      part_vals[slot] = sv;
+      part_has[slot] = sh;
+    }
+  }
+}
+
+extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ rowptr, u64 nrows,
+                                                        const u32* __restrict__ start_row, u64 nchunks,
+                                                        const T* __restrict__ part_vals,
+                                                        const u8* __restrict__ part_has,
+                                                        const u32* __restrict__ allowed, T* __restrict__ out_vals,
+                                                        u32* __restrict__ out_pres, int accum) {
+  const int lane = threadIdx.x & 31;
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  for (u64 c = warp; c < nchunks; c += nwarps) {
+    const u64 r0 = start_row[c], r1 = start_row[c + 1];
+    const u64 b = rowptr[r0];
+    if (!(c * MERGE_D - r0 > b && r1 > r0)) continue;  // chunk c closes no row begun before it
+    // the chunk holding the row's first entry left its first piece in slot 1;
+    // the chunks between hold middle pieces in slot 0; chunk c its last
+    const u64 s = (r0 + b) / MERGE_D;
+    T acc = SR::zero();
+    bool has = false;
+    for (u64 q = s + lane; q <= c; q += 32) {
+      const u64 slot = q == s ? 2 * q + 1 : 2 * q;
+      if (part_has[slot]) fold(acc, has, part_vals[slot]);
+    }
+    // lanes hold consecutive chunks round-robin: fold them in a fixed tree
+    for (int off = 1; off < 32; off <<= 1) {
+      const T oa = shfl_xor(acc, off);
+      const bool oh = shfl_xor(has, off);
+      if (oh) fold(acc, has, oa);
+    }
+    if (lane == 0) merge_put(out_vals, out_pres, allowed, r0, accum, acc, has);
+  }
+}
+
 // ---- B2SR times dense row-major (GNN aggregation) -------------------------------
 // C[i, f] = zero ⊕ (v ⊗ B[j0, f]) ⊕ (v ⊗ B[j1, f]) ... over the row's columns in
 // ascending order: the CPU's order, so results match it exactly.
@@ -711,10 +923,10 @@ __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, c
       const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
       u32 nseg, u32 seg_len, u32 tile_rows, u32 short_max, u32 llog, u64 nrows, u64 ulen, u64 vbits,        \
       const T* u_vals, const u32* u_pres, const u32* allowed, T* out_vals, u32* out_pres, T* part_vals,     \
-      u32* part_has, u32* counter) {                                                                       \
+      u32* part_has, u32* counter, int accum) {                                                            \
     mxv_fused_body<K>(rowptr, colidx, tiles, seg_row, seg_off, nseg, seg_len, tile_rows, short_max, llog,  \
                       nrows, ulen, vbits, u_vals, u_pres, allowed, out_vals, out_pres, part_vals,          \
-                      part_has, counter);                                                                  \
+                      part_has, counter, accum);                                                           \
   }
 
 // mxv for K >= 16: short rows, segments, then the split rows' partials.

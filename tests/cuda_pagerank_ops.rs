@@ -168,6 +168,19 @@ fn csr_mxv_iso_and_accumulate_in_place_match_cpu() {
         ("iso 2.5", &iso, gpu.upload_matrix(&iso).unwrap()),
         ("valued", &valued, gpu.upload_matrix(&valued).unwrap()),
         ("ones from B2SR", &ones, from_b2sr),
+        // B2SR at k <= 8: `w += A u` into a full `w` folds in the fused kernel
+        (
+            "ones B2SR 8x8",
+            &ones,
+            gpu.upload_matrix(&ones.to_format(Format::B2sr(TileSize::T8)).unwrap())
+                .unwrap(),
+        ),
+        (
+            "iso 2.5 B2SR 4x4",
+            &iso,
+            gpu.upload_matrix(&iso.to_format(Format::B2sr(TileSize::T4)).unwrap())
+                .unwrap(),
+        ),
     ];
     for (name, a, ga) in &mats {
         for uf in [
@@ -252,6 +265,174 @@ fn csr_mxv_iso_and_accumulate_in_place_match_cpu() {
         None,
         "u32 iso 3 +=",
     );
+}
+
+/// Patterns that put the CSR merge-path product's chunk edges (256 items:
+/// row ends and entries) in awkward places: long runs of empty rows (chunks
+/// of row ends only), rows of 255, 256 and 257 entries, one row spanning many
+/// chunks, a last row that is empty or long; against the CPU, and the same
+/// product twice on the device gives the same bits.
+#[test]
+fn csr_mxv_merge_chunk_edges_match_cpu() {
+    let Some(gpu) = cuda_or_skip("csr_mxv_merge_chunk_edges_match_cpu") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(seed());
+    let m = 3000;
+    let mut shapes: Vec<(&str, Vec<usize>)> = vec![];
+    // runs of empty rows between short rows
+    shapes.push((
+        "empty runs",
+        (0..6000)
+            .map(|i| if (i / 700) % 2 == 0 { 0 } else { i % 4 })
+            .collect(),
+    ));
+    // lengths around the chunk size, offset so rows start anywhere in a chunk
+    shapes.push((
+        "near 256",
+        (0..60).map(|i| [255, 256, 257, 1, 0][i % 5]).collect(),
+    ));
+    // one row over many chunks between short rows, an empty last row
+    let mut hub: Vec<usize> = (0..400).map(|i| i % 3).collect();
+    hub[150] = m;
+    hub.push(0);
+    shapes.push(("hub", hub));
+    // power-law lengths, a long last row
+    let mut pl: Vec<usize> = (0..4000)
+        .map(|_| {
+            let x: f64 = rng.gen_range(0.0..1.0);
+            ((1.0 / (x + 1e-3)).powf(1.2) as usize).min(m) / 4
+        })
+        .collect();
+    pl.push(m - 1);
+    shapes.push(("power law", pl));
+    for (name, lens) in &shapes {
+        let n = lens.len();
+        let mut e = vec![];
+        for (i, &len) in lens.iter().enumerate() {
+            let start = rng.gen_range(0..m);
+            let mut cols: Vec<usize> = (0..len).map(|q| (start + q * 7) % m).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            e.extend(cols.into_iter().map(|j| (i, j)));
+        }
+        let ones =
+            Matrix::from_triplets(n, m, e.iter().map(|&(i, j)| (i, j, 1.0)).collect()).unwrap();
+        let mut r2 = StdRng::seed_from_u64(rng.gen());
+        let valued = Matrix::from_triplets(
+            n,
+            m,
+            e.iter()
+                .map(|&(i, j)| (i, j, r2.gen_range(-2.0..3.0)))
+                .collect(),
+        )
+        .unwrap();
+        for (what, a) in [("ones", &ones), ("valued", &valued)] {
+            let ga = gpu.upload_matrix(a).unwrap();
+            let u = vector::<f64>(&mut rng, m, 1.0, VectorFormat::Dense);
+            let us = vector::<f64>(&mut rng, m, 0.3, VectorFormat::Sparse);
+            let w0 = vector::<f64>(&mut rng, n, 1.0, VectorFormat::Dense);
+            let mv = vector::<f64>(&mut rng, n, 0.5, VectorFormat::Dense);
+            let ctx = format!("{name} {what}");
+            let s = PlusTimes::<f64>::new();
+            mxv_case(gpu, s, NoAccum, a, &ga, &u, &w0, None, &ctx);
+            mxv_case(
+                gpu,
+                s,
+                Accum(Plus),
+                a,
+                &ga,
+                &u,
+                &w0,
+                None,
+                &format!("{ctx} +="),
+            );
+            mxv_case(
+                gpu,
+                s,
+                NoAccum,
+                a,
+                &ga,
+                &us,
+                &w0,
+                None,
+                &format!("{ctx} sparse u"),
+            );
+            mxv_case(
+                gpu,
+                s,
+                Accum(Plus),
+                a,
+                &ga,
+                &u,
+                &w0,
+                Some(&mv),
+                &format!("{ctx} mask +="),
+            );
+            let s = MinPlus::<f64>::new();
+            mxv_case(
+                gpu,
+                s,
+                Accum(Min),
+                a,
+                &ga,
+                &u,
+                &w0,
+                None,
+                &format!("{ctx} min.plus"),
+            );
+            // the same product twice: the same bits
+            let gu = gpu.upload_vector(&u).unwrap();
+            let run = || {
+                let mut gw = gpu.upload_vector(&w0).unwrap();
+                gpu.mxv(
+                    &mut gw,
+                    None,
+                    Accum(Plus),
+                    PlusTimes::<f64>::new(),
+                    &ga,
+                    &gu,
+                    Flags::default(),
+                )
+                .unwrap();
+                gpu.download_vector(&gw)
+                    .unwrap()
+                    .into_vec(0.0)
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(run(), run(), "{ctx}: two runs differ");
+        }
+        let a3 =
+            Matrix::from_triplets(n, m, e.iter().map(|&(i, j)| (i, j, 3u32)).collect()).unwrap();
+        let ga3 = gpu.upload_matrix(&a3).unwrap();
+        let u = vector::<u32>(&mut rng, m, 1.0, VectorFormat::Dense);
+        let w0 = vector::<u32>(&mut rng, n, 0.5, VectorFormat::Dense);
+        let s = PlusTimes::<u32>::new();
+        mxv_case(
+            gpu,
+            s,
+            NoAccum,
+            &a3,
+            &ga3,
+            &u,
+            &w0,
+            None,
+            &format!("{name} u32"),
+        );
+        mxv_case(
+            gpu,
+            s,
+            Accum(Plus),
+            &a3,
+            &ga3,
+            &u,
+            &w0,
+            None,
+            &format!("{name} u32 +="),
+        );
+    }
 }
 
 /// The built-in `AbsDiff` on every kind of element-wise operation and type,

@@ -71,6 +71,10 @@ pub struct CudaBackend {
     dev: Dev,
 }
 
+/// Items (row ends and entries) per warp of the CSR merge-path product
+/// (`MERGE_D` in `cuda/sr.cu`).
+const CSR_MERGE_ITEMS: usize = 256;
+
 /// A device vector of any element type, seen as a mask.
 pub trait DeviceMask: VectorShape + Sync {
     /// The positions the mask allows (complement applied), as device bits.
@@ -528,13 +532,29 @@ impl CudaBackend {
         (out_vals, out_pres): (&DBuf<T>, u64),
         accum: i32,
     ) -> Result<()> {
-        let avg = nnz / nrows.max(1);
-        let vlog = (usize::BITS - 1 - avg.max(1).leading_zeros()).clamp(1, 5);
-        let long_min = (32u32 << vlog).max(256);
         let (avals, isobits) = match iso {
             Some(x) => (0, device::bits_of(x)),
             None => (vals.ptr(), 0),
         };
+        // LOR and ANY stop a row at its first hit: the row kernel keeps them.
+        if !matches!(
+            id,
+            ModuleId::Sr(SemiringKind::LorLand | SemiringKind::AnyPair, _)
+        ) {
+            return self.csr_mxv_merge(
+                id,
+                (rowptr, colidx, nnz),
+                (avals, isobits),
+                nrows,
+                (u_vals, u_pres),
+                allowed,
+                (out_vals, out_pres),
+                accum,
+            );
+        }
+        let avg = nnz / nrows.max(1);
+        let vlog = (usize::BITS - 1 - avg.max(1).leading_zeros()).clamp(1, 5);
+        let long_min = (32u32 << vlog).max(256);
         self.dev.run(
             id,
             "csr_mxv",
@@ -601,11 +621,96 @@ impl CudaBackend {
         )
     }
 
+    /// [`Self::csr_mxv`] by the merge path (`cuda/sr.cu`): the row ends and
+    /// the entries merged and cut into equal chunks of `CSR_MERGE_ITEMS`
+    /// items, a warp per chunk, so every lane does the same work whatever
+    /// the row lengths (power-law rows, empty rows). Rows crossing chunks are
+    /// folded in chunk order by `csr_merge_fix`: deterministic.
+    #[allow(clippy::too_many_arguments)]
+    fn csr_mxv_merge<T: Scalar>(
+        &self,
+        id: ModuleId,
+        (rowptr, colidx, nnz): (&DBuf<u32>, &DBuf<u32>, usize),
+        (avals, isobits): (u64, u64),
+        nrows: usize,
+        (u_vals, u_pres): (u64, u64),
+        allowed: Option<&DBuf<u32>>,
+        (out_vals, out_pres): (&DBuf<T>, u64),
+        accum: i32,
+    ) -> Result<()> {
+        let nchunks = (nrows + nnz).div_ceil(CSR_MERGE_ITEMS);
+        if nchunks == 0 {
+            return Ok(());
+        }
+        let start_row = self.dev.alloc::<u32>(nchunks + 1)?;
+        self.dev.run(
+            id,
+            "csr_merge_start",
+            None,
+            nchunks + 1,
+            &[
+                rowptr.arg(),
+                Arg::U64(nrows as u64),
+                Arg::U64(nnz as u64),
+                Arg::U64(nchunks as u64),
+                start_row.arg(),
+            ],
+        )?;
+        let part_vals = self.dev.alloc::<T>(2 * nchunks)?;
+        let part_has = self.dev.alloc::<u8>(2 * nchunks)?;
+        self.dev.run(
+            id,
+            "csr_mxv_merge",
+            None,
+            nchunks * 32,
+            &[
+                rowptr.arg(),
+                colidx.arg(),
+                Arg::U64(avals),
+                Arg::U64(isobits),
+                Arg::U64(nrows as u64),
+                Arg::U64(nnz as u64),
+                Arg::U64(u_vals),
+                Arg::U64(u_pres),
+                opt_arg(allowed),
+                out_vals.arg(),
+                Arg::U64(out_pres),
+                Arg::I32(accum),
+                start_row.arg(),
+                Arg::U64(nchunks as u64),
+                part_vals.arg(),
+                part_has.arg(),
+            ],
+        )?;
+        self.dev.run(
+            id,
+            "csr_merge_fix",
+            None,
+            nchunks * 32,
+            &[
+                rowptr.arg(),
+                Arg::U64(nrows as u64),
+                start_row.arg(),
+                Arg::U64(nchunks as u64),
+                part_vals.arg(),
+                part_has.arg(),
+                opt_arg(allowed),
+                out_vals.arg(),
+                Arg::U64(out_pres),
+                Arg::I32(accum),
+            ],
+        )
+    }
+
     /// `t = A ⊕.⊗ u` (or `A' ⊕.⊗ u`) on B2SR. With `into`, a vector of the
     /// result's length and representation (dense with presence, or bits for
     /// LOR.LAND on bits), the product is written into its buffers and `None`
     /// comes back: one product is then one kernel launch when no tile row is
     /// long (the short-row kernel writes every value and presence word).
+    /// With `accum >= 0` and `into` a full vector (no presence), tiles of at
+    /// most 8x8 and no transpose, the product is folded into it in place
+    /// (`w = accum(w, t)` where `t` has a value, one launch, no temporary);
+    /// otherwise `accum` is ignored and the caller accumulates.
     #[allow(clippy::too_many_arguments)]
     fn b2sr_mxv<S: Semiring>(
         &self,
@@ -617,6 +722,7 @@ impl CudaBackend {
         allowed: Option<&DBuf<u32>>,
         transpose: bool,
         into: Option<&CudaVector<S::T>>,
+        accum: i32,
     ) -> Result<Option<CudaVector<S::T>>> {
         let n_out = if transpose { pat.ncols } else { pat.nrows };
         let k = pat.k;
@@ -633,9 +739,16 @@ impl CudaBackend {
                     vals,
                     pres: Some(p),
                 },
-            )) if !lor_bits && !transpose => Some((vals.ptr(), p.ptr())),
+            )) if !lor_bits && !transpose && accum < 0 => Some((vals.ptr(), p.ptr())),
+            Some((true, DVec::Dense { vals, pres: None }))
+                if !lor_bits && !transpose && accum >= 0 && k <= 8 =>
+            {
+                Some((vals.ptr(), 0))
+            }
             _ => None,
         };
+        // folded in place only into a full output reused as it is
+        let accum = if reuse.is_some() { accum } else { -1 };
         let (fresh, out_vals, out_pres) = match reuse {
             Some((v, p)) => (None, v, p),
             None => {
@@ -727,6 +840,7 @@ impl CudaBackend {
                     opt_arg(scratch.map(|s| &s.part_vals)),
                     opt_arg(scratch.map(|s| &s.part_has)),
                     opt_arg(scratch.map(|s| &s.counter)),
+                    Arg::I32(accum),
                 ],
             )?;
         } else {
@@ -1443,8 +1557,12 @@ impl Backend for CudaBackend {
         let allowed = self.allowed(mask)?;
         let t = match &a.repr {
             DMat::B2sr { pat, value } => {
-                // w = A u with no mask or accumulator: write into w's buffers
+                // w = A u with no mask or accumulator: write into w's buffers;
+                // w ⊕= A u into a full w with no mask: folded in place (k <= 8)
                 let plain = allowed.is_none() && acc < 0;
+                let in_place = allowed.is_none()
+                    && acc >= 0
+                    && matches!(w.repr, DVec::Dense { pres: None, .. });
                 match self.b2sr_mxv(
                     semiring,
                     id,
@@ -1453,7 +1571,8 @@ impl Backend for CudaBackend {
                     u,
                     allowed.as_ref(),
                     flags.transpose_a,
-                    plain.then_some(&*w),
+                    (plain || in_place).then_some(&*w),
+                    acc,
                 )? {
                     Some(t) => t,
                     None => return Ok(()),
