@@ -130,8 +130,8 @@ where
             len: n,
         });
     }
-    if !parents && !B::HOST_MEMORY {
-        return levels_on_device(g, source, direction);
+    if !parents {
+        return levels_fused(g, source, direction);
     }
     if parents {
         let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
@@ -183,14 +183,16 @@ const PUSH_MAX_EDGES: u64 = 1 << 15;
 /// fused run).
 const PULL_MIN_EDGES: u64 = 1 << 12;
 
-/// Levels on a device backend: runs of push levels fused into one
-/// [`ops::bfs_push`] each (on `A` in CSR; a host round trip per run), and pulled levels
+/// Levels (on every backend): runs of push levels fused into one
+/// [`ops::bfs_push`] each (on `A` in CSR; a host round trip per run on a
+/// device backend, a vertex queue in `O(frontier out-edges)` per level on
+/// the CPU), and pulled levels
 /// (`mxv(A', frontier)` masked by the unvisited vertices) where Beamer's rule
 /// on edges says so (`frontier edges · α > unvisited edges`, for frontiers
 /// with more than [`PULL_MIN_EDGES`] out-edges) or the frontier is too heavy
 /// to push ([`PUSH_MAX_EDGES`]); each pulled level is followed by a measuring
 /// `bfs_push` of no levels.
-fn levels_on_device<B>(g: &Graph<'_, B>, source: usize, direction: Direction) -> Result<BfsResult>
+fn levels_fused<B>(g: &Graph<'_, B>, source: usize, direction: Direction) -> Result<BfsResult>
 where
     B: Backend,
     B::MaskSource: VectorShape,
@@ -199,11 +201,18 @@ where
     let n = g.nvertices();
     // pushes read single rows (CSR), pulls whole tile rows (the graph's format)
     let (a, at) = (g.a_bool_csr()?, g.at_bool()?);
-    // dense: the fused push reads degrees in place
-    let degree = b.convert_vector(g.out_degree()?, VectorFormat::Dense)?;
-    let degree = &degree;
-    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
-    ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
+    // full and dense: the fused push reads degrees in place
+    let degree = g.out_degree_full()?;
+    // The source alone, at level 0. On the CPU a one-entry vector (the
+    // queue push makes it dense once, in place); a device backend's push
+    // reads a dense level vector.
+    let mut level: B::Vector<i64> = if B::HOST_MEMORY {
+        b.upload_vector(&Vector::from_entries(n, vec![(source, 0)])?)?
+    } else {
+        let mut l = b.vector_new(n, None, VectorFormat::Dense)?;
+        ops::assign_scalar(b, &mut l, 0, Some(&[source]), &Desc::new())?;
+        l
+    };
     let mut frontier: B::Vector<bool> =
         b.upload_vector(&Vector::from_bits(BitVec::from_indices(n, [source])))?;
     let alpha = ALPHA as u64;
@@ -235,7 +244,21 @@ where
     };
     let measure = run(0, &Pushed::default());
     let mut depth = 0i64;
-    let mut st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?;
+    let mut st = if B::HOST_MEMORY {
+        // What the measuring push would report for the source alone, from
+        // the host pattern (no pass over the vertices): its out-edges, and
+        // every other edge unvisited.
+        let rp = g.pattern().as_csr().row_ptr()[source..source + 2].to_vec();
+        let edges = (rp[1] - rp[0]) as u64;
+        Pushed {
+            levels: 0,
+            nvals: 1,
+            edges,
+            unvisited_edges: g.nedges() as u64 - edges,
+        }
+    } else {
+        ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?
+    };
     while st.nvals > 0 {
         if pull_next(&st) {
             depth += 1;
@@ -255,7 +278,7 @@ where
         }
     }
     Ok(BfsResult {
-        levels: b.download_vector(&level)?.into_vec(-1),
+        levels: b.into_host_vector(level)?.into_vec(-1),
         parents: None,
     })
 }
