@@ -81,7 +81,11 @@ pub(crate) fn bfs_push(
         VectorRepr::Dense { .. } => old,
         _ => old.to_format(VectorFormat::Dense)?,
     };
-    let VectorRepr::Dense { mut values, present } = old.into_repr() else {
+    let VectorRepr::Dense {
+        mut values,
+        present,
+    } = old.into_repr()
+    else {
         unreachable!("made dense above")
     };
     let mut visited = present.unwrap_or_else(|| BitVec::ones(n));
@@ -174,10 +178,18 @@ mod tests {
             let full: Vec<f64> = rp.windows(2).map(|r| (r[1] - r[0]) as f64).collect();
             let sparse = Vector::from_entries(
                 n,
-                full.iter().enumerate().filter(|e| *e.1 > 0.0).map(|(i, &d)| (i, d)).collect(),
+                full.iter()
+                    .enumerate()
+                    .filter(|e| *e.1 > 0.0)
+                    .map(|(i, &d)| (i, d))
+                    .collect(),
             )
             .unwrap();
-            let degree = if case % 2 == 0 { Vector::from_dense(full) } else { sparse };
+            let degree = if case % 2 == 0 {
+                Vector::from_dense(full)
+            } else {
+                sparse
+            };
             let s = rng.gen_range(0..n);
             let mut lv = Vector::from_entries(n, vec![(s, 0i64)]).unwrap();
             let seed = BitVec::from_indices(n, [s]);

@@ -86,7 +86,12 @@ const LANE_ROW: usize = 16;
 /// summed in four lanes (no chain of dependent additions; `⊕` is associative
 /// and commutative, floats differ from a left-to-right sum by rounding only).
 #[inline]
-pub(crate) fn row_dot_full<S: Semiring>(s: &S, cols: &[u32], val: impl Fn(usize) -> S::T, u: &[S::T]) -> S::T {
+pub(crate) fn row_dot_full<S: Semiring>(
+    s: &S,
+    cols: &[u32],
+    val: impl Fn(usize) -> S::T,
+    u: &[S::T],
+) -> S::T {
     let term = |p: usize| s.mul(val(p), u[cols[p] as usize]);
     if let Some(stop) = s.terminal() {
         // Left to right, stopping at the absorbing value.
