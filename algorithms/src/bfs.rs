@@ -278,7 +278,7 @@ where
         }
     }
     Ok(BfsResult {
-        levels: b.into_host_vector(level)?.into_vec(-1),
+        levels: b.download_vector_owned(level)?.into_vec(-1),
         parents: None,
     })
 }

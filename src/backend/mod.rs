@@ -123,9 +123,9 @@ pub trait Backend: Sized + Send + Sync {
     /// use bitgraphblas::{Backend, Cpu, Vector};
     /// let cpu = Cpu::new();
     /// let v = cpu.upload_vector(&Vector::from_dense(vec![1.0f64, 2.0])).unwrap();
-    /// assert_eq!(cpu.into_host_vector(v).unwrap().to_vec(0.0), vec![1.0, 2.0]);
+    /// assert_eq!(cpu.download_vector_owned(v).unwrap().to_vec(0.0), vec![1.0, 2.0]);
     /// ```
-    fn into_host_vector<T: Scalar>(&self, v: Self::Vector<T>) -> Result<Vector<T>> {
+    fn download_vector_owned<T: Scalar>(&self, v: Self::Vector<T>) -> Result<Vector<T>> {
         self.download_vector(&v)
     }
     /// Copy a host dense matrix into this backend.

@@ -268,7 +268,7 @@ impl Backend for Cpu {
     fn download_vector<T: Scalar>(&self, v: &Vector<T>) -> Result<Vector<T>> {
         Ok(v.clone())
     }
-    fn into_host_vector<T: Scalar>(&self, v: Vector<T>) -> Result<Vector<T>> {
+    fn download_vector_owned<T: Scalar>(&self, v: Vector<T>) -> Result<Vector<T>> {
         Ok(v)
     }
     fn upload_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<DenseMatrix<T>> {
