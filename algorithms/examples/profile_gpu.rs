@@ -218,7 +218,7 @@ fn main() -> R<()> {
         );
         show(
             name,
-            "  out-degree to dense (levels_on_device)",
+            "  out-degree to dense (levels_fused)",
             time(b, reps, || {
                 b.convert_vector(g.out_degree()?, VectorFormat::Dense)?;
                 Ok(())

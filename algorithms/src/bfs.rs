@@ -1,7 +1,7 @@
 //! Breadth-first search: levels, and parents on request.
 
 use bitgraphblas::algebra::Semiring;
-use bitgraphblas::algebra::{First, LorLand, MinSecond, Second};
+use bitgraphblas::algebra::{First, MinSecond, Second};
 use bitgraphblas::backend::{Backend, MatrixShape, PushLimits, Pushed, VectorShape};
 use bitgraphblas::container::MaskArg;
 use bitgraphblas::storage::BitVec;
@@ -126,27 +126,15 @@ where
     B::MatrixMaskSource: MatrixShape,
 {
     check_source(g.nvertices(), source)?;
-    if !parents && !B::HOST_MEMORY {
-        let d = levels_on_device(g, source, direction)?;
+    if !parents {
+        let d = levels_fused(g, source, direction)?;
         return Ok(BfsResult {
-            levels: g.backend().download_vector(&d.levels)?.into_vec(-1),
+            levels: g.backend().download_vector_owned(d.levels)?.into_vec(-1),
             parents: None,
         });
     }
-    if parents {
-        let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
-        search(g, source, MinSecond::<u64>::new(), a, at, true, direction)
-    } else {
-        search(
-            g,
-            source,
-            LorLand,
-            g.a_bool()?,
-            g.at_bool()?,
-            false,
-            direction,
-        )
-    }
+    let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
+    search(g, source, MinSecond::<u64>::new(), a, at, true, direction)
 }
 
 /// The levels of a breadth-first search left on the backend ([`bfs_on_backend`]).
@@ -186,7 +174,7 @@ where
 {
     check_source(g.nvertices(), source)?;
     if !B::HOST_MEMORY {
-        return levels_on_device(g, source, direction);
+        return levels_fused(g, source, direction);
     }
     let levels = bfs_with(g, source, false, direction)?.levels;
     let reached: Vec<(usize, i64)> = levels
@@ -249,18 +237,15 @@ const PUSH_MAX_EDGES: u64 = 1 << 15;
 /// fused run).
 const PULL_MIN_EDGES: u64 = 1 << 12;
 
-/// Levels on a device backend: runs of push levels fused into one
+/// Levels (on every backend; on the CPU a push level is a vertex queue in
+/// `O(frontier out-edges)`): runs of push levels fused into one
 /// [`ops::bfs_push`] each (on `A` in CSR; a host round trip per run), and
 /// pulled levels ([`ops::bfs_pull`] on `A'`: each unvisited vertex stops at
 /// its first in-neighbour in the frontier; one launch and one round trip)
 /// where Beamer's rule on edges says so (`frontier edges · α > unvisited
 /// edges`, for frontiers with more than [`PULL_MIN_EDGES`] out-edges) or
 /// the frontier is too heavy to push ([`PUSH_MAX_EDGES`]).
-fn levels_on_device<B>(
-    g: &Graph<'_, B>,
-    source: usize,
-    direction: Direction,
-) -> Result<BfsDevice<B>>
+fn levels_fused<B>(g: &Graph<'_, B>, source: usize, direction: Direction) -> Result<BfsDevice<B>>
 where
     B: Backend,
     B::MaskSource: VectorShape,
@@ -269,11 +254,18 @@ where
     let n = g.nvertices();
     // pushes read single rows (CSR), pulls whole tile rows (the graph's format)
     let (a, at) = (g.a_bool_csr()?, g.at_bool()?);
-    // dense: the fused kernels read degrees in place
-    let degree = b.convert_vector(g.out_degree()?, VectorFormat::Dense)?;
-    let degree = &degree;
-    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
-    ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
+    // full and dense: the fused kernels read degrees in place
+    let degree = g.out_degree_full()?;
+    // The source alone, at level 0. On the CPU a one-entry vector (the
+    // queue push makes it dense once, in place); a device backend's push
+    // reads a dense level vector.
+    let mut level: B::Vector<i64> = if B::HOST_MEMORY {
+        b.upload_vector(&Vector::from_entries(n, vec![(source, 0)])?)?
+    } else {
+        let mut l = b.vector_new(n, None, VectorFormat::Dense)?;
+        ops::assign_scalar(b, &mut l, 0, Some(&[source]), &Desc::new())?;
+        l
+    };
     let mut frontier: B::Vector<bool> =
         b.upload_vector(&Vector::from_bits(BitVec::from_indices(n, [source])))?;
     let alpha = ALPHA as u64;
@@ -306,7 +298,21 @@ where
     let measure = run(0, &Pushed::default());
     // `depth`: the level of the frontier
     let mut depth = 0i64;
-    let mut st = ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?;
+    let mut st = if B::HOST_MEMORY {
+        // What the measuring push would report for the source alone, from
+        // the host pattern (no pass over the vertices): its out-edges, and
+        // every other edge unvisited.
+        let rp = g.pattern().as_csr().row_ptr()[source..source + 2].to_vec();
+        let edges = (rp[1] - rp[0]) as u64;
+        Pushed {
+            levels: 0,
+            nvals: 1,
+            edges,
+            unvisited_edges: g.nedges() as u64 - edges,
+        }
+    } else {
+        ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?
+    };
     while st.nvals > 0 {
         st = if pull_next(&st) {
             ops::bfs_pull(b, &mut level, &mut frontier, at, degree, depth)?

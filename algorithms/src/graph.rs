@@ -82,6 +82,7 @@ pub struct Graph<'b, B: Backend> {
     sym_u64: OnceCell<B::Matrix<u64>>,
     tril_u64: OnceCell<B::Matrix<u64>>,
     out_degree: OnceCell<B::Vector<f64>>,
+    out_degree_full: OnceCell<B::Vector<f64>>,
 }
 
 fn cached<T>(cell: &OnceCell<T>, make: impl FnOnce() -> Result<T>) -> Result<&T> {
@@ -175,6 +176,7 @@ impl<'b, B: Backend> Graph<'b, B> {
             sym_u64: OnceCell::new(),
             tril_u64: OnceCell::new(),
             out_degree: OnceCell::new(),
+            out_degree_full: OnceCell::new(),
         })
     }
 
@@ -381,15 +383,34 @@ impl<'b, B: Backend> Graph<'b, B> {
         })
     }
 
+    /// Out-degrees with every vertex present (0 where a vertex has no
+    /// out-edge), dense, cached: what the fused push levels of BFS read
+    /// ([`bitgraphblas::ops::bfs_push`]), without a conversion per search.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu, Format, Matrix};
+    /// use bitgraphblas_algorithms::Graph;
+    /// let a = Matrix::from_triplets(3, 3, vec![(0, 1, true), (0, 2, true)]).unwrap();
+    /// let g = Graph::new(&Cpu, a, None, Format::Csr).unwrap();
+    /// let d = Cpu.download_vector(g.out_degree_full().unwrap()).unwrap();
+    /// assert_eq!(d.to_vec(-1.0), vec![2.0, 0.0, 0.0]);
+    /// ```
+    pub fn out_degree_full(&self) -> Result<&B::Vector<f64>> {
+        cached(&self.out_degree_full, || {
+            let rp = self.host.as_csr().row_ptr().to_vec();
+            let d = rp.windows(2).map(|r| (r[1] - r[0]) as f64).collect();
+            self.backend.upload_vector(&Vector::from_dense(d))
+        })
+    }
+
     /// Builds the matrices `alg` uses, so that running it times the algorithm alone.
     pub fn prepare(&self, alg: Algorithm) -> Result<()> {
         match alg {
             Algorithm::Bfs => {
                 self.a_bool()?;
                 self.at_bool()?;
-                if !B::HOST_MEMORY {
-                    self.a_bool_csr()?;
-                }
+                self.a_bool_csr()?;
+                self.out_degree_full()?;
             }
             Algorithm::Sssp => {
                 if self.weights.is_none() {

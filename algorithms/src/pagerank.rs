@@ -72,7 +72,7 @@ where
     let d = pagerank_on_backend(g, opts)?;
     Ok(PageRank {
         // Every vertex has a rank: the values are taken as they are (no copy).
-        ranks: g.backend().download_vector(&d.ranks)?.into_vec(0.0),
+        ranks: g.backend().download_vector_owned(d.ranks)?.into_vec(0.0),
         iterations: d.iterations,
         converged: d.converged,
     })

@@ -115,6 +115,19 @@ pub trait Backend: Sized + Send + Sync {
     fn upload_vector<T: Scalar>(&self, v: &Vector<T>) -> Result<Self::Vector<T>>;
     /// Copy a vector back to the host.
     fn download_vector<T: Scalar>(&self, v: &Self::Vector<T>) -> Result<Vector<T>>;
+    /// A vector brought back to the host, consumed: [`Backend::download_vector`]
+    /// on a device backend, the vector itself (no copy) on one whose vectors
+    /// live in host memory.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu, Vector};
+    /// let cpu = Cpu::new();
+    /// let v = cpu.upload_vector(&Vector::from_dense(vec![1.0f64, 2.0])).unwrap();
+    /// assert_eq!(cpu.download_vector_owned(v).unwrap().to_vec(0.0), vec![1.0, 2.0]);
+    /// ```
+    fn download_vector_owned<T: Scalar>(&self, v: Self::Vector<T>) -> Result<Vector<T>> {
+        self.download_vector(&v)
+    }
     /// Copy a host dense matrix into this backend.
     fn upload_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<Self::Dense<T>>;
     /// Copy a dense matrix back to the host.
@@ -481,7 +494,7 @@ fn generic_level<B: Backend>(
 }
 
 /// [`Backend::bfs_push`] from the other entry points (statistics on the host).
-fn bfs_push_generic<B: Backend>(
+pub(crate) fn bfs_push_generic<B: Backend>(
     b: &B,
     level: &mut B::Vector<i64>,
     frontier: &mut B::Vector<bool>,

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::dense_view::{
     self, dense_from_fn, dense_view, for_chunks_mut, vector_from_options, DenseView,
 };
+use super::short_rows::ShortRows;
 use super::writeback::RowMask;
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::backend::EwiseKind;
@@ -85,7 +86,12 @@ const LANE_ROW: usize = 16;
 /// summed in four lanes (no chain of dependent additions; `⊕` is associative
 /// and commutative, floats differ from a left-to-right sum by rounding only).
 #[inline]
-fn row_dot_full<S: Semiring>(s: &S, cols: &[u32], val: impl Fn(usize) -> S::T, u: &[S::T]) -> S::T {
+pub(crate) fn row_dot_full<S: Semiring>(
+    s: &S,
+    cols: &[u32],
+    val: impl Fn(usize) -> S::T,
+    u: &[S::T],
+) -> S::T {
     let term = |p: usize| s.mul(val(p), u[cols[p] as usize]);
     if let Some(stop) = s.terminal() {
         // Left to right, stopping at the absorbing value.
@@ -122,7 +128,8 @@ fn row_dot_full<S: Semiring>(s: &S, cols: &[u32], val: impl Fn(usize) -> S::T, u
 /// `w = accum(w, A ⊕.⊗ u)` in place, for a `w` with every entry present and
 /// no mask (the accumulated product of PageRank): one pass, no temporary.
 /// With a full `u`, rows are walked straight off the CSR arrays in chunks of
-/// [`FULL_ROWS`].
+/// [`FULL_ROWS`]; `PLUS.TIMES` over `f64` on short rows takes the
+/// branch-free [`ShortRows`].
 pub(crate) fn mxv_csr_accum_into<S: Semiring, A: Accumulate<S::T>>(
     s: S,
     a: &Csr<S::T>,
@@ -138,8 +145,14 @@ pub(crate) fn mxv_csr_accum_into<S: Semiring, A: Accumulate<S::T>>(
         // An iso-valued matrix (a pattern of ones) is read without its values:
         // 4 bytes an entry instead of 12 for f64.
         let iso = a.iso_value();
+        // PLUS.TIMES over f64 on short rows: branch-free rows.
+        let short = ShortRows::new::<S>(a, u);
         for_chunks_mut(w, FULL_ROWS, work, |c, wc| {
             let rp = &rp[c * FULL_ROWS..=c * FULL_ROWS + wc.len()];
+            if let Some(k) = &short {
+                k.rows(rp, |i, t| wc[i] = accum.combine(wc[i], S::T::from_f64(t)));
+                return;
+            }
             for (wi, r) in wc.iter_mut().zip(rp.windows(2)) {
                 if r[0] < r[1] {
                     let cols = &ci[r[0]..r[1]];

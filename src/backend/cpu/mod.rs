@@ -3,8 +3,10 @@
 //! [`generic`] CSR path. [`dispatch_counts`] tells tests which tier ran.
 
 pub(crate) mod b2sr;
+mod bfs_push;
 mod dense_view;
 pub(crate) mod generic;
+mod short_rows;
 mod writeback;
 
 use std::collections::BTreeMap;
@@ -12,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use self::dense_view::{dense_view, fold_chunks, for_chunks_mut};
 use self::writeback::{allowed_bits, write_matrix, write_vector, RowMask};
-use super::{Backend, EwiseKind, MatrixShape, VectorShape};
+use super::{Backend, EwiseKind, MatrixShape, PushLimits, Pushed, VectorShape};
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::container::{
     Accumulate, Flags, Format, Mask, Matrix, MatrixMask, MatrixRepr, NoAccum, Vector, VectorFormat,
@@ -266,6 +268,9 @@ impl Backend for Cpu {
     fn download_vector<T: Scalar>(&self, v: &Vector<T>) -> Result<Vector<T>> {
         Ok(v.clone())
     }
+    fn download_vector_owned<T: Scalar>(&self, v: Vector<T>) -> Result<Vector<T>> {
+        Ok(v)
+    }
     fn upload_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<DenseMatrix<T>> {
         Ok(m.clone())
     }
@@ -302,6 +307,25 @@ impl Backend for Cpu {
     }
     fn matrix_nvals<T: Scalar>(&self, m: &Matrix<T>) -> Result<usize> {
         Ok(m.nvals())
+    }
+
+    fn bfs_push(
+        &self,
+        level: &mut Vector<i64>,
+        frontier: &mut Vector<bool>,
+        a: &Matrix<bool>,
+        degree: &Vector<f64>,
+        depth: i64,
+        limits: PushLimits,
+    ) -> Result<Pushed> {
+        match a.repr() {
+            // A vertex queue over the rows of the frontier's vertices.
+            MatrixRepr::Csr(c) => bfs_push::bfs_push(level, frontier, c, degree, depth, limits),
+            // B2SR: the levels as masked products.
+            MatrixRepr::B2sr { .. } => {
+                super::bfs_push_generic(self, level, frontier, a, degree, depth, limits)
+            }
+        }
     }
 
     fn mxv<S: Semiring, A: Accumulate<S::T>>(
