@@ -517,7 +517,7 @@ pub(crate) fn bfs_push_generic<B: Backend>(
 }
 
 /// [`Backend::bfs_pull`] from the other entry points (statistics on the host).
-fn bfs_pull_generic<B: Backend>(
+pub(crate) fn bfs_pull_generic<B: Backend>(
     b: &B,
     level: &mut B::Vector<i64>,
     frontier: &mut B::Vector<bool>,

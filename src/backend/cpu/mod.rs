@@ -3,7 +3,7 @@
 //! [`generic`] CSR path. [`dispatch_counts`] tells tests which tier ran.
 
 pub(crate) mod b2sr;
-mod bfs_push;
+mod bfs_levels;
 mod dense_view;
 pub(crate) mod generic;
 mod short_rows;
@@ -320,12 +320,23 @@ impl Backend for Cpu {
     ) -> Result<Pushed> {
         match a.repr() {
             // A vertex queue over the rows of the frontier's vertices.
-            MatrixRepr::Csr(c) => bfs_push::bfs_push(level, frontier, c, degree, depth, limits),
+            MatrixRepr::Csr(c) => bfs_levels::bfs_push(level, frontier, c, degree, depth, limits),
             // B2SR: the levels as masked products.
             MatrixRepr::B2sr { .. } => {
                 super::bfs_push_generic(self, level, frontier, a, degree, depth, limits)
             }
         }
+    }
+
+    fn bfs_pull(
+        &self,
+        level: &mut Vector<i64>,
+        frontier: &mut Vector<bool>,
+        at: &Matrix<bool>,
+        degree: &Vector<f64>,
+        depth: i64,
+    ) -> Result<Pushed> {
+        bfs_levels::bfs_pull(self, level, frontier, at, degree, depth)
     }
 
     fn mxv<S: Semiring, A: Accumulate<S::T>>(

@@ -1,11 +1,16 @@
-//! Push levels of a breadth-first search on the CPU ([`crate::ops::bfs_push`])
-//! with a vertex queue: a level costs the out-edges of its frontier, not a
-//! pass over every vertex (the tail of a high-diameter search, or a search
-//! that reaches few vertices of a large graph, runs many levels of a few
-//! vertices each).
+//! Levels of a breadth-first search on the CPU.
+//!
+//! - Pushed ([`crate::ops::bfs_push`]): a vertex queue, so a level costs the
+//!   out-edges of its frontier, not a pass over every vertex (the tail of a
+//!   high-diameter search, or a search that reaches few vertices of a large
+//!   graph, runs many levels of a few vertices each).
+//! - Pulled ([`crate::ops::bfs_pull`]): the packed-bit masked product, each
+//!   unvisited row stopping at its first hit, then `O(new frontier)` updates.
 
-use crate::backend::{PushLimits, Pushed};
-use crate::container::{Vector, VectorFormat, VectorRepr};
+use super::Cpu;
+use crate::algebra::AnyPair;
+use crate::backend::{Backend, PushLimits, Pushed};
+use crate::container::{Flags, Matrix, NoAccum, Vector, VectorFormat, VectorRepr};
 use crate::error::Result;
 use crate::storage::{BitVec, Csr};
 
@@ -76,19 +81,7 @@ pub(crate) fn bfs_push(
     limits: PushLimits,
 ) -> Result<Pushed> {
     let n = level.len();
-    let old = std::mem::replace(level, Vector::empty(n));
-    let old = match old.repr() {
-        VectorRepr::Dense { .. } => old,
-        _ => old.to_format(VectorFormat::Dense)?,
-    };
-    let VectorRepr::Dense {
-        mut values,
-        present,
-    } = old.into_repr()
-    else {
-        unreachable!("made dense above")
-    };
-    let mut visited = present.unwrap_or_else(|| BitVec::ones(n));
+    let (mut values, mut visited) = take_dense(level)?;
     let mut cur = vertices(frontier);
     let mut out = Pushed {
         levels: 0,
@@ -124,14 +117,7 @@ pub(crate) fn bfs_push(
             break;
         }
     }
-    let all = visited.count_ones() == n;
-    *level = Vector::from_repr(
-        n,
-        VectorRepr::Dense {
-            values,
-            present: (!all).then_some(visited),
-        },
-    )?;
+    put_dense(level, values, visited)?;
     if out.levels > 0 {
         *frontier = if cur.len() * SPARSE_BELOW <= n {
             cur.sort_unstable();
@@ -150,10 +136,99 @@ pub(crate) fn bfs_push(
     Ok(out)
 }
 
+/// [`crate::ops::bfs_pull`] on the CPU (checked arguments): `next<¬level,
+/// replace> = A' ANY.PAIR frontier` with the frontier as packed bits (the
+/// B2SR tile kernel or the CSR row scan, each unvisited row stopping at its
+/// first in-neighbour in the frontier), then the new vertices get level
+/// `depth + 1` in place and are counted (`O(n / 64)` word passes and one
+/// `O(n)` degree sum, no per-vertex test).
+pub(crate) fn bfs_pull(
+    cpu: &Cpu,
+    level: &mut Vector<i64>,
+    frontier: &mut Vector<bool>,
+    at: &Matrix<bool>,
+    degree: &Vector<f64>,
+    depth: i64,
+) -> Result<Pushed> {
+    let n = level.len();
+    // The packed-bit kernels read a packed-bit frontier (a queue push leaves
+    // a small one as sorted indices).
+    let packed = match frontier.repr() {
+        VectorRepr::Bits(_) => None,
+        _ => Some(Vector::from_bits(frontier.pattern())),
+    };
+    let mut next = Vector::from_bits(BitVec::zeros(n));
+    let flags = Flags {
+        replace: true,
+        ..Flags::default()
+    };
+    let mask = Cpu::mask(level).structure().complement();
+    let s = AnyPair::<bool>::new();
+    cpu.mxv(
+        &mut next,
+        Some(mask),
+        NoAccum,
+        s,
+        at,
+        packed.as_ref().unwrap_or(frontier),
+        flags,
+    )?;
+    let hits = match next.repr() {
+        VectorRepr::Bits(b) => b.clone(),
+        _ => next.pattern(),
+    };
+    let (mut values, mut visited) = take_dense(level)?;
+    let mut out = Pushed {
+        levels: 1,
+        nvals: 0,
+        edges: 0,
+        unvisited_edges: unvisited_degree(degree, &visited),
+    };
+    for j in hits.iter_ones() {
+        values[j] = depth + 1;
+        out.nvals += 1;
+        out.edges += degree_of(degree, j);
+    }
+    out.unvisited_edges = out.unvisited_edges.saturating_sub(out.edges);
+    visited.or_assign(&hits);
+    put_dense(level, values, visited)?;
+    *frontier = Vector::from_bits(hits);
+    Ok(out)
+}
+
+/// `level` taken apart as dense values and its presence (the visited set),
+/// converted once where it is not dense; `level` is left empty until
+/// [`put_dense`].
+fn take_dense(level: &mut Vector<i64>) -> Result<(Vec<i64>, BitVec)> {
+    let n = level.len();
+    let old = std::mem::replace(level, Vector::empty(n));
+    let old = match old.repr() {
+        VectorRepr::Dense { .. } => old,
+        _ => old.to_format(VectorFormat::Dense)?,
+    };
+    let VectorRepr::Dense { values, present } = old.into_repr() else {
+        unreachable!("made dense above")
+    };
+    Ok((values, present.unwrap_or_else(|| BitVec::ones(n))))
+}
+
+/// The inverse of [`take_dense`] (no presence mask once every vertex is visited).
+fn put_dense(level: &mut Vector<i64>, values: Vec<i64>, visited: BitVec) -> Result<()> {
+    let all = visited.count_ones() == visited.len();
+    *level = Vector::from_repr(
+        visited.len(),
+        VectorRepr::Dense {
+            values,
+            present: (!all).then_some(visited),
+        },
+    )?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::bfs_push_generic;
+    use crate::backend::{bfs_pull_generic, bfs_push_generic};
     use crate::container::Matrix;
     use crate::Cpu;
     use rand::{Rng, SeedableRng};
@@ -214,6 +289,68 @@ mod tests {
                 let got = bfs_push(&mut lv, &mut fr, a_repr, &degree, depth, limits).unwrap();
                 let want =
                     bfs_push_generic(&Cpu, &mut lv2, &mut fr2, &a, &degree, depth, limits).unwrap();
+                assert_eq!(got, want, "case {case} step {step}");
+                assert_eq!(lv.to_vec(-1), lv2.to_vec(-1), "case {case} step {step}");
+                assert_eq!(fr.pattern(), fr2.pattern(), "case {case} step {step}");
+                depth += got.levels as i64;
+                if got.nvals == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Searches that mix queue pushes and native pulls against the generic
+    /// levels (masked products) on random directed graphs, with `A'` in CSR
+    /// or B2SR (tile sizes that do not divide `n`), frontiers sparse or bits.
+    #[test]
+    fn native_pull_matches_the_generic_pull() {
+        use crate::{Format, TileSize};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let tiles = [TileSize::T4, TileSize::T8, TileSize::T16, TileSize::T32];
+        for case in 0..48 {
+            let n = [1, 5, 63, 64, 65, 200, 700][case % 7];
+            let m = rng.gen_range(0..6 * n);
+            let edges: Vec<(usize, usize, bool)> = (0..m)
+                .map(|_| (rng.gen_range(0..n), rng.gen_range(0..n), true))
+                .collect();
+            let Ok(a) = Matrix::from_triplets(n, n, edges) else {
+                continue;
+            };
+            let a = a.to_format(crate::Format::Csr).unwrap();
+            let crate::container::MatrixRepr::Csr(a_csr) = a.repr() else {
+                unreachable!()
+            };
+            let at = Matrix::from_csr(a_csr.transpose());
+            let at = match case % 5 {
+                0 => at,
+                i => at.to_format(Format::B2sr(tiles[i - 1])).unwrap(),
+            };
+            let rp = a_csr.row_ptr();
+            let degree = Vector::from_dense(rp.windows(2).map(|r| (r[1] - r[0]) as f64).collect());
+            let s = rng.gen_range(0..n);
+            let mut lv = Vector::from_entries(n, vec![(s, 0i64)]).unwrap();
+            let mut fr = Vector::from_entries(n, vec![(s, true)]).unwrap();
+            let (mut lv2, mut fr2) = (lv.clone(), fr.clone());
+            let mut depth = 0;
+            for step in 0..40 {
+                let (got, want) = if rng.gen_bool(0.5) {
+                    (
+                        bfs_pull(&Cpu, &mut lv, &mut fr, &at, &degree, depth).unwrap(),
+                        bfs_pull_generic(&Cpu, &mut lv2, &mut fr2, &at, &degree, depth).unwrap(),
+                    )
+                } else {
+                    let limits = PushLimits {
+                        max_levels: rng.gen_range(1..3),
+                        alpha: 0,
+                        max_edges: u64::MAX,
+                    };
+                    (
+                        bfs_push(&mut lv, &mut fr, a_csr, &degree, depth, limits).unwrap(),
+                        bfs_push_generic(&Cpu, &mut lv2, &mut fr2, &a, &degree, depth, limits)
+                            .unwrap(),
+                    )
+                };
                 assert_eq!(got, want, "case {case} step {step}");
                 assert_eq!(lv.to_vec(-1), lv2.to_vec(-1), "case {case} step {step}");
                 assert_eq!(fr.pattern(), fr2.pattern(), "case {case} step {step}");
