@@ -77,7 +77,7 @@ pub(crate) fn mxv_csr<S: Semiring>(
 const FULL_ROWS: usize = 512;
 
 /// Rows at least this long are summed in four interleaved lanes.
-const LANE_ROW: usize = 16;
+pub(crate) const LANE_ROW: usize = 16;
 
 /// `⊕_j a_ij ⊗ u_j` over the non-empty `cols` of one row against a full
 /// `u`, without presence tests; `val(p)` is the value of the row's `p`-th

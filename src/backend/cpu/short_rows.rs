@@ -1,6 +1,5 @@
 //! Branch-free sums of short CSR rows for `PLUS.TIMES` on `f64` (x86_64
-//! with AVX2), the product of PageRank and of most numeric `mxv` calls on
-//! road networks and meshes.
+//! with AVX2), the product of PageRank and of most numeric `mxv` calls.
 //!
 //! A loop over a row's entries exits at the row's length: on rows of 2 to 8
 //! entries whose lengths vary (road networks: 1-4, meshes: 3-10) that exit
@@ -11,13 +10,14 @@
 //! lanes past the row's end are neither read nor added, and no branch
 //! depends on the row's length. Longer rows, and the last rows whose window
 //! would run past the end of the arrays, take the scalar
-//! [`row_dot_full`]. Terms are added left to right, as the scalar path adds
-//! a short row, so the result equals it (a padding lane adds `+0.0`, which
-//! can only turn a `-0.0` sum into `0.0`).
+//! [`row_dot_full`] (for a pattern of ones, [`sum_gathered`]: the same sum
+//! without the multiply by one or bounds tests). Terms are added left to
+//! right, as the scalar path adds a short row, so the result equals it (a
+//! padding lane adds `+0.0`, which can only turn a `-0.0` sum into `0.0`).
 
 use std::any::TypeId;
 
-use super::generic::row_dot_full;
+use super::generic::{row_dot_full, LANE_ROW};
 use crate::algebra::{PlusTimes, Semiring, SemiringKind};
 use crate::scalar::Scalar;
 use crate::storage::Csr;
@@ -31,16 +31,15 @@ pub(crate) fn same_type<T: 'static, U: 'static>(x: &[T]) -> Option<&[U]> {
     })
 }
 
-/// The window for a CSR matrix with `nnz` entries in `nrows` rows: 4 or 8
-/// entries when rows average at most 3 or 6 (nearly every row then fits),
-/// else none (0).
+/// The window for a CSR matrix with `nnz` entries in `nrows` rows: 4
+/// entries when rows average at most 3 (nearly every row then fits), else 8
+/// (meshes; and power-law graphs, whose many short rows then take no
+/// mispredicted exit while the long rows hold most entries).
 fn window_width(nnz: usize, nrows: usize) -> usize {
     if nnz <= 3 * nrows {
         4
-    } else if nnz <= 6 * nrows {
-        8
     } else {
-        0
+        8
     }
 }
 
@@ -69,15 +68,14 @@ pub(crate) struct ShortRows<'a> {
 
 impl<'a> ShortRows<'a> {
     /// The product of `a` and the full `u`, when `S` is `PLUS.TIMES` over
-    /// `f64`, the CPU has AVX2 and `a`'s rows are short on average; `None`
-    /// (use the scalar path) otherwise.
+    /// `f64` and the CPU has AVX2; `None` (use the scalar path) otherwise.
     pub(crate) fn new<S: Semiring>(a: &'a Csr<S::T>, u: &'a [S::T]) -> Option<Self> {
         if S::KERNEL?.kind() != SemiringKind::PlusTimes {
             return None;
         }
         let width = window_width(a.nnz(), a.nrows());
         // Gather offsets are `i32`: every column must fit.
-        if width == 0 || u.len() < a.ncols() || a.ncols() > i32::MAX as usize || !has_avx2() {
+        if u.len() < a.ncols() || a.ncols() > i32::MAX as usize || !has_avx2() {
             return None;
         }
         let u = same_type::<S::T, f64>(u)?;
@@ -122,6 +120,9 @@ impl<'a> ShortRows<'a> {
         let s = PlusTimes::<f64>::new();
         let cols = &self.cols[start..end];
         match self.vals {
+            // A pattern of ones: `1 * u_j` is `u_j` exactly, so the sum of
+            // the gathered `u_j` in the scalar path's order is its result.
+            None if self.iso == 1.0 => sum_gathered(cols, self.u),
             None => row_dot_full(&s, cols, |_| self.iso, self.u),
             Some(v) => {
                 let v = &v[start..end];
@@ -129,6 +130,37 @@ impl<'a> ShortRows<'a> {
             }
         }
     }
+}
+
+/// `Σ u_j` over the columns `j` of a non-empty row, added in
+/// [`row_dot_full`]'s order (left to right below its four-lane length,
+/// else four interleaved lanes and a left-to-right tail): two instructions
+/// an entry (a column load and an add from memory), no bounds tests.
+#[inline]
+fn sum_gathered(cols: &[u32], u: &[f64]) -> f64 {
+    debug_assert!(cols.iter().all(|&j| (j as usize) < u.len()));
+    // SAFETY: `ShortRows::new` checked `u.len() >= ncols`, and every column
+    // of the (validated) matrix is below `ncols`.
+    let at = |p: usize| unsafe { *u.get_unchecked(*cols.get_unchecked(p) as usize) };
+    if cols.len() < LANE_ROW {
+        let mut acc = at(0);
+        for p in 1..cols.len() {
+            acc += at(p);
+        }
+        return acc;
+    }
+    let mut lanes = [at(0), at(1), at(2), at(3)];
+    let body = 4 + (cols.len() - 4) / 4 * 4;
+    for p in (4..body).step_by(4) {
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            *lane += at(p + l);
+        }
+    }
+    let mut acc = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    for p in body..cols.len() {
+        acc += at(p);
+    }
+    acc
 }
 
 /// [`ShortRows::rows`] with a window of `W` (4 or 8) entries.
@@ -266,9 +298,15 @@ mod tests {
     fn short_rows_match_the_scalar_path() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         for (nrows, ncols) in [(1, 1), (3, 5), (37, 41), (1000, 997), (4099, 300)] {
-            // Road-like (window 4) and mesh-like (window 8) length mixes,
-            // with empty rows and rows longer than the window.
-            for lens in [&[0, 1, 2, 3, 4, 5][..], &[0, 3, 4, 5, 6, 7, 8, 9, 17]] {
+            // Road-like (window 4), mesh-like and power-law-like (window 8)
+            // length mixes, with empty rows and rows longer than the window
+            // (below, at and above the scalar path's four-lane length).
+            let mixes = [
+                &[0, 1, 2, 3, 4, 5][..],
+                &[0, 3, 4, 5, 6, 7, 8, 9, 17],
+                &[0, 1, 2, 9, 15, 16, 17, 18, 19, 40, 101],
+            ];
+            for lens in mixes {
                 let u: Vec<f64> = (0..ncols).map(|_| rng.gen_range(-1.0..1.0)).collect();
                 let iso = random(&mut rng, nrows, ncols, lens, |_| 1.0);
                 assert!(iso.iso_value().is_some());
