@@ -28,11 +28,11 @@ use crate::graph::Graph;
 /// vertices (a valued result is `O(n)`, so a small frontier pushes even when
 /// few vertices are left). On a backend whose vectors live in host memory `d`
 /// and the settled set stay on the host (`O(|t|)` per step, plus `n / 64`
-/// words for the mask), and a pull takes the frontier as packed bits: every
-/// entry of `f` equals the step's distance `s`, so it goes in as `f - (s - 1)`
-/// (bits, each entry one; `min.+` commutes with the shift, the result reads
-/// back as `s - 1 + t`), and the bit kernel stops each row at its first
-/// frontier hit. Elsewhere `d` is a backend vector (its structure is the
+/// words for the mask), and both directions take the frontier as packed
+/// bits: every entry of `f` equals the step's distance `s`, so it goes in as
+/// `f - (s - 1)` (bits, each entry one; `min.+` commutes with the shift, the
+/// result reads back as `s - 1 + t`); a pull's bit kernel stops each row at
+/// its first frontier hit, a push ORs the frontier's tile rows. Elsewhere `d` is a backend vector (its structure is the
 /// settled set) updated with `d = min(d, t)` by a `MIN`-accumulated apply.
 /// Cost `O(n + m)` over the search (the frontier's tile rows per push, the
 /// unsettled tile rows per pull).
@@ -152,8 +152,6 @@ where
     let mut front = vec![source];
     let (mut nf, mut step) = (1usize, 0.0f64);
     loop {
-        // Whether t holds distances shifted by `step - 1` (a bit frontier).
-        let mut shifted = false;
         {
             let settled = match &rec {
                 Dist::Host { settled, .. } => B::mask(settled),
@@ -161,14 +159,18 @@ where
             };
             let desc = Desc::new().mask(settled.structure().complement()).replace();
             match &rec {
-                Dist::Host { .. } if pull_valued(nf, n) => {
-                    // Every entry of f is `step`: pull with f - (step - 1), packed bits.
+                Dist::Host { .. } => {
+                    // Every entry of f is `step`: the product takes f - (step - 1),
+                    // packed bits.
                     let bits = b.upload_vector(&Vector::from_bits(BitVec::from_indices(
                         n,
                         front.iter().copied(),
                     )))?;
-                    ops::mxv(b, &mut t, s, at, &bits, &desc)?;
-                    shifted = true;
+                    if pull_valued(nf, n) {
+                        ops::mxv(b, &mut t, s, at, &bits, &desc)?;
+                    } else {
+                        push_or_pull(b, &mut t, s, &bits, a, at, &desc)?;
+                    }
                 }
                 Dist::Device(_) if pull_valued(nf, n) => {
                     ops::mxv(b, &mut t, s, at, &f, &desc)?;
@@ -186,7 +188,8 @@ where
                 settled_h,
                 settled,
             } => {
-                let shift = if shifted { step - 1.0 } else { 0.0 };
+                // The bit frontier's product holds distances less `step - 1`.
+                let shift = step - 1.0;
                 front.clear();
                 for (v, x) in b.download_vector(&t)?.entries() {
                     dist[v] = shift + x;
@@ -194,10 +197,6 @@ where
                     front.push(v);
                 }
                 *settled = b.upload_vector(&Vector::from_bits(settled_h.clone()))?;
-                if shifted {
-                    let e = front.iter().map(|&v| (v, step + 1.0)).collect();
-                    t = b.upload_vector(&Vector::from_entries(n, e)?)?;
-                }
             }
             Dist::Device(d) => {
                 ops::apply(b, d, Identity, &t, &Desc::new().accum(Min))?;

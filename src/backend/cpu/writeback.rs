@@ -55,18 +55,45 @@ pub(crate) fn write_vector<T: Scalar, A: Accumulate<T>>(
     }
     // Fast path: packed bits, no accumulator.
     if !A::ACTIVE {
-        if let (VectorRepr::Bits(tb), VectorRepr::Bits(wb), Some(m)) = (t.repr(), w.repr(), allowed)
-        {
-            let mut out = tb.clone();
-            out.and_assign(m);
-            if !replace {
-                let mut keep = wb.clone();
-                keep.and_not_assign(m);
-                out.or_assign(&keep);
+        if let (VectorRepr::Bits(tb), Some(m)) = (t.repr(), allowed) {
+            let old = match (replace, w.repr()) {
+                (true, _) => Some(None),
+                (false, VectorRepr::Bits(wb)) => Some(Some(wb)),
+                _ => None,
+            };
+            if let Some(old) = old {
+                let mut out = tb.clone();
+                out.and_assign(m);
+                if let Some(wb) = old {
+                    let mut keep = wb.clone();
+                    keep.and_not_assign(m);
+                    out.or_assign(&keep);
+                }
+                *w = Vector::from_bits(out);
+                return;
             }
-            *w = Vector::from_bits(out);
-            return;
         }
+    }
+    // A dense result written with replace and no accumulator: its values,
+    // present where it and the mask are (`O(n / 64)` words).
+    if let (false, true, Some(m), VectorRepr::Dense { .. }) =
+        (A::ACTIVE, replace, allowed, t.repr())
+    {
+        let VectorRepr::Dense { values, present } = t.into_repr() else {
+            unreachable!("matched above")
+        };
+        let mut present = present.unwrap_or_else(|| BitVec::ones(n));
+        present.and_assign(m);
+        let all = present.count_ones() == n;
+        *w = Vector::from_repr(
+            n,
+            VectorRepr::Dense {
+                values,
+                present: (!all).then_some(present),
+            },
+        )
+        .expect("a dense vector keeps its length");
+        return;
     }
     // A sparse result written with replace and no accumulator: its entries the
     // mask allows, in `O(nnz(t))` (a frontier stays sparse).
@@ -177,4 +204,55 @@ pub(crate) fn write_matrix<T: Scalar, A: Accumulate<T>>(
         row_ptr.push(cols.len());
     }
     Csr::from_parts_unchecked(nrows, ncols, row_ptr, cols, vals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::{NoAccum, VectorFormat};
+
+    /// Every layout of `t` and `w`, written with a mask and replace and no
+    /// accumulator: the entries of `t` the mask allows, nothing else (the
+    /// fast paths against the general one, with entries of `t` outside the
+    /// mask).
+    #[test]
+    fn replace_without_accumulator_keeps_the_allowed_entries_of_t() {
+        let n = 70;
+        let allowed = BitVec::from_indices(n, (0..n).filter(|i| i % 3 != 0));
+        let t_entries: Vec<(usize, f64)> = (0..n)
+            .filter(|i| i % 2 == 0)
+            .map(|i| (i, 2.0 + i as f64))
+            .collect();
+        let t_sparse = Vector::from_entries(n, t_entries.clone()).unwrap();
+        let t_ones =
+            Vector::from_entries(n, t_entries.iter().map(|&(i, _)| (i, 1.0)).collect()).unwrap();
+        let w_old = Vector::from_entries(n, (0..n).map(|i| (i, -1.0)).collect()).unwrap();
+        for (t, want_value) in [(&t_sparse, None), (&t_ones, Some(1.0))] {
+            for tf in [
+                VectorFormat::Dense,
+                VectorFormat::Sparse,
+                VectorFormat::Bits,
+            ] {
+                let Ok(t) = t.to_format(tf) else {
+                    continue; // valued entries have no packed-bit form
+                };
+                for wf in [
+                    VectorFormat::Dense,
+                    VectorFormat::Sparse,
+                    VectorFormat::Bits,
+                ] {
+                    let Ok(mut w) = w_old.to_format(wf) else {
+                        continue;
+                    };
+                    write_vector(&mut w, t.clone(), Some(&allowed), NoAccum, true);
+                    let want: Vec<(usize, f64)> = t_entries
+                        .iter()
+                        .filter(|&&(i, _)| allowed.get(i))
+                        .map(|&(i, x)| (i, want_value.unwrap_or(x)))
+                        .collect();
+                    assert_eq!(w.entries(), want, "{tf:?} into {wf:?}");
+                }
+            }
+        }
+    }
 }

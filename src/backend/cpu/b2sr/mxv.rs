@@ -586,9 +586,10 @@ fn iso_result<T: Scalar>(present: BitVec, x: T) -> Vector<T> {
     if x == T::one() {
         return Vector::from_bits(present);
     }
-    let values = (0..present.len())
-        .map(|i| if present.get(i) { x } else { T::default() })
-        .collect();
+    let mut values = vec![T::default(); present.len()];
+    for i in present.iter_ones() {
+        values[i] = x;
+    }
     dense_result(values, present)
 }
 
