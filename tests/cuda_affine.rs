@@ -4,7 +4,8 @@
 //! kernels (B2SR with 4x4 and 8x8 tiles, CSR merge path) against the CPU
 //! backend on larger matrices: hub rows long enough to be cut into segments
 //! and merge-path chunks, empty rows, sizes off the tile grid, the output
-//! reused in place or replaced.
+//! reused in place or replaced, CSR with `d ⊗ u` gathered in the product
+//! or scaled in a pass of its own first.
 //!
 //! Every device buffer starts poisoned (0xFF bytes), so a row no kernel
 //! wrote shows up as a difference. Without a GPU each test prints a SKIPPED
@@ -101,9 +102,11 @@ fn fused_matches_cpu_on_large_matrices() {
             let mut want = Vector::empty(n);
             ops::mxv_affine(&Cpu::new(), &mut want, s, c, &am, &d, &u).unwrap();
             let ga = gpu.upload_matrix(&am).unwrap();
-            // into a fresh (replaced) output, then in place into the full result
+            // into a fresh (replaced) output, then in place into the full
+            // result; CSR with d ⊗ u gathered in the product and pre-scaled
             let mut gw = gpu.upload_vector(&Vector::<f64>::empty(n)).unwrap();
-            for pass in ["replaced", "in place"] {
+            for (pass, prescale) in [("replaced", u64::MAX), ("in place", 0), ("again", 2)] {
+                gpu.set_affine_prescale_degree(prescale);
                 ops::mxv_affine(gpu, &mut gw, s, c, &ga, &gd, &gu).unwrap();
                 let got = gpu.download_vector(&gw).unwrap();
                 assert_eq!(got.nvals(), n, "n {n} {fmt:?} {pass}: not full");

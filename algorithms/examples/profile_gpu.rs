@@ -180,14 +180,22 @@ fn main() -> R<()> {
                 Ok(())
             })?,
         );
-        show(
-            name,
-            "  x' = c + A' (scale .* x) (mxv_affine, fused)",
-            time(b, reps, || {
-                ops::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), 1e-9, at, &scale, &x)?;
-                Ok(())
-            })?,
-        );
+        for (what, per_column) in [
+            ("default", 2),
+            ("gather d, u", u64::MAX),
+            ("CSR: pre-scaled", 0),
+        ] {
+            b.set_affine_prescale_degree(per_column);
+            show(
+                name,
+                &format!("  x' = c + A' (scale .* x) (mxv_affine, {what})"),
+                time(b, reps, || {
+                    ops::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), 1e-9, at, &scale, &x)?;
+                    Ok(())
+                })?,
+            );
+        }
+        b.set_affine_prescale_degree(2);
         show(
             name,
             "  the same, generic (ewise, assign, mxv)",

@@ -162,6 +162,9 @@ pub(crate) struct Dev {
     /// Whether the fused BFS's one-block kernel may keep the visited bits in
     /// shared memory (where they fit; `visit.rs`).
     pub bfs_shared: AtomicBool,
+    /// CSR affine products (`affine.rs`) scale `d ⊗ u` into a temporary
+    /// first when the matrix has more than this many entries per column.
+    pub affine_prescale: AtomicU64,
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -247,6 +250,7 @@ impl Dev {
                 AtomicU64::new(super::visit::BLOCK_QUEUE),
             ],
             bfs_shared: AtomicBool::new(true),
+            affine_prescale: AtomicU64::new(super::affine::PRESCALE_DEGREE),
         })
     }
 
