@@ -4,8 +4,8 @@
 //! kernels (B2SR with 4x4 and 8x8 tiles, CSR merge path) against the CPU
 //! backend on larger matrices: hub rows long enough to be cut into segments
 //! and merge-path chunks, empty rows, sizes off the tile grid, the output
-//! reused in place or replaced, CSR with `d ⊗ u` gathered in the product
-//! or scaled in a pass of its own first.
+//! reused in place or replaced, `d ⊗ u` gathered in the product or scaled
+//! in a pass of its own first.
 //!
 //! Every device buffer starts poisoned (0xFF bytes), so a row no kernel
 //! wrote shows up as a difference. Without a GPU each test prints a SKIPPED
@@ -90,7 +90,10 @@ fn fused_matches_cpu_on_large_matrices() {
         let u: Vec<f64> = (0..n).map(|_| rng.gen_range(-1.0..2.0)).collect();
         let c = rng.gen_range(-1.0..1.0);
         let (d, u) = (Vector::from_dense(d), Vector::from_dense(u));
-        let (gd, gu) = (gpu.upload_vector(&d).unwrap(), gpu.upload_vector(&u).unwrap());
+        let (gd, gu) = (
+            gpu.upload_vector(&d).unwrap(),
+            gpu.upload_vector(&u).unwrap(),
+        );
         let formats = [
             Format::Csr,
             Format::B2sr(TileSize::T4),
@@ -105,14 +108,21 @@ fn fused_matches_cpu_on_large_matrices() {
             // into a fresh (replaced) output, then in place into the full
             // result; CSR with d ⊗ u gathered in the product and pre-scaled
             let mut gw = gpu.upload_vector(&Vector::<f64>::empty(n)).unwrap();
-            for (pass, prescale) in [("replaced", u64::MAX), ("in place", 0), ("again", 2)] {
-                gpu.set_affine_prescale_degree(prescale);
+            for (pass, prescale) in [
+                ("replaced", Some(false)),
+                ("in place", Some(true)),
+                ("again", None),
+            ] {
+                gpu.set_affine_prescale(prescale);
                 ops::mxv_affine(gpu, &mut gw, s, c, &ga, &gd, &gu).unwrap();
                 let got = gpu.download_vector(&gw).unwrap();
                 assert_eq!(got.nvals(), n, "n {n} {fmt:?} {pass}: not full");
                 for i in 0..n {
                     let (x, y) = (want.get(i).unwrap(), got.get(i).unwrap());
-                    assert!(close(x, y), "n {n} {fmt:?} {pass}: row {i}: cpu {x} gpu {y}");
+                    assert!(
+                        close(x, y),
+                        "n {n} {fmt:?} {pass}: row {i}: cpu {x} gpu {y}"
+                    );
                 }
             }
         }
@@ -137,12 +147,18 @@ fn fused_min_plus_matches_cpu() {
         let am = a.to_format(fmt).unwrap();
         let mut want = Vector::empty(n);
         ops::mxv_affine(&Cpu::new(), &mut want, s, c, &am, &d, &u).unwrap();
-        let (gd, gu) = (gpu.upload_vector(&d).unwrap(), gpu.upload_vector(&u).unwrap());
+        let (gd, gu) = (
+            gpu.upload_vector(&d).unwrap(),
+            gpu.upload_vector(&u).unwrap(),
+        );
         let ga = gpu.upload_matrix(&am).unwrap();
         let mut gw = gpu.upload_vector(&Vector::<f64>::empty(n)).unwrap();
         ops::mxv_affine(gpu, &mut gw, s, c, &ga, &gd, &gu).unwrap();
         let got = gpu.download_vector(&gw).unwrap();
         assert_eq!(got.to_vec(f64::NAN), want.to_vec(f64::NAN), "{fmt:?}");
-        assert!(got.to_vec(0.0).iter().any(|&x| x < c), "{fmt:?}: some rows below c");
+        assert!(
+            got.to_vec(0.0).iter().any(|&x| x < c),
+            "{fmt:?}: some rows below c"
+        );
     }
 }

@@ -42,7 +42,16 @@ fn pagerank_step_by_hand() {
     let x = Vector::from_dense(vec![1.0 / 3.0; 3]);
     let mut xn = Vector::empty(3);
     let c = 0.05;
-    ops::mxv_affine(&Cpu::new(), &mut xn, PlusTimes::<f64>::new(), c, &at, &s, &x).unwrap();
+    ops::mxv_affine(
+        &Cpu::new(),
+        &mut xn,
+        PlusTimes::<f64>::new(),
+        c,
+        &at,
+        &s,
+        &x,
+    )
+    .unwrap();
     let third = 1.0 / 3.0;
     let want = [c, c + 0.425 * third, c + 0.425 * third + 0.85 * third];
     for (i, w) in want.iter().enumerate() {
@@ -55,7 +64,10 @@ fn bad_lengths_are_errors() {
     let cpu = Cpu::new();
     let s = PlusTimes::<f64>::new();
     let a = Matrix::from_triplets(2, 3, vec![(0, 1, 1.0)]).unwrap();
-    let (v2, v3) = (Vector::from_dense(vec![1.0; 2]), Vector::from_dense(vec![1.0; 3]));
+    let (v2, v3) = (
+        Vector::from_dense(vec![1.0; 2]),
+        Vector::from_dense(vec![1.0; 3]),
+    );
     let mut w2 = Vector::empty(2);
     let mut w3 = Vector::empty(3);
     for (what, r) in [

@@ -180,12 +180,12 @@ fn main() -> R<()> {
                 Ok(())
             })?,
         );
-        for (what, per_column) in [
-            ("default", 2),
-            ("gather d, u", u64::MAX),
-            ("CSR: pre-scaled", 0),
+        for (what, prescale) in [
+            ("default", None),
+            ("gather d, u", Some(false)),
+            ("pre-scaled", Some(true)),
         ] {
-            b.set_affine_prescale_degree(per_column);
+            b.set_affine_prescale(prescale);
             show(
                 name,
                 &format!("  x' = c + A' (scale .* x) (mxv_affine, {what})"),
@@ -195,7 +195,7 @@ fn main() -> R<()> {
                 })?,
             );
         }
-        b.set_affine_prescale_degree(2);
+        b.set_affine_prescale(None);
         show(
             name,
             "  the same, generic (ewise, assign, mxv)",

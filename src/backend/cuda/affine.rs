@@ -5,12 +5,14 @@
 //! merge path). PageRank's iteration `x' = c + A' (x ⊙ s)` then reads `x`,
 //! `s` and the matrix and writes `x'` once.
 //!
-//! On CSR, where each column's `d_j ⊗ u_j` is gathered more than
-//! [`PRESCALE_DEGREE`] times on average, a sequential pass first writes
-//! `t = d ⊗ u` and the product gathers `t` alone: gathering two vectors at
-//! random costs more than one more pass over them when the columns are
-//! gathered often (a power-law graph's gathers are bound by the L2 and the
-//! memory latency, and two vectors make the working set twice as large).
+//! Where each value `d_j ⊗ u_j` is gathered often (CSR: more than
+//! [`PRESCALE_ENTRIES`] entries per column on average; B2SR: more than
+//! [`PRESCALE_TILES`] tiles per tile column), a sequential pass first writes
+//! `t = d ⊗ u` and the product gathers `t` alone: gathering two vectors costs
+//! more than one more pass over them when the columns are gathered often
+//! (measured on the H100, R-MAT 22 on CSR: 2.18 ms gathering both, 1.43 ms
+//! pre-scaled; grid 4096 on B2SR 8x8, about 3 tiles per tile column: 0.32 ms
+//! fused, against 0.15 ms for the pass alone).
 //! The values are the same either way (`a ⊗ (d ⊗ u)` in both).
 
 use std::sync::atomic::Ordering;
@@ -25,10 +27,11 @@ use crate::container::{Flags, NoAccum};
 use crate::error::Result;
 use crate::scalar::Scalar;
 
-/// Entries per column above which a CSR affine product scales `d ⊗ u` in a
-/// pass of its own before the product (see the module documentation;
-/// [`CudaBackend::set_affine_prescale_degree`]).
-pub(crate) const PRESCALE_DEGREE: u64 = 2;
+/// Entries per column (CSR) above which an affine product scales `d ⊗ u`
+/// in a pass of its own before the product (see the module documentation).
+pub(crate) const PRESCALE_ENTRIES: usize = 2;
+/// Tiles per tile column (B2SR) above which the same holds.
+pub(crate) const PRESCALE_TILES: usize = 8;
 
 /// The device address of a full vector's values (no presence bits).
 fn full_vals<T: Scalar>(v: &CudaVector<T>) -> Option<u64> {
@@ -75,12 +78,11 @@ impl CudaBackend {
         let DVec::Dense { vals: out, .. } = &w.repr else {
             unreachable!("w was made a full vector above")
         };
-        let prescale = match &a.repr {
-            DMat::Csr { nnz, .. } => {
-                let min = self.dev.affine_prescale.load(Ordering::Relaxed);
-                *nnz as u64 > min.saturating_mul(a.ncols as u64)
-            }
-            DMat::B2sr { .. } => false,
+        let prescale = match (self.dev.affine_prescale.load(Ordering::Relaxed), &a.repr) {
+            (1, _) => true,
+            (2, _) => false,
+            (_, DMat::Csr { nnz, .. }) => *nnz > PRESCALE_ENTRIES * a.ncols,
+            (_, DMat::B2sr { pat, .. }) => pat.ntiles > PRESCALE_TILES * a.ncols.div_ceil(pat.k),
         };
         if prescale {
             // t = d ⊗ u (full: both are), then the product gathers t alone
@@ -94,20 +96,25 @@ impl CudaBackend {
         self.affine_product(id, a, u_vals, out, Some((d_vals, bits_of(c))))
     }
 
-    /// CSR affine products ([`crate::ops::mxv_affine`]) first write
-    /// `t = d ⊗ u` in a pass of their own, then gather `t` alone, when the
-    /// matrix has more than `per_column` entries per column on average;
-    /// else they gather `d_j` and `u_j` in the product (default 2). The
-    /// results do not depend on it (benchmarks and tests set 0 and
-    /// `u64::MAX` to compare both forms).
+    /// Whether affine products ([`crate::ops::mxv_affine`]) first write
+    /// `t = d ⊗ u` in a pass of their own and gather `t` alone (`Some(true)`),
+    /// gather `d_j` and `u_j` in the product (`Some(false)`), or choose by how
+    /// often each column is gathered (`None`, the default; see
+    /// `src/backend/cuda/affine.rs`). The results do not depend on it
+    /// (benchmarks and tests compare the forms).
     ///
     /// ```no_run
     /// use bitgraphblas::backend::cuda::CudaBackend;
     /// let gpu = CudaBackend::new(0).unwrap();
-    /// gpu.set_affine_prescale_degree(u64::MAX); // always gather d and u
+    /// gpu.set_affine_prescale(Some(false)); // always gather d and u
     /// ```
-    pub fn set_affine_prescale_degree(&self, per_column: u64) {
-        self.dev.affine_prescale.store(per_column, Ordering::Relaxed);
+    pub fn set_affine_prescale(&self, prescale: Option<bool>) {
+        let code = match prescale {
+            None => 0,
+            Some(true) => 1,
+            Some(false) => 2,
+        };
+        self.dev.affine_prescale.store(code, Ordering::Relaxed);
     }
 
     /// The fused product into the full `out` (see [`Self::mxv_affine_fused`]).
