@@ -5,14 +5,16 @@
 //! merge path). PageRank's iteration `x' = c + A' (x ⊙ s)` then reads `x`,
 //! `s` and the matrix and writes `x'` once.
 //!
-//! Where each value `d_j ⊗ u_j` is gathered often (CSR: more than
-//! [`PRESCALE_ENTRIES`] entries per column on average; B2SR: more than
-//! [`PRESCALE_TILES`] tiles per tile column), a sequential pass first writes
-//! `t = d ⊗ u` and the product gathers `t` alone: gathering two vectors costs
-//! more than one more pass over them when the columns are gathered often
-//! (measured on the H100, R-MAT 22 on CSR: 2.18 ms gathering both, 1.43 ms
-//! pre-scaled; grid 4096 on B2SR 8x8, about 3 tiles per tile column: 0.32 ms
-//! fused, against 0.15 ms for the pass alone).
+//! On CSR with more than [`PRESCALE_ENTRIES`] entries per column on
+//! average, a sequential pass first writes `t = d ⊗ u` and the product
+//! gathers `t` alone: gathering two vectors at random costs more than one
+//! more pass over them when each column is gathered often (H100, R-MAT 22:
+//! 2.18 ms per product gathering both, 1.43 ms pre-scaled). B2SR products
+//! gather `d` and `u` in the product (tiles read `k` consecutive values of
+//! each): pre-scaling was slower or no faster on every graph measured (H100,
+//! 20 PageRank iterations: grid 1024² 0.53 against 0.83 ms, cnr-2000 1.52
+//! against 1.77 ms, ego-Twitter 1.43 against 1.40 ms;
+//! `benches/results/algorithms-gpu-gpr7-cfa62ea-h100.md`).
 //! The values are the same either way (`a ⊗ (d ⊗ u)` in both).
 
 use std::sync::atomic::Ordering;
@@ -27,11 +29,9 @@ use crate::container::{Flags, NoAccum};
 use crate::error::Result;
 use crate::scalar::Scalar;
 
-/// Entries per column (CSR) above which an affine product scales `d ⊗ u`
-/// in a pass of its own before the product (see the module documentation).
+/// Entries per column above which a CSR affine product scales `d ⊗ u` in
+/// a pass of its own before the product (see the module documentation).
 pub(crate) const PRESCALE_ENTRIES: usize = 2;
-/// Tiles per tile column (B2SR) above which the same holds.
-pub(crate) const PRESCALE_TILES: usize = 8;
 
 /// The device address of a full vector's values (no presence bits).
 fn full_vals<T: Scalar>(v: &CudaVector<T>) -> Option<u64> {
@@ -82,7 +82,7 @@ impl CudaBackend {
             (1, _) => true,
             (2, _) => false,
             (_, DMat::Csr { nnz, .. }) => *nnz > PRESCALE_ENTRIES * a.ncols,
-            (_, DMat::B2sr { pat, .. }) => pat.ntiles > PRESCALE_TILES * a.ncols.div_ceil(pat.k),
+            (_, DMat::B2sr { .. }) => false,
         };
         if prescale {
             // t = d ⊗ u (full: both are), then the product gathers t alone
@@ -98,9 +98,9 @@ impl CudaBackend {
 
     /// Whether affine products ([`crate::ops::mxv_affine`]) first write
     /// `t = d ⊗ u` in a pass of their own and gather `t` alone (`Some(true)`),
-    /// gather `d_j` and `u_j` in the product (`Some(false)`), or choose by how
-    /// often each column is gathered (`None`, the default; see
-    /// `src/backend/cuda/affine.rs`). The results do not depend on it
+    /// gather `d_j` and `u_j` in the product (`Some(false)`), or choose
+    /// (`None`, the default: pre-scaled on CSR with more than 2 entries per
+    /// column, gathered otherwise; see `src/backend/cuda/affine.rs`). The results do not depend on it
     /// (benchmarks and tests compare the forms).
     ///
     /// ```no_run
