@@ -136,7 +136,11 @@ __device__ __forceinline__ void load_x(const T* __restrict__ u, u64 base, u64 ul
 // a writer owning a whole word stores it, others set their own bits with
 // atomicAnd/atomicOr. With `accum >= 0` the output is a full vector (no
 // presence, `out_pres` unused) and each row with a value in the product
-// becomes `accum(out, value)` in place (PageRank's `x' += A' w` in one pass).
+// becomes `accum(out, value)` in place. With `affine` (the affine product
+// `w = c ⊕ A ⊕.⊗ (d ⊗ u)` of ops::mxv_affine) the output is full too and
+// every row is written once, `c ⊕ value` (`c` where the row has no value),
+// without reading it; with `d_vals`, the input values are `d_j ⊗ u_j`
+// (PageRank's `x' = c + A' (x ⊙ s)` in one pass).
 
 template <int K> struct Rows {
   T acc[K];
@@ -186,10 +190,11 @@ struct MxvIn {
   const u32* __restrict__ colidx;
   const u8* __restrict__ tiles;
   const T* __restrict__ u_vals;
+  const T* __restrict__ d_vals;  // diagonal scaling of u (NULL: none)
   const u32* __restrict__ u_pres;
   u64 ulen;
   T v;
-  bool x_aligned;
+  bool x_aligned;  // u_vals (and d_vals) 16-byte aligned
 };
 
 // Folds tile t into the rows `ok` of a.
@@ -201,6 +206,12 @@ template <int K> __device__ __forceinline__ void rows_tile(Rows<K>& a, const Mxv
   if (in.u_vals != 0 && !SR::y_free) {
     T x[K];
     load_x<K>(in.u_vals, base, in.ulen, in.x_aligned, x);
+    if (in.d_vals) {
+      T dx[K];
+      load_x<K>(in.d_vals, base, in.ulen, in.x_aligned, dx);
+#pragma unroll
+      for (int c = 0; c < K; ++c) x[c] = SR::mul(dx[c], x[c]);
+    }
 #pragma unroll
     for (int c = 0; c < K; ++c) x[c] = SR::mul(in.v, x[c]);
 #pragma unroll
@@ -287,6 +298,25 @@ __device__ __forceinline__ void rows_accum(const Rows<K>& a, T* __restrict__ out
     if (i0 + r < nrows && ((a.has >> r) & 1u)) out_vals[i0 + r] = binop<T>(accum, out_vals[i0 + r], a.acc[r]);
 }
 
+// Writes every row of tile row rows i0 .. i0 + K as `c ⊕ value` (`c` where
+// the row has no value): the affine product's output.
+template <int K>
+__device__ __forceinline__ void rows_affine(Rows<K>& a, T* __restrict__ out_vals, u64 i0, u64 nrows, T c) {
+#pragma unroll
+  for (int r = 0; r < K; ++r) a.acc[r] = ((a.has >> r) & 1u) ? SR::add(c, a.acc[r]) : c;
+  a.has = (1u << K) - 1u;
+  rows_store(a, out_vals, i0, nrows);
+}
+
+// A full output (no presence): folded in place with `accum`, or the affine
+// product's `c ⊕ value` on every row.
+template <int K>
+__device__ __forceinline__ void rows_full(Rows<K>& a, T* __restrict__ out_vals, u64 i0, u64 nrows, int accum,
+                                          bool affine, T c) {
+  if (affine) rows_affine(a, out_vals, i0, nrows, c);
+  else rows_accum(a, out_vals, i0, nrows, accum);
+}
+
 // The presence bits tile row `tr` writes, in its word: its K rows, and for
 // the last tile row every bit up to the end of the word.
 template <int K> __device__ __forceinline__ u32 own_bits(u64 tr, u64 tile_rows) {
@@ -309,11 +339,16 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
                                                u64 vbits, const T* __restrict__ u_vals,
                                                const u32* __restrict__ u_pres, const u32* __restrict__ allowed,
                                                T* __restrict__ out_vals, u32* __restrict__ out_pres,
-                                               T* part_vals, u32* part_has, u32* counter, int accum) {
+                                               T* part_vals, u32* part_has, u32* counter, int accum,
+                                               const T* __restrict__ d_vals, int affine, u64 cbits) {
   const int lane = threadIdx.x & 31;
-  const MxvIn in{colidx, tiles, u_vals, u_pres, ulen, Sc<T>::from_bits(vbits), (((u64)u_vals) & 15) == 0};
+  const bool aligned = ((((u64)u_vals) | ((u64)d_vals)) & 15) == 0;
+  const MxvIn in{colidx, tiles, u_vals, d_vals, u_pres, ulen, Sc<T>::from_bits(vbits), aligned};
+  const T c = Sc<T>::from_bits(cbits);
+  // a full output: no presence words
+  const bool full = accum >= 0 || affine;
   const u64 nwords = bit_words(nrows);
-  if (accum < 0 && gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
+  if (!full && gtid() == 0 && nwords > (nrows + 31) / 32) out_pres[nwords - 1] = 0;
   // L lanes per short tile row, G = 32 / L rows per warp: powers of two, so
   // shifts and masks (no run-time integer division)
   const int glog = 5 - (int)llog, L = 1 << llog, G = 1 << glog, l = lane & (L - 1);
@@ -368,8 +403,8 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
         }
       }
       if (write && lane == 0) {
-        if (accum >= 0) {
-          rows_accum(a, out_vals, i0, nrows, accum);
+        if (full) {
+          rows_full(a, out_vals, i0, nrows, accum, affine, c);
         } else {
           if (out_vals) rows_store(a, out_vals, i0, nrows);
           pres_set(&out_pres[i0 >> 5], a.has << (i0 & 31), own_bits<K>(tr, tile_rows));
@@ -392,9 +427,8 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       }
       rows_reduce(a, L);
       const u64 i0 = tr * K;
-      if (accum >= 0) {
-        // a full output, folded in place: no presence
-        if (mine && l == 0 && i0 < nrows) rows_accum(a, out_vals, i0, nrows, accum);
+      if (full) {
+        if (mine && l == 0 && i0 < nrows) rows_full(a, out_vals, i0, nrows, accum, affine, c);
         continue;
       }
       if (out_vals && mine && l == 0 && i0 < nrows) rows_store(a, out_vals, i0, nrows);
@@ -709,7 +743,9 @@ extern "C" __global__ void CAT(csr_mxv_fix_, SR_NAME)(const u32* __restrict__ ro
 // row open at its end), and `csr_merge_fix` (a warp per chunk that closes
 // such a row) folds them in chunk order. Fixed order throughout: results do
 // not depend on scheduling. `accum`, `iso`, `allowed` and presence as in
-// `csr_mxv`.
+// `csr_mxv`; `d_vals` and `affine` (with `cbits`: `c`) as in the fused B2SR
+// product: the gather reads `d_j ⊗ u_j`, and every row is written once as
+// `c ⊕ value` (`c` where it has none), the output not read.
 #define MERGE_E 8
 #define MERGE_D (32 * MERGE_E)
 
@@ -731,12 +767,26 @@ extern "C" __global__ void CAT(csr_merge_start_, SR_NAME)(const u32* __restrict_
   }
 }
 
+// How the merge path writes its output: `accum` as in `csr_put`, or with
+// `affine` every row as `c ⊕ value`.
+struct MergeOut {
+  T* __restrict__ vals;
+  u32* __restrict__ pres;
+  const u32* __restrict__ allowed;
+  int accum;
+  int affine;
+  T c;
+};
+
 // Row i's final value into the output (none where `allowed` excludes it).
-__device__ __forceinline__ void merge_put(T* __restrict__ out_vals, u32* __restrict__ out_pres,
-                                          const u32* __restrict__ allowed, u64 i, int accum, T acc, bool has) {
-  if (allowed && !bit_get(allowed, i)) has = false;
-  csr_put(out_vals, i, accum, acc, has);
-  if (accum < 0 && has) atomicOr(&out_pres[i >> 5], 1u << (i & 31));
+__device__ __forceinline__ void merge_put(const MergeOut& o, u64 i, T acc, bool has) {
+  if (o.affine) {
+    o.vals[i] = has ? SR::add(o.c, acc) : o.c;
+    return;
+  }
+  if (o.allowed && !bit_get(o.allowed, i)) has = false;
+  csr_put(o.vals, i, o.accum, acc, has);
+  if (o.accum < 0 && has) atomicOr(&o.pres[i >> 5], 1u << (i & 31));
 }
 
 extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
@@ -745,10 +795,12 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
                                                         const u32* __restrict__ allowed, T* __restrict__ out_vals,
                                                         u32* __restrict__ out_pres, int accum,
                                                         const u32* __restrict__ start_row, u64 nchunks,
-                                                        T* __restrict__ part_vals, u8* __restrict__ part_has) {
+                                                        T* __restrict__ part_vals, u8* __restrict__ part_has,
+                                                        const T* __restrict__ d_vals, int affine, u64 cbits) {
   const int lane = threadIdx.x & 31;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const T iso = Sc<T>::from_bits(isobits);
+  const MergeOut out{out_vals, out_pres, allowed, accum, affine, Sc<T>::from_bits(cbits)};
   for (u64 c = warp; c < nchunks; c += nwarps) {
     const u64 d0 = c * MERGE_D, d1 = min(d0 + MERGE_D, nrows + nnz);
     const u64 r0 = start_row[c], r1 = start_row[c + 1];
@@ -769,7 +821,8 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
     for (int j = 0; j < MERGE_E; ++j) {
       const bool in = ns + j < ne;
       const bool h = in && (!u_pres || bit_get(u_pres, col[j]));
-      const T xj = (u_vals && h) ? u_vals[col[j]] : Sc<T>::one();
+      T xj = (u_vals && h) ? u_vals[col[j]] : Sc<T>::one();
+      if (d_vals && h) xj = SR::mul(d_vals[col[j]], xj);
       v[j] = SR::mul(avals ? (in ? avals[ns + j] : SR::zero()) : iso, xj);
       hm |= (u32)h << j;
     }
@@ -786,7 +839,7 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
         if (frow == ~0ull) {
           frow = row; fval = acc; fhas = has;
         } else {
-          merge_put(out_vals, out_pres, allowed, row, accum, acc, has);
+          merge_put(out, row, acc, has);
         }
         acc = SR::zero();
         has = false;
@@ -825,7 +878,7 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
         part_vals[2 * c] = fv;
         part_has[2 * c] = fh;
       } else {
-        merge_put(out_vals, out_pres, allowed, frow, accum, fv, fh);
+        merge_put(out, frow, fv, fh);
       }
     }
     if (lane == 31 && r1 < nrows && n1 > rowptr[r1]) {
@@ -842,9 +895,11 @@ extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ 
                                                         const T* __restrict__ part_vals,
                                                         const u8* __restrict__ part_has,
                                                         const u32* __restrict__ allowed, T* __restrict__ out_vals,
-                                                        u32* __restrict__ out_pres, int accum) {
+                                                        u32* __restrict__ out_pres, int accum, int affine,
+                                                        u64 cbits) {
   const int lane = threadIdx.x & 31;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const MergeOut out{out_vals, out_pres, allowed, accum, affine, Sc<T>::from_bits(cbits)};
   for (u64 c = warp; c < nchunks; c += nwarps) {
     const u64 r0 = start_row[c], r1 = start_row[c + 1];
     const u64 b = rowptr[r0];
@@ -864,7 +919,7 @@ extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ 
       const bool oh = shfl_xor(has, off);
       if (oh) fold(acc, has, oa);
     }
-    if (lane == 0) merge_put(out_vals, out_pres, allowed, r0, accum, acc, has);
+    if (lane == 0) merge_put(out, r0, acc, has);
   }
 }
 
@@ -923,10 +978,10 @@ __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, c
       const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
       u32 nseg, u32 seg_len, u32 tile_rows, u32 short_max, u32 llog, u64 nrows, u64 ulen, u64 vbits,        \
       const T* u_vals, const u32* u_pres, const u32* allowed, T* out_vals, u32* out_pres, T* part_vals,     \
-      u32* part_has, u32* counter, int accum) {                                                            \
+      u32* part_has, u32* counter, int accum, const T* d_vals, int affine, u64 cbits) {                     \
     mxv_fused_body<K>(rowptr, colidx, tiles, seg_row, seg_off, nseg, seg_len, tile_rows, short_max, llog,  \
                       nrows, ulen, vbits, u_vals, u_pres, allowed, out_vals, out_pres, part_vals,          \
-                      part_has, counter, accum);                                                           \
+                      part_has, counter, accum, d_vals, affine, cbits);                                    \
   }
 
 // mxv for K >= 16: short rows, segments, then the split rows' partials.

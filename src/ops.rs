@@ -884,3 +884,49 @@ pub fn bfs_pull<B: Backend>(
     }
     b.bfs_pull(level, frontier, at, degree, depth)
 }
+
+/// The affine product `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, fused: for every row `i` of
+/// `A`,
+///
+/// ```text
+/// w_i = c ⊕ ⊕_j a_ij ⊗ (d_j ⊗ u_j)      (over the j where a_ij, d_j and u_j are present)
+/// ```
+///
+/// with the semiring's `⊗` for the diagonal scaling `diag(d) u` as well as
+/// for the product, and its `⊕` for the shift by the scalar `c`. `w` comes
+/// out full (every entry present: `c` where the sum is empty); its old
+/// entries are not read. No mask, no accumulator, `A` not transposed. It is
+/// one step of an affine iteration such as PageRank's `x' = c + A' (x ⊙ s)`
+/// ([`Backend::mxv_affine`]: by default `ewise_mult`, `assign` of `c` and an
+/// accumulated `mxv`; on the CUDA backend one pass over `A`, `d` and `u` that
+/// writes `w` once, for B2SR with tiles of at most 8x8 and CSR, when `d` and
+/// `u` are full).
+///
+/// ```
+/// use bitgraphblas::{ops, algebra::PlusTimes, Cpu, Matrix, Vector};
+/// // A = [[1, 2], [0, 0]]: row 1 is empty
+/// let a = Matrix::from_triplets(2, 2, vec![(0, 0, 1.0f64), (0, 1, 2.0)]).unwrap();
+/// let d = Vector::from_dense(vec![0.5, 0.25]);
+/// let u = Vector::from_dense(vec![4.0, 8.0]);
+/// let mut w = Vector::empty(2);
+/// ops::mxv_affine(&Cpu::new(), &mut w, PlusTimes::<f64>::new(), 1.0, &a, &d, &u).unwrap();
+/// // w_0 = 1 + 1·(0.5·4) + 2·(0.25·8) = 7, w_1 = 1
+/// assert_eq!(w.to_vec(0.0), vec![7.0, 1.0]);
+/// ```
+pub fn mxv_affine<B: Backend, S: Semiring>(
+    b: &B,
+    w: &mut B::Vector<S::T>,
+    semiring: S,
+    c: S::T,
+    a: &B::Matrix<S::T>,
+    d: &B::Vector<S::T>,
+    u: &B::Vector<S::T>,
+) -> Result<()> {
+    let (m, n) = (a.nrows(), a.ncols());
+    for (what, len, want) in [("d", d.len(), n), ("u", u.len(), n), ("w", w.len(), m)] {
+        need("mxv_affine", len == want, || {
+            format!("A is {m}x{n}, {what} has length {len}")
+        })?;
+    }
+    b.mxv_affine(w, semiring, c, a, d, u)
+}

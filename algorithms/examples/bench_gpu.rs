@@ -4,7 +4,8 @@
 //! the graphs this program writes. Results: benches/results/algorithms-gpu.md.
 //!
 //! ```text
-//! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [--bfs auto|push|pull] [GRAPH ...]
+//! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [--bfs auto|push|pull]
+//!           [--affine-prescale auto|always|never] [GRAPH ...]
 //! ```
 //!
 //! Graphs: USA-road-d.NY, delaunay_n14, ego-Twitter, cnr-2000 (found under
@@ -110,6 +111,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut json_out: Option<PathBuf> = None;
     let mut only: Option<String> = None;
     let mut direction = alg::Direction::Auto;
+    // PageRank's affine product: scale d ⊗ u in a pass of its own (CudaBackend::set_affine_prescale)
+    let mut prescale = None;
     let mut names: Vec<String> = vec![];
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -126,6 +129,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     _ => return Err("--bfs auto|push|pull".into()),
                 }
             }
+            "--affine-prescale" => {
+                prescale = match args.next().as_deref() {
+                    Some("auto") => None,
+                    Some("always") => Some(true),
+                    Some("never") => Some(false),
+                    _ => return Err("--affine-prescale auto|always|never".into()),
+                }
+            }
             _ => names.push(a),
         }
     }
@@ -139,6 +150,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     std::fs::create_dir_all(&graphs_dir)?;
     let gpu = CudaBackend::new(0)?;
+    gpu.set_affine_prescale(prescale);
     let commit = std::env::var("BITGRAPHBLAS_COMMIT").unwrap_or_default();
     println!(
         "# bitgraphblas-algorithms, CUDA backend on {}, commit {commit}, best and median of {reps}, BFS direction {direction:?}",

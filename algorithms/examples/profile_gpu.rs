@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use bitgraphblas::algebra::{AbsDiff, BindFirst, Div, Plus, PlusTimes, Second, Times};
-use bitgraphblas::backend::Backend;
+use bitgraphblas::backend::{mxv_affine_generic, Backend};
 use bitgraphblas::{generate, ops, CudaBackend, Desc, Format, Matrix, Vector, VectorFormat};
 use bitgraphblas_algorithms as alg;
 use bitgraphblas_algorithms::{Algorithm, Graph};
@@ -177,6 +177,30 @@ fn main() -> R<()> {
                     &w,
                     &Desc::new().accum(Plus),
                 )?;
+                Ok(())
+            })?,
+        );
+        for (what, prescale) in [
+            ("default", None),
+            ("gather d, u", Some(false)),
+            ("pre-scaled", Some(true)),
+        ] {
+            b.set_affine_prescale(prescale);
+            show(
+                name,
+                &format!("  x' = c + A' (scale .* x) (mxv_affine, {what})"),
+                time(b, reps, || {
+                    ops::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), 1e-9, at, &scale, &x)?;
+                    Ok(())
+                })?,
+            );
+        }
+        b.set_affine_prescale(None);
+        show(
+            name,
+            "  the same, generic (ewise, assign, mxv)",
+            time(b, reps, || {
+                mxv_affine_generic(b, &mut xn, PlusTimes::<f64>::new(), 1e-9, at, &scale, &x)?;
                 Ok(())
             })?,
         );

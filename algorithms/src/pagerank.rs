@@ -82,10 +82,10 @@ where
 /// the host (the dangling mass, when some vertex has no out-edge, and the L1
 /// change, when `tol > 0`), once per iteration.
 ///
-/// Each iteration: `w = x ⊙ (α / d_out)` (zero at vertices without
-/// out-edges, whose columns of `A'` are empty), `x' = c + A' (+.×) w` with the constant
-/// `c = (1 - α)/n + α · Σ_{dangling} x / n` as the initial value of the
-/// accumulated product.
+/// Each iteration is one affine product ([`ops::mxv_affine`]):
+/// `x' = c + A' (+.×) (s ⊙ x)` with `s = α / d_out` (zero at vertices
+/// without out-edges, whose columns of `A'` are empty) and the constant
+/// `c = (1 - α)/n + α · Σ_{dangling} x / n`.
 ///
 /// **Semiring**: `PLUS.TIMES` (`f64`) with `A'` in [`Graph::value_format`]
 /// (B2SR with iso value 1: the column-stochastic scaling lives in `w`, so the
@@ -95,9 +95,11 @@ where
 /// **Masks**: once, to mark the dangling vertices (the complemented structure
 /// of `d_out`) in a sparse vector of ones; the dangling mass is then the
 /// reduced product of that vector and `x` (`O(#dangling)`, skipped when every
-/// vertex has an out-edge). **Cost**: one `mxv` (`O(m)`; on the CUDA backend
-/// a CSR product accumulates into the full `x'` in place), one element-wise
-/// product, a fill of the new iterate (two iterate buffers alternate);
+/// vertex has an out-edge). **Cost**: one affine product (`O(m)`; on the
+/// CUDA backend one pass that reads `x`, `s` and `A'` and writes `x'`, for
+/// CSR and B2SR with tiles of at most 8x8; elsewhere an element-wise
+/// product, a fill of `x'` with `c` and an accumulated `mxv`; two iterate
+/// buffers alternate);
 /// `‖x - x'‖₁` is one element-wise [`AbsDiff`] and a reduction (`O(n)`), made
 /// only where it can stop the iteration (`tol > 0`: with `tol = 0` the test
 /// `‖x - x'‖₁ < 0` never holds, and exactly `max_iters` iterations run).
@@ -144,8 +146,7 @@ where
     let dout = g.out_degree()?;
     // `α / d_out`, and zero at dangling vertices (their columns of `A'` are
     // empty, so the zero never enters a product): a full vector, so that
-    // `w = x ⊙ scale` is full too and the product reads it without presence
-    // tests.
+    // the affine product reads `scale ⊙ x` without presence tests.
     let mut scale: B::Vector<f64> = b.vector_new(n, Some(0.0), VectorFormat::Dense)?;
     ops::apply(
         b,
@@ -167,7 +168,6 @@ where
     };
     let mut x: B::Vector<f64> = b.vector_new(n, Some(1.0 / nf), VectorFormat::Dense)?;
     let mut xn: B::Vector<f64> = b.vector_new(n, Some(0.0), VectorFormat::Dense)?;
-    let mut w: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let mut dx: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     let mut diff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
     let (mut iterations, mut converged) = (0, false);
@@ -175,7 +175,6 @@ where
     let measure = opts.tol > 0.0;
     while iterations < opts.max_iters {
         iterations += 1;
-        ops::ewise_mult(b, &mut w, Times, &x, &scale, &Desc::new())?;
         let dsum = match &dangling {
             Some(d) => {
                 ops::ewise_mult(b, &mut dx, Times, d, &x, &Desc::new())?;
@@ -184,16 +183,8 @@ where
             None => 0.0,
         };
         let c = (1.0 - alpha) / nf + alpha * dsum / nf;
-        // `x' = c + A' w`, into the buffer of the iterate before last.
-        ops::assign_scalar(b, &mut xn, c, None, &Desc::new())?;
-        ops::mxv(
-            b,
-            &mut xn,
-            PlusTimes::<f64>::new(),
-            at,
-            &w,
-            &Desc::new().accum(Plus),
-        )?;
+        // `x' = c + A' (scale ⊙ x)`, into the buffer of the iterate before last.
+        ops::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), c, at, &scale, &x)?;
         std::mem::swap(&mut x, &mut xn);
         if measure {
             // The L1 change, on the backend (only a scalar comes back).

@@ -15,7 +15,7 @@ pub use cpu::Cpu;
 
 use crate::algebra::{AnyPair, BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::container::{
-    Accumulate, Flags, Format, Mask, Matrix, MatrixMask, NoAccum, Vector, VectorFormat,
+    Accum, Accumulate, Flags, Format, Mask, Matrix, MatrixMask, NoAccum, Vector, VectorFormat,
 };
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -417,6 +417,22 @@ pub trait Backend: Sized + Send + Sync {
         bfs_push_generic(self, level, frontier, a, degree, depth, limits)
     }
 
+    /// `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, `w` full (see [`crate::ops::mxv_affine`]).
+    /// The default is [`mxv_affine_generic`]: `ewise_mult`, a fill of `w`
+    /// with `c` and an `mxv` accumulated with `⊕`.
+    #[allow(clippy::too_many_arguments)]
+    fn mxv_affine<S: Semiring>(
+        &self,
+        w: &mut Self::Vector<S::T>,
+        semiring: S,
+        c: S::T,
+        a: &Self::Matrix<S::T>,
+        d: &Self::Vector<S::T>,
+        u: &Self::Vector<S::T>,
+    ) -> Result<()> {
+        mxv_affine_generic(self, w, semiring, c, a, d, u)
+    }
+
     /// One pulled level of a breadth-first search (see [`crate::ops::bfs_pull`]).
     /// The default is a masked `mxv` (`ANY.PAIR`, mask `¬level`, replace) and
     /// a masked `assign`, counting on the host.
@@ -430,6 +446,37 @@ pub trait Backend: Sized + Send + Sync {
     ) -> Result<Pushed> {
         bfs_pull_generic(self, level, frontier, at, degree, depth)
     }
+}
+
+/// [`Backend::mxv_affine`] from the other entry points: `t = d ⊗ u`
+/// (intersection), `w = c` everywhere (a full vector), `w ⊕= A ⊕.⊗ t`.
+///
+/// ```
+/// use bitgraphblas::backend::mxv_affine_generic;
+/// use bitgraphblas::{algebra::PlusTimes, Cpu, Matrix, Vector};
+/// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 3.0f64)]).unwrap();
+/// let (d, u) = (Vector::from_dense(vec![1.0, 2.0]), Vector::from_dense(vec![5.0, 1.0]));
+/// let mut w = Vector::empty(2);
+/// mxv_affine_generic(&Cpu::new(), &mut w, PlusTimes::<f64>::new(), 0.5, &a, &d, &u).unwrap();
+/// assert_eq!(w.to_vec(0.0), vec![6.5, 0.5]);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn mxv_affine_generic<B: Backend, S: Semiring>(
+    b: &B,
+    w: &mut B::Vector<S::T>,
+    semiring: S,
+    c: S::T,
+    a: &B::Matrix<S::T>,
+    d: &B::Vector<S::T>,
+    u: &B::Vector<S::T>,
+) -> Result<()> {
+    let flags = Flags::default();
+    let mut t = b.vector_new(u.len(), None, VectorFormat::Dense)?;
+    let mult = EwiseKind::Mult;
+    b.ewise_vector(&mut t, None, NoAccum, mult, semiring.mul_op(), d, u, flags)?;
+    b.assign_vector_scalar(w, None, NoAccum, c, None, flags)?;
+    let accum = Accum(semiring.add_op());
+    b.mxv(w, None, accum, semiring, a, &t, flags)
 }
 
 /// Sum of `degree` over the vertices where `set` is (`true`) or is not present.

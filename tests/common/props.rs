@@ -3,7 +3,7 @@
 //! uploaded with `b.upload_*`, results downloaded and compared.
 
 use bitgraphblas::backend::{MatrixShape, VectorShape};
-use bitgraphblas::{ops, Backend, DenseMatrix, Format, Mask, MatrixMask, Scalar};
+use bitgraphblas::{ops, Backend, DenseMatrix, Format, Mask, MatrixMask, Scalar, VectorFormat};
 use quickcheck::{Arbitrary, Gen};
 
 use super::gen::{below, dim, with_desc, DescCfg, MaskKind, SpMat, SpVec, FORMATS};
@@ -443,6 +443,114 @@ pub fn prop_mxm_dense<B: TestBackend, S: TestSemiring>(
             c.n,
             &expected,
             &got,
+        )?;
+    }
+    Ok(())
+}
+
+/// [`ops::mxv_affine`] case: `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, `A` stored
+/// `nrows x ncols`; with `full`, `d` and `u` are full dense vectors (the
+/// fused path of a device backend), else any pattern and format.
+#[derive(Clone, Debug)]
+pub struct AffineCase<T> {
+    pub a: SpMat<T>,
+    pub iso: T,
+    pub c: T,
+    pub d: SpVec<T>,
+    pub u: SpVec<T>,
+    pub w: SpVec<T>,
+}
+
+/// A full dense vector of length `n` (every entry present).
+fn full_vec<T: TestScalar>(g: &mut Gen, n: usize) -> SpVec<T> {
+    SpVec {
+        vals: (0..n).map(|_| Some(T::draw(g))).collect(),
+        format: VectorFormat::Dense,
+    }
+}
+
+impl<T: TestScalar> Arbitrary for AffineCase<T> {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let (r, c) = (dim(g), dim(g));
+        let full = bool::arbitrary(g);
+        let (d, u) = if full {
+            (full_vec(g, c), full_vec(g, c))
+        } else {
+            (SpVec::gen(g, c), SpVec::gen(g, c))
+        };
+        // the output: any old contents, or a full vector reused in place
+        let w = if bool::arbitrary(g) {
+            full_vec(g, r)
+        } else {
+            SpVec::gen(g, r)
+        };
+        AffineCase {
+            a: SpMat::gen(g, r, c),
+            iso: T::draw(g),
+            c: T::draw(g),
+            d,
+            u,
+            w,
+        }
+    }
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        let v: Vec<_> = self
+            .a
+            .shrink_entries()
+            .into_iter()
+            .map(|a| AffineCase { a, ..self.clone() })
+            .collect();
+        Box::new(v.into_iter())
+    }
+}
+
+/// The expected `c ⊕ A ⊕.⊗ (d ⊗ u)` of an [`AffineCase`] on the triplets `a`
+/// (a plain loop: `t = d ⊗ u` where both are present, the sprs product, `c`
+/// folded into every row).
+pub fn oracle_affine<S: TestSemiring>(
+    a: &SpMat<S::T>,
+    c: S::T,
+    d: &[Option<S::T>],
+    u: &[Option<S::T>],
+) -> Vec<Option<S::T>> {
+    let s = S::default();
+    let t: Vec<_> = d
+        .iter()
+        .zip(u)
+        .map(|(x, y)| Some(s.mul((*x)?, (*y)?)))
+        .collect();
+    oracle_mxv::<S>(a, &t)
+        .into_iter()
+        .map(|r| Some(r.map_or(c, |r| s.add(c, r))))
+        .collect()
+}
+
+/// [`ops::mxv_affine`] on backend `b`, every format it has kernels for, against
+/// [`oracle_affine`]; the output must come back full (every entry present).
+pub fn prop_mxv_affine<B: TestBackend, S: TestSemiring>(
+    b: &B,
+    c: &AffineCase<S::T>,
+) -> Result<(), String> {
+    let s = S::default();
+    let d = ctx("upload d", b.upload_vector(&c.d.vector()))?;
+    let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
+    for fmt in FORMATS {
+        let (a, used) = c.a.in_format(fmt, c.iso);
+        let expected = oracle_affine::<S>(&used, c.c, &c.d.vals, &c.u.vals);
+        let a = match b.upload_matrix(&a) {
+            // a tile size this backend has no kernels for (CUDA: 64x64)
+            Err(bitgraphblas::Error::NoKernel { .. }) => continue,
+            r => ctx("upload A", r)?,
+        };
+        let mut w = ctx("upload w", b.upload_vector(&c.w.vector()))?;
+        ctx("mxv_affine", ops::mxv_affine(b, &mut w, s, c.c, &a, &d, &u))?;
+        let w = ctx("download w", b.download_vector(&w))?;
+        ctx("validate w", w.validate())?;
+        compare(
+            &format!("mxv_affine {} A {fmt:?}", S::NAME),
+            1,
+            &expected,
+            &super::cells_of_vector(&w),
         )?;
     }
     Ok(())

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
@@ -162,6 +162,9 @@ pub(crate) struct Dev {
     /// Whether the fused BFS's one-block kernel may keep the visited bits in
     /// shared memory (where they fit; `visit.rs`).
     pub bfs_shared: AtomicBool,
+    /// Whether affine products (`affine.rs`) scale `d ⊗ u` into a
+    /// temporary first: 0 by their rule, 1 always, 2 never.
+    pub affine_prescale: AtomicU8,
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -247,6 +250,7 @@ impl Dev {
                 AtomicU64::new(super::visit::BLOCK_QUEUE),
             ],
             bfs_shared: AtomicBool::new(true),
+            affine_prescale: AtomicU8::new(0),
         })
     }
 

@@ -30,6 +30,7 @@
 //! # Ok::<(), bitgraphblas::Error>(())
 //! ```
 
+mod affine;
 mod device;
 pub mod kernels;
 mod matrix_ops;
@@ -550,6 +551,7 @@ impl CudaBackend {
                 allowed,
                 (out_vals, out_pres),
                 accum,
+                None,
             );
         }
         let avg = nnz / nrows.max(1);
@@ -626,6 +628,9 @@ impl CudaBackend {
     /// items, a warp per chunk, so every lane does the same work whatever
     /// the row lengths (power-law rows, empty rows). Rows crossing chunks are
     /// folded in chunk order by `csr_merge_fix`: deterministic.
+    /// `affine = Some((d, c))` as in [`Self::b2sr_mxv_fused`]: the gather
+    /// reads `d_j ⊗ u_j`, every row becomes `c ⊕ value` (the output full,
+    /// not read).
     #[allow(clippy::too_many_arguments)]
     fn csr_mxv_merge<T: Scalar>(
         &self,
@@ -637,7 +642,10 @@ impl CudaBackend {
         allowed: Option<&DBuf<u32>>,
         (out_vals, out_pres): (&DBuf<T>, u64),
         accum: i32,
+        affine: Option<(u64, u64)>,
     ) -> Result<()> {
+        let (d_vals, cbits) = affine.unwrap_or((0, 0));
+        let affine = affine.is_some() as i32;
         let nchunks = (nrows + nnz).div_ceil(CSR_MERGE_ITEMS);
         if nchunks == 0 {
             return Ok(());
@@ -680,6 +688,9 @@ impl CudaBackend {
                 Arg::U64(nchunks as u64),
                 part_vals.arg(),
                 part_has.arg(),
+                Arg::U64(d_vals),
+                Arg::I32(affine),
+                Arg::U64(cbits),
             ],
         )?;
         self.dev.run(
@@ -698,6 +709,76 @@ impl CudaBackend {
                 out_vals.arg(),
                 Arg::U64(out_pres),
                 Arg::I32(accum),
+                Arg::I32(affine),
+                Arg::U64(cbits),
+            ],
+        )
+    }
+
+    /// The one-launch `mxv` on B2SR with tiles of at most 8x8
+    /// (`b2sr_mxv_fused` in `cuda/sr.cu`): segments of long tile rows, then
+    /// short tile rows. `accum >= 0`: folded into the full output in place.
+    /// `affine = Some((d, c))` (device address of the full vector `d`, bits
+    /// of `c`): the affine product `out = c ⊕ A ⊕.⊗ (d ⊗ u)`, every row
+    /// written, the full output not read.
+    #[allow(clippy::too_many_arguments)]
+    fn b2sr_mxv_fused(
+        &self,
+        id: ModuleId,
+        pat: &DevB2sr,
+        vbits: u64,
+        (u_vals, u_pres): (u64, u64),
+        allowed: Option<&DBuf<u32>>,
+        (out_vals, out_pres): (u64, u64),
+        accum: i32,
+        affine: Option<(u64, u64)>,
+    ) -> Result<()> {
+        let k = pat.k;
+        let (d_vals, cbits) = affine.unwrap_or((0, 0));
+        let scratch = if pat.nsplit > 0 {
+            Some(pat.mxv_scratch(&self.dev)?)
+        } else {
+            None
+        };
+        // resident lanes of this kernel (its registers set how many)
+        let per_sm = self
+            .dev
+            .func(id, "b2sr_mxv_fused", Some(k))?
+            .occupancy_max_active_blocks_per_multiprocessor(256, 0, None)
+            .map_or(8, |b| b.max(1) as usize);
+        let llog = short_lanes_log(pat, 256 * per_sm * self.dev.sm_count as usize);
+        let nshort = pat.tile_rows.div_ceil(32 >> llog);
+        self.dev.run(
+            id,
+            "b2sr_mxv_fused",
+            Some(k),
+            (pat.nseg + nshort).max(1) * 32,
+            &[
+                pat.rowptr.arg(),
+                pat.colidx.arg(),
+                pat.tiles.arg(),
+                pat.seg_row.arg(),
+                pat.seg_off.arg(),
+                Arg::U32(pat.nseg as u32),
+                Arg::U32(mem::seg_len(k)),
+                Arg::U32(pat.tile_rows as u32),
+                Arg::U32(mem::SHORT_MAX),
+                Arg::U32(llog),
+                Arg::U64(pat.nrows as u64),
+                Arg::U64(pat.ncols as u64),
+                Arg::U64(vbits),
+                Arg::U64(u_vals),
+                Arg::U64(u_pres),
+                opt_arg(allowed),
+                Arg::U64(out_vals),
+                Arg::U64(out_pres),
+                opt_arg(scratch.map(|s| &s.part_vals)),
+                opt_arg(scratch.map(|s| &s.part_has)),
+                opt_arg(scratch.map(|s| &s.counter)),
+                Arg::I32(accum),
+                Arg::U64(d_vals),
+                Arg::I32(affine.is_some() as i32),
+                Arg::U64(cbits),
             ],
         )
     }
@@ -799,49 +880,15 @@ impl CudaBackend {
                 self.dev.run(id, "b2sr_vxm", Some(k), count * 32, &args)?;
             }
         } else if k <= 8 {
-            // one launch: segments of long tile rows, then short tile rows
-            let scratch = if pat.nsplit > 0 {
-                Some(pat.mxv_scratch(&self.dev)?)
-            } else {
-                None
-            };
-            // resident lanes of this kernel (its registers set how many)
-            let per_sm = self
-                .dev
-                .func(id, "b2sr_mxv_fused", Some(k))?
-                .occupancy_max_active_blocks_per_multiprocessor(256, 0, None)
-                .map_or(8, |b| b.max(1) as usize);
-            let llog = short_lanes_log(pat, 256 * per_sm * self.dev.sm_count as usize);
-            let nshort = pat.tile_rows.div_ceil(32 >> llog);
-            self.dev.run(
+            self.b2sr_mxv_fused(
                 id,
-                "b2sr_mxv_fused",
-                Some(k),
-                (pat.nseg + nshort).max(1) * 32,
-                &[
-                    pat.rowptr.arg(),
-                    pat.colidx.arg(),
-                    pat.tiles.arg(),
-                    pat.seg_row.arg(),
-                    pat.seg_off.arg(),
-                    Arg::U32(pat.nseg as u32),
-                    Arg::U32(mem::seg_len(k)),
-                    Arg::U32(pat.tile_rows as u32),
-                    Arg::U32(mem::SHORT_MAX),
-                    Arg::U32(llog),
-                    Arg::U64(pat.nrows as u64),
-                    Arg::U64(pat.ncols as u64),
-                    Arg::U64(bits_of(value)),
-                    Arg::U64(uv.vals),
-                    Arg::U64(uv.pres),
-                    opt_arg(allowed),
-                    Arg::U64(out_vals),
-                    Arg::U64(out_pres),
-                    opt_arg(scratch.map(|s| &s.part_vals)),
-                    opt_arg(scratch.map(|s| &s.part_has)),
-                    opt_arg(scratch.map(|s| &s.counter)),
-                    Arg::I32(accum),
-                ],
+                pat,
+                bits_of(value),
+                (uv.vals, uv.pres),
+                allowed,
+                (out_vals, out_pres),
+                accum,
+                None,
             )?;
         } else {
             // k lanes per tile row
@@ -2169,6 +2216,18 @@ impl Backend for CudaBackend {
         rows: bool,
     ) -> Result<()> {
         self.scale_op::<T, Op>(c, d, a, rows)
+    }
+
+    fn mxv_affine<S: Semiring>(
+        &self,
+        w: &mut CudaVector<S::T>,
+        semiring: S,
+        c: S::T,
+        a: &CudaMatrix<S::T>,
+        d: &CudaVector<S::T>,
+        u: &CudaVector<S::T>,
+    ) -> Result<()> {
+        self.mxv_affine_fused(w, semiring, c, a, d, u)
     }
 
     fn bfs_push(
