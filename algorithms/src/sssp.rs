@@ -28,11 +28,12 @@ use crate::graph::Graph;
 /// vertices (a valued result is `O(n)`, so a small frontier pushes even when
 /// few vertices are left). On a backend whose vectors live in host memory `d`
 /// and the settled set stay on the host (`O(|t|)` per step, plus `n / 64`
-/// words for the mask), and both directions take the frontier as packed
-/// bits: every entry of `f` equals the step's distance `s`, so it goes in as
-/// `f - (s - 1)` (bits, each entry one; `min.+` commutes with the shift, the
-/// result reads back as `s - 1 + t`); a pull's bit kernel stops each row at
-/// its first frontier hit, a push ORs the frontier's tile rows. Elsewhere `d` is a backend vector (its structure is the
+/// words for the mask), and a pull, or a push of a frontier with at least
+/// `n / 4` out-edges, takes the frontier as packed bits: every entry of `f`
+/// equals the step's distance `s`, so it goes in as `f - (s - 1)` (bits,
+/// each entry one; `min.+` commutes with the shift, the result reads back as
+/// `s - 1 + t`); a pull's bit kernel stops each row at its first frontier
+/// hit, a push ORs the frontier's tile rows. Elsewhere `d` is a backend vector (its structure is the
 /// settled set) updated with `d = min(d, t)` by a `MIN`-accumulated apply.
 /// Cost `O(n + m)` over the search (the frontier's tile rows per push, the
 /// unsettled tile rows per pull).
@@ -108,6 +109,12 @@ fn pull_valued(frontier: usize, n: usize) -> bool {
     frontier * 16 >= n
 }
 
+/// On the host, a frontier whose out-edges number at least `n /
+/// PUSH_BITS_EDGES` pushes as packed bits (the tile rows of the frontier
+/// ORed, plus `O(n)` for the iso result); a lighter one pushes its valued
+/// entries (`O(edges)`, sorted).
+const PUSH_BITS_EDGES: usize = 4;
+
 /// Where the unweighted search keeps the distances and the settled set.
 enum Dist<B: Backend> {
     /// On the host: distances, and the settled set as packed bits (uploaded
@@ -151,6 +158,11 @@ where
     // The frontier's vertices (host only) and the distance of the frontier.
     let mut front = vec![source];
     let (mut nf, mut step) = (1usize, 0.0f64);
+    // Out-edge counts for the host's choice of frontier form.
+    let host = g.pattern().as_csr();
+    let rp = host.row_ptr();
+    // Whether t holds distances less `step - 1` (a packed-bit frontier).
+    let mut shifted;
     loop {
         {
             let settled = match &rec {
@@ -158,18 +170,28 @@ where
                 Dist::Device(d) => B::mask(d),
             };
             let desc = Desc::new().mask(settled.structure().complement()).replace();
+            shifted = false;
             match &rec {
                 Dist::Host { .. } => {
-                    // Every entry of f is `step`: the product takes f - (step - 1),
-                    // packed bits.
-                    let bits = b.upload_vector(&Vector::from_bits(BitVec::from_indices(
-                        n,
-                        front.iter().copied(),
-                    )))?;
-                    if pull_valued(nf, n) {
-                        ops::mxv(b, &mut t, s, at, &bits, &desc)?;
+                    let edges: usize = front.iter().map(|&v| rp[v + 1] - rp[v]).sum();
+                    if pull_valued(nf, n) || edges * PUSH_BITS_EDGES >= n {
+                        // Every entry of f is `step`: the product takes
+                        // f - (step - 1), packed bits.
+                        let bits = b.upload_vector(&Vector::from_bits(BitVec::from_indices(
+                            n,
+                            front.iter().copied(),
+                        )))?;
+                        if pull_valued(nf, n) {
+                            ops::mxv(b, &mut t, s, at, &bits, &desc)?;
+                        } else {
+                            push_or_pull(b, &mut t, s, &bits, a, at, &desc)?;
+                        }
+                        shifted = true;
                     } else {
-                        push_or_pull(b, &mut t, s, &bits, a, at, &desc)?;
+                        // A light frontier pushes its distances (`O(edges)`).
+                        let e = front.iter().map(|&v| (v, step)).collect();
+                        f = b.upload_vector(&Vector::from_entries(n, e)?)?;
+                        push_or_pull(b, &mut t, s, &f, a, at, &desc)?;
                     }
                 }
                 Dist::Device(_) if pull_valued(nf, n) => {
@@ -188,8 +210,7 @@ where
                 settled_h,
                 settled,
             } => {
-                // The bit frontier's product holds distances less `step - 1`.
-                let shift = step - 1.0;
+                let shift = if shifted { step - 1.0 } else { 0.0 };
                 front.clear();
                 for (v, x) in b.download_vector(&t)?.entries() {
                     dist[v] = shift + x;
