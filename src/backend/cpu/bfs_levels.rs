@@ -233,6 +233,18 @@ mod tests {
     use crate::Cpu;
     use rand::{Rng, SeedableRng};
 
+    /// A random directed graph on `n` vertices with up to `max_degree * n`
+    /// distinct edges (self loops kept), in CSR (`n` at least 1).
+    fn random_digraph(rng: &mut rand::rngs::StdRng, n: usize, max_degree: usize) -> Matrix<bool> {
+        let m = rng.gen_range(0..max_degree * n);
+        let pairs: std::collections::BTreeSet<(usize, usize)> = (0..m)
+            .map(|_| (rng.gen_range(0..n), rng.gen_range(0..n)))
+            .collect();
+        let edges = pairs.into_iter().map(|(i, j)| (i, j, true)).collect();
+        let a = Matrix::from_triplets(n, n, edges).unwrap();
+        a.to_format(crate::Format::Csr).unwrap()
+    }
+
     /// The queue push against the generic one (masked products) on random
     /// directed graphs, from random sources, with limits that stop runs
     /// early, frontiers given sparse or as bits, and degrees full or sparse.
@@ -241,14 +253,7 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         for case in 0..60 {
             let n = [1, 2, 63, 64, 65, 300, 1000][case % 7];
-            let m = rng.gen_range(0..4 * n);
-            let edges: Vec<(usize, usize, bool)> = (0..m)
-                .map(|_| (rng.gen_range(0..n), rng.gen_range(0..n), true))
-                .collect();
-            let Ok(a) = Matrix::from_triplets(n, n, edges) else {
-                continue;
-            };
-            let a = a.to_format(crate::Format::Csr).unwrap();
+            let a = random_digraph(&mut rng, n, 4);
             let rp = a.as_csr().row_ptr().to_vec();
             let full: Vec<f64> = rp.windows(2).map(|r| (r[1] - r[0]) as f64).collect();
             let sparse = Vector::from_entries(
@@ -310,14 +315,7 @@ mod tests {
         let tiles = [TileSize::T4, TileSize::T8, TileSize::T16, TileSize::T32];
         for case in 0..48 {
             let n = [1, 5, 63, 64, 65, 200, 700][case % 7];
-            let m = rng.gen_range(0..6 * n);
-            let edges: Vec<(usize, usize, bool)> = (0..m)
-                .map(|_| (rng.gen_range(0..n), rng.gen_range(0..n), true))
-                .collect();
-            let Ok(a) = Matrix::from_triplets(n, n, edges) else {
-                continue;
-            };
-            let a = a.to_format(crate::Format::Csr).unwrap();
+            let a = random_digraph(&mut rng, n, 6);
             let crate::container::MatrixRepr::Csr(a_csr) = a.repr() else {
                 unreachable!()
             };
