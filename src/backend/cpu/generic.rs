@@ -74,7 +74,7 @@ pub(crate) fn mxv_csr<S: Semiring>(
 
 /// Rows per parallel task of the full-vector CSR product (rayon steals whole
 /// chunks, so hub rows still balance).
-const FULL_ROWS: usize = 512;
+pub(crate) const FULL_ROWS: usize = 512;
 
 /// Rows at least this long are summed in four interleaved lanes.
 pub(crate) const LANE_ROW: usize = 16;
@@ -82,9 +82,7 @@ pub(crate) const LANE_ROW: usize = 16;
 /// `⊕_j a_ij ⊗ u_j` over the non-empty `cols` of one row against a full
 /// `u`, without presence tests; `val(p)` is the value of the row's `p`-th
 /// entry (a constant for an iso-valued matrix: the value array is not read).
-/// With a terminal value the row stops there; without one, long rows are
-/// summed in four lanes (no chain of dependent additions; `⊕` is associative
-/// and commutative, floats differ from a left-to-right sum by rounding only).
+/// [`row_dot_by`] with `x(j) = u_j`.
 #[inline]
 pub(crate) fn row_dot_full<S: Semiring>(
     s: &S,
@@ -92,7 +90,23 @@ pub(crate) fn row_dot_full<S: Semiring>(
     val: impl Fn(usize) -> S::T,
     u: &[S::T],
 ) -> S::T {
-    let term = |p: usize| s.mul(val(p), u[cols[p] as usize]);
+    row_dot_by(s, cols, val, |j| u[j])
+}
+
+/// `⊕_j a_ij ⊗ x(j)` over the non-empty `cols` of one row, `x(j)` the
+/// vector's entry at column `j` (read, or computed: the affine product's
+/// `d_j ⊗ u_j`). With a terminal value the row stops there; without one,
+/// long rows are summed in four lanes (no chain of dependent additions; `⊕`
+/// is associative and commutative, floats differ from a left-to-right sum
+/// by rounding only).
+#[inline]
+pub(crate) fn row_dot_by<S: Semiring>(
+    s: &S,
+    cols: &[u32],
+    val: impl Fn(usize) -> S::T,
+    x: impl Fn(usize) -> S::T,
+) -> S::T {
+    let term = |p: usize| s.mul(val(p), x(cols[p] as usize));
     if let Some(stop) = s.terminal() {
         // Left to right, stopping at the absorbing value.
         let mut acc = term(0);

@@ -2,6 +2,7 @@
 //! semirings go to the bit kernels in [`b2sr`]; everything else takes the
 //! [`generic`] CSR path. [`dispatch_counts`] tells tests which tier ran.
 
+mod affine;
 pub(crate) mod b2sr;
 mod bfs_levels;
 mod dense_view;
@@ -337,6 +338,34 @@ impl Backend for Cpu {
         depth: i64,
     ) -> Result<Pushed> {
         bfs_levels::bfs_pull(self, level, frontier, at, degree, depth)
+    }
+
+    /// CSR with full `d` and `u`: one fused pass over the rows
+    /// ([`affine`]); otherwise the generic default.
+    fn mxv_affine<S: Semiring>(
+        &self,
+        w: &mut Vector<S::T>,
+        semiring: S,
+        c: S::T,
+        a: &Matrix<S::T>,
+        d: &Vector<S::T>,
+        u: &Vector<S::T>,
+    ) -> Result<()> {
+        let full = |v: &Vector<S::T>| matches!(v.repr(), VectorRepr::Dense { present: None, .. });
+        let (MatrixRepr::Csr(m), true) = (a.repr(), full(d) && full(u)) else {
+            return super::mxv_affine_generic(self, w, semiring, c, a, d, u);
+        };
+        // Borrowed views: both vectors are dense with every entry present.
+        let (dv, uv) = (dense_view(d), dense_view(u));
+        // Every entry of `w` is written: its buffer is reused when dense.
+        let old = std::mem::replace(w, Vector::empty(m.nrows()));
+        let mut values = match old.into_repr() {
+            VectorRepr::Dense { values, .. } if values.len() == m.nrows() => values,
+            _ => vec![c; m.nrows()],
+        };
+        affine::mxv_affine_csr(semiring, c, m, &dv.values, &uv.values, &mut values);
+        *w = Vector::from_dense(values);
+        Ok(())
     }
 
     fn mxv<S: Semiring, A: Accumulate<S::T>>(

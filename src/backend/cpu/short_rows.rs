@@ -17,7 +17,7 @@
 
 use std::any::TypeId;
 
-use super::generic::{row_dot_full, LANE_ROW};
+use super::generic::{row_dot_by, LANE_ROW};
 use crate::algebra::{PlusTimes, Semiring, SemiringKind};
 use crate::scalar::Scalar;
 use crate::storage::Csr;
@@ -56,9 +56,12 @@ fn has_avx2() -> bool {
 }
 
 /// A `PLUS.TIMES` product over `f64` of a CSR matrix with short rows and a
-/// full vector `u`, row by row (see the module documentation).
+/// full vector `u` (or `d ⊙ u`, for the affine product), row by row (see the
+/// module documentation).
 pub(crate) struct ShortRows<'a> {
     cols: &'a [u32],
+    /// The column scale `d` of `A (d ⊙ u)`, when there is one.
+    d: Option<&'a [f64]>,
     /// The values, or `None` for an iso-valued matrix (`iso` then).
     vals: Option<&'a [f64]>,
     iso: f64,
@@ -70,6 +73,17 @@ impl<'a> ShortRows<'a> {
     /// The product of `a` and the full `u`, when `S` is `PLUS.TIMES` over
     /// `f64` and the CPU has AVX2; `None` (use the scalar path) otherwise.
     pub(crate) fn new<S: Semiring>(a: &'a Csr<S::T>, u: &'a [S::T]) -> Option<Self> {
+        Self::scaled::<S>(a, None, u)
+    }
+
+    /// The product of `a` and `d ⊙ u` (`u` when `d` is `None`), each term
+    /// `a_ij · (d_j · u_j)` rounded as the element-wise product and then the
+    /// product would round it; `None` as [`ShortRows::new`].
+    pub(crate) fn scaled<S: Semiring>(
+        a: &'a Csr<S::T>,
+        d: Option<&'a [S::T]>,
+        u: &'a [S::T],
+    ) -> Option<Self> {
         if S::KERNEL?.kind() != SemiringKind::PlusTimes {
             return None;
         }
@@ -79,12 +93,18 @@ impl<'a> ShortRows<'a> {
             return None;
         }
         let u = same_type::<S::T, f64>(u)?;
+        let d = match d {
+            Some(d) if d.len() < a.ncols() => return None,
+            Some(d) => Some(same_type::<S::T, f64>(d)?),
+            None => None,
+        };
         let (vals, iso) = match a.iso_value() {
             Some(v) => (None, v.to_f64()),
             None => (Some(same_type::<S::T, f64>(a.values())?), 0.0),
         };
         Some(ShortRows {
             cols: a.col_idx(),
+            d,
             vals,
             iso,
             u,
@@ -102,9 +122,11 @@ impl<'a> ShortRows<'a> {
             // every column of the matrix and that columns fit in `i32`; the
             // matrix's row pointers and columns were validated when it was
             // built.
-            match self.width {
-                4 => unsafe { rows_avx2::<4>(self, rp, emit) },
-                _ => unsafe { rows_avx2::<8>(self, rp, emit) },
+            match (self.width, self.d.is_some()) {
+                (4, false) => unsafe { rows_avx2::<4, false>(self, rp, emit) },
+                (4, true) => unsafe { rows_avx2::<4, true>(self, rp, emit) },
+                (_, false) => unsafe { rows_avx2::<8, false>(self, rp, emit) },
+                (_, true) => unsafe { rows_avx2::<8, true>(self, rp, emit) },
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -117,31 +139,44 @@ impl<'a> ShortRows<'a> {
     /// The scalar sum of the row `start..end`, as the generic path does it.
     #[inline]
     fn long_row(&self, start: usize, end: usize) -> f64 {
+        let u = self.u;
+        // SAFETY (both closures): `scaled` checked that `u` and `d` cover
+        // every column of the matrix, and the (validated) matrix's columns
+        // are below `ncols`.
+        match self.d {
+            None => self.long_row_by(start, end, |j| unsafe { *u.get_unchecked(j) }),
+            Some(d) => self.long_row_by(start, end, |j| unsafe {
+                *d.get_unchecked(j) * *u.get_unchecked(j)
+            }),
+        }
+    }
+
+    /// [`ShortRows::long_row`] with the vector's entry at column `j` as `x(j)`.
+    #[inline]
+    fn long_row_by(&self, start: usize, end: usize, x: impl Fn(usize) -> f64) -> f64 {
         let s = PlusTimes::<f64>::new();
         let cols = &self.cols[start..end];
         match self.vals {
-            // A pattern of ones: `1 * u_j` is `u_j` exactly, so the sum of
-            // the gathered `u_j` in the scalar path's order is its result.
-            None if self.iso == 1.0 => sum_gathered(cols, self.u),
-            None => row_dot_full(&s, cols, |_| self.iso, self.u),
+            // A pattern of ones: `1 * x_j` is `x_j` exactly, so the sum of
+            // the gathered `x_j` in the scalar path's order is its result.
+            None if self.iso == 1.0 => sum_gathered(cols, x),
+            None => row_dot_by(&s, cols, |_| self.iso, x),
             Some(v) => {
                 let v = &v[start..end];
-                row_dot_full(&s, cols, |p| v[p], self.u)
+                row_dot_by(&s, cols, |p| v[p], x)
             }
         }
     }
 }
 
-/// `Σ u_j` over the columns `j` of a non-empty row, added in
-/// [`row_dot_full`]'s order (left to right below its four-lane length,
-/// else four interleaved lanes and a left-to-right tail): two instructions
-/// an entry (a column load and an add from memory), no bounds tests.
+/// `Σ x(j)` over the columns `j` of a non-empty row, added in
+/// [`row_dot_by`]'s order (left to right below its four-lane length, else
+/// four interleaved lanes and a left-to-right tail): no multiply by one, no
+/// bounds tests on the columns.
 #[inline]
-fn sum_gathered(cols: &[u32], u: &[f64]) -> f64 {
-    debug_assert!(cols.iter().all(|&j| (j as usize) < u.len()));
-    // SAFETY: `ShortRows::new` checked `u.len() >= ncols`, and every column
-    // of the (validated) matrix is below `ncols`.
-    let at = |p: usize| unsafe { *u.get_unchecked(*cols.get_unchecked(p) as usize) };
+fn sum_gathered(cols: &[u32], x: impl Fn(usize) -> f64) -> f64 {
+    // SAFETY: `p` is below `cols.len()` at every call below.
+    let at = |p: usize| x(unsafe { *cols.get_unchecked(p) } as usize);
     if cols.len() < LANE_ROW {
         let mut acc = at(0);
         for p in 1..cols.len() {
@@ -163,15 +198,16 @@ fn sum_gathered(cols: &[u32], u: &[f64]) -> f64 {
     acc
 }
 
-/// [`ShortRows::rows`] with a window of `W` (4 or 8) entries.
+/// [`ShortRows::rows`] with a window of `W` (4 or 8) entries; `SCALED`: the
+/// vector is `d ⊙ u` (`k.d` is `Some`).
 ///
 /// # Safety
 /// The CPU must support AVX2; every column index of the matrix must be below
-/// `k.u.len()` and fit in `i32`; `rp` must be a window of the matrix's
+/// `k.u.len()` (and `k.d`'s length) and fit in `i32`; `rp` must be a window of the matrix's
 /// (validated) row pointers.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn rows_avx2<const W: usize>(
+unsafe fn rows_avx2<const W: usize, const SCALED: bool>(
     k: &ShortRows<'_>,
     rp: &[usize],
     mut emit: impl FnMut(usize, f64),
@@ -205,6 +241,19 @@ unsafe fn rows_avx2<const W: usize>(
                 idx,
                 _mm256_castsi256_pd(live),
             );
+            // `d_j * u_j` (dead lanes: `0 * 0`).
+            let x = match k.d {
+                Some(d) if SCALED => _mm256_mul_pd(
+                    _mm256_mask_i32gather_pd::<8>(
+                        _mm256_setzero_pd(),
+                        d.as_ptr(),
+                        idx,
+                        _mm256_castsi256_pd(live),
+                    ),
+                    x,
+                ),
+                _ => x,
+            };
             let t = match k.vals {
                 // `iso * x`, with dead lanes cleared (an infinite iso value
                 // times 0 would be NaN).
@@ -226,6 +275,7 @@ unsafe fn rows_avx2<const W: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::cpu::generic::row_dot_full;
     use rand::{Rng, SeedableRng};
 
     /// Row sums of the scalar path: left to right below 16 entries (a
@@ -271,12 +321,19 @@ mod tests {
         Csr::try_new(nrows, ncols, rp, ci, vals).unwrap()
     }
 
-    fn check(a: &Csr<f64>, u: &[f64], chunk: usize) {
-        let Some(k) = ShortRows::new::<PlusTimes<f64>>(a, u) else {
+    /// The rows against `u` (`d = None`) or against `d ⊙ u`, whose terms
+    /// `a_ij · (d_j · u_j)` must equal the plain product's with the
+    /// element-wise `t = d ⊙ u`.
+    fn check_scaled(a: &Csr<f64>, d: Option<&[f64]>, u: &[f64], chunk: usize) {
+        let Some(k) = ShortRows::scaled::<PlusTimes<f64>>(a, d, u) else {
             eprintln!("SKIPPED: no AVX2 or rows too long for a window");
             return;
         };
-        let want = reference(a, u);
+        let t: Vec<f64> = match d {
+            Some(d) => d.iter().zip(u).map(|(x, y)| x * y).collect(),
+            None => u.to_vec(),
+        };
+        let want = reference(a, &t);
         let mut got = vec![None; a.nrows()];
         let rp = a.row_ptr();
         for c0 in (0..a.nrows()).step_by(chunk) {
@@ -292,6 +349,16 @@ mod tests {
             };
             assert!(same, "row {i}: {g:?} != {w:?}");
         }
+    }
+
+    /// [`check_scaled`] against `u`, and against `d ⊙ u` for a `d` with
+    /// magnitudes and signs that make `d_j · u_j` round.
+    fn check(a: &Csr<f64>, u: &[f64], chunk: usize) {
+        check_scaled(a, None, u, chunk);
+        let d: Vec<f64> = (0..u.len())
+            .map(|j| 0.85 / (1 + j % 13) as f64 - 0.01)
+            .collect();
+        check_scaled(a, Some(&d), u, chunk);
     }
 
     #[test]
