@@ -61,7 +61,7 @@ where
     loop {
         ops::mxv(b, &mut mngp, s, a, &gp, &Desc::new().accum(Min))?;
         // Stochastic hooking through the parent matrix: f = min(f, P' mngp).
-        let p = b.upload_matrix(&parent_matrix(n, &fh)?)?;
+        let p = b.upload_matrix_owned(parent_matrix(n, &fh)?)?;
         ops::mxv(
             b,
             &mut f,

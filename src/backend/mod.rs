@@ -109,6 +109,20 @@ pub trait Backend: Sized + Send + Sync {
 
     /// Copy a host matrix into this backend (keeps its format).
     fn upload_matrix<T: Scalar>(&self, m: &Matrix<T>) -> Result<Self::Matrix<T>>;
+    /// A host matrix brought into this backend, consumed:
+    /// [`Backend::upload_matrix`] on a device backend, the matrix itself (no
+    /// copy) on one whose matrices live in host memory (a matrix built on the
+    /// host for one product, such as connected components' parent matrix).
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu, Matrix};
+    /// let cpu = Cpu::new();
+    /// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 1u64)]).unwrap();
+    /// assert_eq!(cpu.upload_matrix_owned(a).unwrap().get(0, 1), Some(1));
+    /// ```
+    fn upload_matrix_owned<T: Scalar>(&self, m: Matrix<T>) -> Result<Self::Matrix<T>> {
+        self.upload_matrix(&m)
+    }
     /// Copy a matrix back to the host.
     fn download_matrix<T: Scalar>(&self, m: &Self::Matrix<T>) -> Result<Matrix<T>>;
     /// Copy a host vector into this backend (keeps its format).

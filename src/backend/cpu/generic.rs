@@ -255,6 +255,28 @@ pub(crate) fn vxm_push<S: Semiring>(
     let n = a.ncols();
     let mut vals = vec![S::T::default(); n];
     let mut words = vec![0u64; n.div_ceil(64)];
+    if let (
+        None,
+        VectorRepr::Dense {
+            values,
+            present: None,
+        },
+    ) = (allowed, u.repr())
+    {
+        // A full `u` and no mask: every row in order, straight off the CSR
+        // arrays (connected components' hooking pushes one entry a row).
+        let (rp, ci, va) = (a.row_ptr(), a.col_idx(), a.values());
+        for (r, &ui) in rp.windows(2).zip(values) {
+            for (&j, &aij) in ci[r[0]..r[1]].iter().zip(&va[r[0]..r[1]]) {
+                let j = j as usize;
+                let x = s.mul(aij, ui);
+                let (w, bit) = (&mut words[j / 64], 1u64 << (j % 64));
+                vals[j] = if *w & bit != 0 { s.add(vals[j], x) } else { x };
+                *w |= bit;
+            }
+        }
+        return dense_view::dense_from_parts(vals, words);
+    }
     let mut push = |i: usize, ui: S::T| {
         let (cols, avals) = a.row(i);
         for (&j, &aij) in cols.iter().zip(avals) {

@@ -260,6 +260,9 @@ impl Backend for Cpu {
     fn upload_matrix<T: Scalar>(&self, m: &Matrix<T>) -> Result<Matrix<T>> {
         Ok(m.clone())
     }
+    fn upload_matrix_owned<T: Scalar>(&self, m: Matrix<T>) -> Result<Matrix<T>> {
+        Ok(m)
+    }
     fn download_matrix<T: Scalar>(&self, m: &Matrix<T>) -> Result<Matrix<T>> {
         Ok(m.clone())
     }
