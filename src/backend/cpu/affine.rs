@@ -12,7 +12,9 @@
 //! computes its `d_j ⊗ u_j` where it gathers it. `PLUS.TIMES` over `f64`
 //! takes the branch-free short rows of [`ShortRows`].
 
-use super::dense_view::for_chunks_mut;
+use rayon::prelude::*;
+
+use super::dense_view::{for_chunks_mut, SEQUENTIAL_BELOW};
 use super::generic::{row_dot_by, FULL_ROWS};
 use super::short_rows::ShortRows;
 use crate::algebra::Semiring;
@@ -33,14 +35,14 @@ pub(crate) fn mxv_affine_csr<S: Semiring>(
     w: &mut [S::T],
 ) {
     debug_assert!(d.len() == a.ncols() && u.len() == a.ncols() && w.len() == a.nrows());
-    let prescaled = (a.nnz() > PRESCALE_ABOVE * a.ncols()).then(|| {
-        let mut t = u.to_vec();
-        for_chunks_mut(&mut t, FULL_ROWS, u.len(), |k, tc| {
-            for (tj, &dj) in tc.iter_mut().zip(&d[k * FULL_ROWS..]) {
-                *tj = s.mul(dj, *tj);
-            }
-        });
-        t
+    let prescaled: Option<Vec<S::T>> = (a.nnz() > PRESCALE_ABOVE * a.ncols()).then(|| {
+        // Written once (no copy of `u` or zero fill first).
+        let scale = |(&dj, &uj): (&S::T, &S::T)| s.mul(dj, uj);
+        if u.len() < SEQUENTIAL_BELOW {
+            d.iter().zip(u).map(scale).collect()
+        } else {
+            d.par_iter().zip(u).map(scale).collect()
+        }
     });
     // The vector the rows gather: `u` scaled by `d` on the fly, or `d ⊗ u`.
     let (d, u) = match &prescaled {

@@ -1,16 +1,19 @@
-//! Branch-free sums of short CSR rows for `PLUS.TIMES` on `f64` (x86_64
-//! with AVX2), the product of PageRank and of most numeric `mxv` calls.
+//! Branch-free sums of short CSR rows for `PLUS.TIMES` on `f64`, the
+//! product of PageRank and of most numeric `mxv` calls.
 //!
 //! A loop over a row's entries exits at the row's length: on rows of 2 to 8
 //! entries whose lengths vary (road networks: 1-4, meshes: 3-10) that exit
 //! is mispredicted about once a row, which costs more than the row's
 //! arithmetic and memory reads together. Here a row of at most `W` entries
 //! (4 or 8, by the matrix's mean row length) is read as a window of `W`
-//! column indices from its start and summed with masked gathers of `u`:
-//! lanes past the row's end are neither read nor added, and no branch
-//! depends on the row's length. Longer rows, and the last rows whose window
-//! would run past the end of the arrays, take the scalar
-//! [`row_dot_full`] (for a pattern of ones, [`sum_gathered`]: the same sum
+//! column indices from its start: every lane gathers its `u_j` (a lane past
+//! the row's end reads a later row's column, still a column of the matrix)
+//! and the lanes past the end are cleared to `+0.0` by a bit mask, so no
+//! branch depends on the row's length. Plain loads and masks: on the Zen 3
+//! machine this is measured on, AVX2 masked gathers (the kernel before this
+//! one) were 1.4-1.7x slower on USA-road-d.NY. Longer rows, and the last
+//! rows whose window would run past the end of the arrays, take the scalar
+//! [`row_dot_by`] (for a pattern of ones, [`sum_gathered`]: the same sum
 //! without the multiply by one or bounds tests). Terms are added left to
 //! right, as the scalar path adds a short row, so the result equals it (a
 //! padding lane adds `+0.0`, which can only turn a `-0.0` sum into `0.0`).
@@ -43,17 +46,20 @@ fn window_width(nnz: usize, nrows: usize) -> usize {
     }
 }
 
-/// True when the running CPU has AVX2.
-fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2")
+/// `LIVE[len][l]`: all ones where lane `l` lies in a row of `len` entries.
+const LIVE: [[u64; 8]; 9] = {
+    let mut m = [[0u64; 8]; 9];
+    let mut len = 0;
+    while len <= 8 {
+        let mut l = 0;
+        while l < len {
+            m[len][l] = u64::MAX;
+            l += 1;
+        }
+        len += 1;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
+    m
+};
 
 /// A `PLUS.TIMES` product over `f64` of a CSR matrix with short rows and a
 /// full vector `u` (or `d ⊙ u`, for the affine product), row by row (see the
@@ -71,7 +77,7 @@ pub(crate) struct ShortRows<'a> {
 
 impl<'a> ShortRows<'a> {
     /// The product of `a` and the full `u`, when `S` is `PLUS.TIMES` over
-    /// `f64` and the CPU has AVX2; `None` (use the scalar path) otherwise.
+    /// `f64`; `None` (use the scalar path) otherwise.
     pub(crate) fn new<S: Semiring>(a: &'a Csr<S::T>, u: &'a [S::T]) -> Option<Self> {
         Self::scaled::<S>(a, None, u)
     }
@@ -89,7 +95,7 @@ impl<'a> ShortRows<'a> {
         }
         let width = window_width(a.nnz(), a.nrows());
         // Gather offsets are `i32`: every column must fit.
-        if u.len() < a.ncols() || a.ncols() > i32::MAX as usize || !has_avx2() {
+        if u.len() < a.ncols() {
             return None;
         }
         let u = same_type::<S::T, f64>(u)?;
@@ -116,23 +122,58 @@ impl<'a> ShortRows<'a> {
     /// are `rp` (`rp.len() - 1` rows, a window of the matrix's row pointers),
     /// where `t_k` is the row's product with `u`.
     pub(crate) fn rows(&self, rp: &[usize], emit: impl FnMut(usize, f64)) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: `new` checked that the CPU has AVX2, that `u` covers
-            // every column of the matrix and that columns fit in `i32`; the
-            // matrix's row pointers and columns were validated when it was
-            // built.
-            match (self.width, self.d.is_some()) {
-                (4, false) => unsafe { rows_avx2::<4, false>(self, rp, emit) },
-                (4, true) => unsafe { rows_avx2::<4, true>(self, rp, emit) },
-                (_, false) => unsafe { rows_avx2::<8, false>(self, rp, emit) },
-                (_, true) => unsafe { rows_avx2::<8, true>(self, rp, emit) },
-            }
+        match (self.width, self.d.is_some()) {
+            (4, false) => self.rows_window::<4, false>(rp, emit),
+            (4, true) => self.rows_window::<4, true>(rp, emit),
+            (_, false) => self.rows_window::<8, false>(rp, emit),
+            (_, true) => self.rows_window::<8, true>(rp, emit),
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (rp, emit);
-            unreachable!("ShortRows::new needs AVX2");
+    }
+
+    /// [`ShortRows::rows`] with a window of `W` (4 or 8) entries; `SCALED`:
+    /// the vector is `d ⊙ u` (`self.d` is `Some`).
+    #[inline]
+    fn rows_window<const W: usize, const SCALED: bool>(
+        &self,
+        rp: &[usize],
+        mut emit: impl FnMut(usize, f64),
+    ) {
+        let nnz = self.cols.len();
+        let (u, d) = (self.u, self.d.unwrap_or(self.u));
+        for (i, r) in rp.windows(2).enumerate() {
+            let (start, end) = (r[0], r[1]);
+            if start == end {
+                continue;
+            }
+            let len = end - start;
+            if len > W || start + W > nnz {
+                emit(i, self.long_row(start, end));
+                continue;
+            }
+            // `start + W <= nnz`: the window lies in the arrays.
+            let cols = &self.cols[start..start + W];
+            let mut acc = 0.0;
+            for (l, &j) in cols.iter().enumerate() {
+                let j = j as usize;
+                // SAFETY: `scaled` checked that `u` and `d` cover every
+                // column of the matrix, and every column of the (validated)
+                // matrix, a later row's in a dead lane too, is below `ncols`.
+                let mut x = unsafe { *u.get_unchecked(j) };
+                if SCALED {
+                    x = unsafe { *d.get_unchecked(j) } * x;
+                }
+                let t = match self.vals {
+                    None => self.iso * x,
+                    Some(v) => v[start + l] * x,
+                };
+                // A dead lane (past the row's end) adds `+0.0`, whatever it
+                // read (an infinite or NaN term is cleared too). The mask is
+                // loaded, not computed: a computed one was turned back into
+                // a branch on the row's length.
+                let t = f64::from_bits(t.to_bits() & LIVE[len][l]);
+                acc = if l == 0 { t } else { acc + t };
+            }
+            emit(i, acc);
         }
     }
 
@@ -198,80 +239,6 @@ fn sum_gathered(cols: &[u32], x: impl Fn(usize) -> f64) -> f64 {
     acc
 }
 
-/// [`ShortRows::rows`] with a window of `W` (4 or 8) entries; `SCALED`: the
-/// vector is `d ⊙ u` (`k.d` is `Some`).
-///
-/// # Safety
-/// The CPU must support AVX2; every column index of the matrix must be below
-/// `k.u.len()` (and `k.d`'s length) and fit in `i32`; `rp` must be a window of the matrix's
-/// (validated) row pointers.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn rows_avx2<const W: usize, const SCALED: bool>(
-    k: &ShortRows<'_>,
-    rp: &[usize],
-    mut emit: impl FnMut(usize, f64),
-) {
-    use std::arch::x86_64::*;
-    let nnz = k.cols.len();
-    let lane = _mm256_set_epi64x(3, 2, 1, 0);
-    let iso = _mm256_set1_pd(k.iso);
-    for (i, r) in rp.windows(2).enumerate() {
-        let (start, end) = (r[0], r[1]);
-        if start == end {
-            continue;
-        }
-        let len = end - start;
-        if len > W || start + W > nnz {
-            emit(i, k.long_row(start, end));
-            continue;
-        }
-        let mut acc = 0.0;
-        for g in 0..W / 4 {
-            let p = start + 4 * g;
-            // Lanes `l` with `4g + l < len`, as all-ones 64-bit masks.
-            let live = _mm256_cmpgt_epi64(_mm256_set1_epi64x(len as i64 - 4 * g as i64), lane);
-            // `p + 4 <= start + W <= nnz`: the window lies in the arrays.
-            let idx = _mm_loadu_si128(k.cols.as_ptr().add(p).cast());
-            // Only live lanes are read: they index `u` by the row's own
-            // columns; the others stay 0.
-            let x = _mm256_mask_i32gather_pd::<8>(
-                _mm256_setzero_pd(),
-                k.u.as_ptr(),
-                idx,
-                _mm256_castsi256_pd(live),
-            );
-            // `d_j * u_j` (dead lanes: `0 * 0`).
-            let x = match k.d {
-                Some(d) if SCALED => _mm256_mul_pd(
-                    _mm256_mask_i32gather_pd::<8>(
-                        _mm256_setzero_pd(),
-                        d.as_ptr(),
-                        idx,
-                        _mm256_castsi256_pd(live),
-                    ),
-                    x,
-                ),
-                _ => x,
-            };
-            let t = match k.vals {
-                // `iso * x`, with dead lanes cleared (an infinite iso value
-                // times 0 would be NaN).
-                None => _mm256_and_pd(_mm256_mul_pd(iso, x), _mm256_castsi256_pd(live)),
-                // Dead lanes load 0: `0 * 0`.
-                Some(v) => _mm256_mul_pd(_mm256_maskload_pd(v.as_ptr().add(p), live), x),
-            };
-            let (lo, hi) = (_mm256_castpd256_pd128(t), _mm256_extractf128_pd::<1>(t));
-            let t0 = _mm_cvtsd_f64(lo);
-            acc = if g == 0 { t0 } else { acc + t0 };
-            acc += _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
-            acc += _mm_cvtsd_f64(hi);
-            acc += _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
-        }
-        emit(i, acc);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,7 +293,7 @@ mod tests {
     /// element-wise `t = d ⊙ u`.
     fn check_scaled(a: &Csr<f64>, d: Option<&[f64]>, u: &[f64], chunk: usize) {
         let Some(k) = ShortRows::scaled::<PlusTimes<f64>>(a, d, u) else {
-            eprintln!("SKIPPED: no AVX2 or rows too long for a window");
+            eprintln!("SKIPPED: not PLUS.TIMES over f64");
             return;
         };
         let t: Vec<f64> = match d {
