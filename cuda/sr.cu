@@ -811,12 +811,16 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
     const u64 rs = x, ns = d0 + dl - x;
     u64 re = __shfl_down_sync(FULL_MASK, rs, 1), ne = __shfl_down_sync(FULL_MASK, ns, 1);
     if (lane == 31) { re = r1; ne = n1; }
-    // the entries' products, all loads in flight together
+    // the entries' products, all loads in flight together; the column
+    // indices are read once (a stream): loaded evict-first (`__ldcs`), so
+    // that the gathered vector's hot part keeps the caches (measured on the
+    // H100, R-MAT 22 PageRank: 5% faster on the vertices as they are, 17% on
+    // the vertices relabelled by degree)
     u32 col[MERGE_E];
     T v[MERGE_E];
     u32 hm = 0;
 #pragma unroll
-    for (int j = 0; j < MERGE_E; ++j) col[j] = ns + j < ne ? colidx[ns + j] : 0u;
+    for (int j = 0; j < MERGE_E; ++j) col[j] = ns + j < ne ? __ldcs(colidx + ns + j) : 0u;
 #pragma unroll
     for (int j = 0; j < MERGE_E; ++j) {
       const bool in = ns + j < ne;

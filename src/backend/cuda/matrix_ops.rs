@@ -67,6 +67,15 @@ fn csr<T>(
     }
 }
 
+/// The one (nonzero) value every stored entry of `a` holds, where the matrix
+/// records it: CSR uploaded or converted with one value, or B2SR.
+fn iso_value<T: Scalar>(a: &CudaMatrix<T>) -> Option<T> {
+    match &a.repr {
+        DMat::Csr { iso, .. } => *iso,
+        DMat::B2sr { value, .. } => value.is_nonzero().then_some(*value),
+    }
+}
+
 impl<T: Scalar> CsrRef<T> {
     fn owned(m: CudaMatrix<T>) -> CsrRef<T> {
         let DMat::Csr {
@@ -821,8 +830,14 @@ impl CudaBackend {
             next[j as usize] += 1;
         }
         let sorted = cols32.windows(2).all(|w| w[0] <= w[1]);
-        let t = self.map_rows(&r, &src_row, cols.len(), &map_ptr, &map_k, sorted)?;
+        let mut t = self.map_rows(&r, &src_row, cols.len(), &map_ptr, &map_k, sorted)?;
         drop(r);
+        // The entries of an iso-valued input keep its one value: the selection
+        // stays iso, and products on it read the column indices alone (PageRank
+        // on a relabelled graph extracts its `A'(p, p)`).
+        if let (Some(v), DMat::Csr { iso, nnz, .. }) = (iso_value(a), &mut t.repr) {
+            *iso = (*nnz > 0).then_some(v);
+        }
         self.write_matrix(c, t, mask, acc, flags.replace)
     }
 
