@@ -87,33 +87,10 @@ pub(crate) fn mxv_affine_csr<S: Semiring>(
 mod tests {
     use super::*;
     use crate::algebra::{MinPlus, PlusTimes};
+    use crate::backend::cpu::short_rows::tests::random;
     use crate::backend::{cpu::Cpu, mxv_affine_generic};
     use crate::container::{Matrix, Vector};
     use rand::{Rng, SeedableRng};
-
-    /// A random `nrows x ncols` CSR matrix with row lengths drawn from
-    /// `lens`, values `value(p)` (all ones: an iso matrix).
-    fn random(
-        rng: &mut rand::rngs::StdRng,
-        (nrows, ncols): (usize, usize),
-        lens: &[usize],
-        value: impl Fn(usize) -> f64,
-    ) -> Csr<f64> {
-        let mut rp = vec![0];
-        let mut ci = vec![];
-        for _ in 0..nrows {
-            let len = lens[rng.gen_range(0..lens.len())].min(ncols);
-            let mut cols: Vec<u32> = rand::seq::index::sample(rng, ncols, len)
-                .into_iter()
-                .map(|j| j as u32)
-                .collect();
-            cols.sort_unstable();
-            ci.extend(cols);
-            rp.push(ci.len());
-        }
-        let vals = (0..ci.len()).map(value).collect();
-        Csr::try_new(nrows, ncols, rp, ci, vals).unwrap()
-    }
 
     /// The fused pass against the generic default (element-wise product,
     /// fill, accumulated `mxv`), bit for bit.
@@ -149,9 +126,11 @@ mod tests {
         ];
         for shape in [(1, 1), (37, 41), (1000, 997), (5000, 300), (300, 5000)] {
             for lens in mixes {
-                let iso = random(&mut rng, shape, lens, |_| 1.0);
+                let iso = random(&mut rng, shape.0, shape.1, lens, |_| 1.0);
                 check(PlusTimes::<f64>::new(), iso, &mut rng);
-                let valued = random(&mut rng, shape, lens, |p| (p % 17) as f64 / 8.0 - 1.0);
+                let valued = random(&mut rng, shape.0, shape.1, lens, |p| {
+                    (p % 17) as f64 / 8.0 - 1.0
+                });
                 check(PlusTimes::<f64>::new(), valued.clone(), &mut rng);
                 // A semiring without the short-row kernel.
                 check(MinPlus::<f64>::new(), valued, &mut rng);

@@ -160,7 +160,7 @@ impl<'a> ShortRows<'a> {
                 // matrix, a later row's in a dead lane too, is below `ncols`.
                 let mut x = unsafe { *u.get_unchecked(j) };
                 if SCALED {
-                    x = unsafe { *d.get_unchecked(j) } * x;
+                    x *= unsafe { *d.get_unchecked(j) };
                 }
                 let t = match self.vals {
                     None => self.iso * x,
@@ -240,7 +240,7 @@ fn sum_gathered(cols: &[u32], x: impl Fn(usize) -> f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::backend::cpu::generic::row_dot_full;
     use rand::{Rng, SeedableRng};
@@ -265,7 +265,7 @@ mod tests {
 
     /// A random CSR matrix with row lengths drawn from `lens` (so rows
     /// below, at and above the window, and empty rows), values `value(p)`.
-    fn random(
+    pub(in crate::backend::cpu) fn random(
         rng: &mut rand::rngs::StdRng,
         nrows: usize,
         ncols: usize,
