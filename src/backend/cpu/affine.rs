@@ -16,8 +16,9 @@ use rayon::prelude::*;
 
 use super::dense_view::{for_chunks_mut, SEQUENTIAL_BELOW};
 use super::generic::{row_dot_by, FULL_ROWS};
-use super::short_rows::ShortRows;
+use super::short_rows::{same_type_mut, ShortRows};
 use crate::algebra::Semiring;
+use crate::scalar::Scalar;
 use crate::storage::Csr;
 
 /// Columns averaging more entries than this get a pre-scaled `d ⊗ u`.
@@ -53,12 +54,11 @@ pub(crate) fn mxv_affine_csr<S: Semiring>(
     let (rp, ci, va, iso) = (a.row_ptr(), a.col_idx(), a.values(), a.iso_value());
     for_chunks_mut(w, FULL_ROWS, a.nnz() + a.nrows(), |k, wc| {
         let rp = &rp[k * FULL_ROWS..=k * FULL_ROWS + wc.len()];
-        if let Some(rows) = &short {
-            // Empty rows keep `c`; the others are `c ⊕ t`.
-            wc.fill(c);
-            rows.rows(rp, |i, t| {
-                wc[i] = s.add(c, crate::scalar::Scalar::from_f64(t))
-            });
+        if let (Some(rows), Some(out)) = (&short, same_type_mut::<S::T, f64>(wc)) {
+            // Empty rows are `c`; the others `c ⊕ t` (`ShortRows` exists
+            // for `f64` alone, so `out` is `wc`).
+            let c = c.to_f64();
+            rows.rows_into(rp, out, |_, t, has| if has { c + t } else { c });
             return;
         }
         let x = |j: usize| match d {

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::dense_view::{
     self, dense_from_fn, dense_view, for_chunks_mut, vector_from_options, DenseView,
 };
-use super::short_rows::ShortRows;
+use super::short_rows::{same_type_mut, ShortRows};
 use super::writeback::RowMask;
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::backend::EwiseKind;
@@ -163,8 +163,14 @@ pub(crate) fn mxv_csr_accum_into<S: Semiring, A: Accumulate<S::T>>(
         let short = ShortRows::new::<S>(a, u);
         for_chunks_mut(w, FULL_ROWS, work, |c, wc| {
             let rp = &rp[c * FULL_ROWS..=c * FULL_ROWS + wc.len()];
-            if let Some(k) = &short {
-                k.rows(rp, |i, t| wc[i] = accum.combine(wc[i], S::T::from_f64(t)));
+            if let (Some(k), Some(out)) = (&short, same_type_mut::<S::T, f64>(wc)) {
+                // `ShortRows` exists for `f64` alone: `out` is `wc`.
+                k.rows_into(rp, out, |old, t, has| match has {
+                    true => accum
+                        .combine(S::T::from_f64(old), S::T::from_f64(t))
+                        .to_f64(),
+                    false => old,
+                });
                 return;
             }
             for (wi, r) in wc.iter_mut().zip(rp.windows(2)) {

@@ -34,6 +34,15 @@ pub(crate) fn same_type<T: 'static, U: 'static>(x: &[T]) -> Option<&[U]> {
     })
 }
 
+/// `x` seen as a mutable slice of `U`, when `T` is `U` (`None` otherwise).
+pub(crate) fn same_type_mut<T: 'static, U: 'static>(x: &mut [T]) -> Option<&mut [U]> {
+    (TypeId::of::<T>() == TypeId::of::<U>()).then(|| {
+        // SAFETY: `T` and `U` are the same type, so the pointer, length and
+        // lifetime describe a valid `[U]`, borrowed as `x` was.
+        unsafe { std::slice::from_raw_parts_mut(x.as_mut_ptr().cast::<U>(), x.len()) }
+    })
+}
+
 /// The window for a CSR matrix with `nnz` entries in `nrows` rows: 4
 /// entries when rows average at most 3 (nearly every row then fits), else 8
 /// (meshes; and power-law graphs, whose many short rows then take no
@@ -94,7 +103,7 @@ impl<'a> ShortRows<'a> {
             return None;
         }
         let width = window_width(a.nnz(), a.nrows());
-        // Gather offsets are `i32`: every column must fit.
+        // The gathers are unchecked: `u` and `d` must cover every column.
         if u.len() < a.ncols() {
             return None;
         }
@@ -118,95 +127,217 @@ impl<'a> ShortRows<'a> {
         })
     }
 
-    /// `emit(k, t_k)` for every non-empty row `k` of the rows whose pointers
-    /// are `rp` (`rp.len() - 1` rows, a window of the matrix's row pointers),
-    /// where `t_k` is the row's product with `u`.
-    pub(crate) fn rows(&self, rp: &[usize], emit: impl FnMut(usize, f64)) {
-        match (self.width, self.d.is_some()) {
-            (4, false) => self.rows_window::<4, false>(rp, emit),
-            (4, true) => self.rows_window::<4, true>(rp, emit),
-            (_, false) => self.rows_window::<8, false>(rp, emit),
-            (_, true) => self.rows_window::<8, true>(rp, emit),
+    /// `out[k] = put(out[k], t_k, has_k)` for every row `k` of the rows whose
+    /// pointers are `rp` (`rp.len() - 1 == out.len()` rows, a window of the
+    /// matrix's row pointers): `has_k` says whether row `k` has an entry, and
+    /// then `t_k` is its product with `u` (else `t_k` is `+0.0`).
+    pub(crate) fn rows_into(
+        &self,
+        rp: &[usize],
+        out: &mut [f64],
+        put: impl Fn(f64, f64, bool) -> f64,
+    ) {
+        debug_assert_eq!(rp.len(), out.len() + 1);
+        match self.d {
+            None => self.with_gather(Plain(self.u), rp, out, put),
+            Some(d) => self.with_gather(Scaled(d, self.u), rp, out, put),
         }
     }
 
-    /// [`ShortRows::rows`] with a window of `W` (4 or 8) entries; `SCALED`:
-    /// the vector is `d ⊙ u` (`self.d` is `Some`).
-    #[inline]
-    fn rows_window<const W: usize, const SCALED: bool>(
+    /// [`ShortRows::rows_into`] for the gather `g`: the kernel for the
+    /// matrix's values.
+    fn with_gather<G: Gather>(
         &self,
+        g: G,
         rp: &[usize],
-        mut emit: impl FnMut(usize, f64),
+        out: &mut [f64],
+        put: impl Fn(f64, f64, bool) -> f64,
+    ) {
+        match self.vals {
+            None if self.iso == 1.0 => self.with_term(g, Ones, rp, out, put),
+            None => self.with_term(g, Iso(self.iso), rp, out, put),
+            Some(v) => self.with_term(g, Vals(v), rp, out, put),
+        }
+    }
+
+    /// [`ShortRows::rows_into`] for the gather `g` and the values `v`: the
+    /// kernel for the window's width.
+    fn with_term<G: Gather, V: Term>(
+        &self,
+        g: G,
+        v: V,
+        rp: &[usize],
+        out: &mut [f64],
+        put: impl Fn(f64, f64, bool) -> f64,
+    ) {
+        match self.width {
+            4 => self.rows_window::<4, G, V>(g, v, rp, out, put),
+            _ => self.rows_window::<8, G, V>(g, v, rp, out, put),
+        }
+    }
+
+    /// [`ShortRows::rows_into`] with a window of `W` (4 or 8) entries.
+    #[inline]
+    fn rows_window<const W: usize, G: Gather, V: Term>(
+        &self,
+        g: G,
+        v: V,
+        rp: &[usize],
+        out: &mut [f64],
+        put: impl Fn(f64, f64, bool) -> f64,
     ) {
         let nnz = self.cols.len();
-        let (u, d) = (self.u, self.d.unwrap_or(self.u));
-        for (i, r) in rp.windows(2).enumerate() {
-            let (start, end) = (r[0], r[1]);
-            if start == end {
+        // Rows whose window lies in the arrays (row pointers never fall):
+        // the first `safe` ones. The rest take the scalar path.
+        let safe = rp[..out.len()].partition_point(|&s| s + W <= nnz);
+        let (head, tail) = out.split_at_mut(safe);
+        for (o, r) in head.iter_mut().zip(rp.windows(2)) {
+            let (start, len) = (r[0], r[1] - r[0]);
+            if len > W {
+                *o = put(*o, self.long_row(g, v, start, r[1]), true);
                 continue;
             }
-            let len = end - start;
-            if len > W || start + W > nnz {
-                emit(i, self.long_row(start, end));
-                continue;
-            }
-            // `start + W <= nnz`: the window lies in the arrays.
-            let cols = &self.cols[start..start + W];
+            // SAFETY: `start + W <= nnz` for the rows below `safe`.
+            let cols = unsafe { self.cols.get_unchecked(start..start + W) };
+            // `len <= W <= 8`: a row of the table. An empty row's lanes are
+            // all dead (its sum is `+0.0`, and `put` is told it has none).
+            let live = &LIVE[len];
             let mut acc = 0.0;
-            for (l, &j) in cols.iter().enumerate() {
-                let j = j as usize;
-                // SAFETY: `scaled` checked that `u` and `d` cover every
-                // column of the matrix, and every column of the (validated)
-                // matrix, a later row's in a dead lane too, is below `ncols`.
-                let mut x = unsafe { *u.get_unchecked(j) };
-                if SCALED {
-                    x *= unsafe { *d.get_unchecked(j) };
-                }
-                let t = match self.vals {
-                    None => self.iso * x,
-                    Some(v) => v[start + l] * x,
-                };
+            for l in 0..W {
+                // SAFETY: `scaled` checked that the gathered vectors cover
+                // every column of the matrix, and every column of the
+                // (validated) matrix, a later row's in a dead lane too, is
+                // below `ncols`; `start + l < nnz` is an entry of the matrix.
+                let t = unsafe { v.term(start + l, g.at(cols[l] as usize)) };
                 // A dead lane (past the row's end) adds `+0.0`, whatever it
                 // read (an infinite or NaN term is cleared too). The mask is
                 // loaded, not computed: a computed one was turned back into
                 // a branch on the row's length.
-                let t = f64::from_bits(t.to_bits() & LIVE[len][l]);
+                let t = f64::from_bits(t.to_bits() & live[l]);
                 acc = if l == 0 { t } else { acc + t };
             }
-            emit(i, acc);
+            *o = put(*o, acc, len != 0);
+        }
+        for (o, r) in tail.iter_mut().zip(rp[safe..].windows(2)) {
+            *o = match r[1] - r[0] {
+                0 => put(*o, 0.0, false),
+                _ => put(*o, self.long_row(g, v, r[0], r[1]), true),
+            };
         }
     }
 
-    /// The scalar sum of the row `start..end`, as the generic path does it.
+    /// The scalar sum of the non-empty row `start..end`, as the generic path
+    /// adds it.
     #[inline]
-    fn long_row(&self, start: usize, end: usize) -> f64 {
-        let u = self.u;
-        // SAFETY (both closures): `scaled` checked that `u` and `d` cover
-        // every column of the matrix, and the (validated) matrix's columns
-        // are below `ncols`.
-        match self.d {
-            None => self.long_row_by(start, end, |j| unsafe { *u.get_unchecked(j) }),
-            Some(d) => self.long_row_by(start, end, |j| unsafe {
-                *d.get_unchecked(j) * *u.get_unchecked(j)
-            }),
-        }
-    }
-
-    /// [`ShortRows::long_row`] with the vector's entry at column `j` as `x(j)`.
-    #[inline]
-    fn long_row_by(&self, start: usize, end: usize, x: impl Fn(usize) -> f64) -> f64 {
-        let s = PlusTimes::<f64>::new();
+    fn long_row<G: Gather, V: Term>(&self, g: G, v: V, start: usize, end: usize) -> f64 {
         let cols = &self.cols[start..end];
-        match self.vals {
+        // SAFETY: `scaled` checked that the gathered vectors cover every
+        // column of the matrix, and the (validated) matrix's columns are
+        // below `ncols`.
+        let x = |j: usize| unsafe { g.at(j) };
+        if V::ONES {
             // A pattern of ones: `1 * x_j` is `x_j` exactly, so the sum of
             // the gathered `x_j` in the scalar path's order is its result.
-            None if self.iso == 1.0 => sum_gathered(cols, x),
-            None => row_dot_by(&s, cols, |_| self.iso, x),
-            Some(v) => {
-                let v = &v[start..end];
-                row_dot_by(&s, cols, |p| v[p], x)
-            }
+            return sum_gathered(cols, x);
         }
+        // SAFETY: `start + p < end <= nnz` is an entry of the matrix.
+        row_dot_by(
+            &PlusTimes::<f64>::new(),
+            cols,
+            |p| unsafe { v.value(start + p) },
+            x,
+        )
+    }
+}
+
+/// Where a row reads the vector's entry of column `j`: `u_j`, or `u_j · d_j`.
+trait Gather: Copy {
+    /// The entry of column `j`.
+    ///
+    /// # Safety
+    /// `j` must be below the length of the vectors read.
+    unsafe fn at(self, j: usize) -> f64;
+}
+
+/// The gather of `u` alone.
+#[derive(Clone, Copy)]
+struct Plain<'a>(&'a [f64]);
+
+impl Gather for Plain<'_> {
+    #[inline(always)]
+    unsafe fn at(self, j: usize) -> f64 {
+        *self.0.get_unchecked(j)
+    }
+}
+
+/// The gather of `d ⊙ u` (`d`, `u`), rounded as the element-wise product.
+#[derive(Clone, Copy)]
+struct Scaled<'a>(&'a [f64], &'a [f64]);
+
+impl Gather for Scaled<'_> {
+    #[inline(always)]
+    unsafe fn at(self, j: usize) -> f64 {
+        *self.1.get_unchecked(j) * *self.0.get_unchecked(j)
+    }
+}
+
+/// The matrix's values, as a row's terms `a_p · x` use them.
+trait Term: Copy {
+    /// Every value is one: the term is `x` itself (exactly `1 · x`).
+    const ONES: bool = false;
+
+    /// The value of the matrix's `p`-th entry.
+    ///
+    /// # Safety
+    /// `p` must be below the matrix's number of entries.
+    unsafe fn value(self, p: usize) -> f64;
+
+    /// The term `a_p · x` of the `p`-th entry.
+    ///
+    /// # Safety
+    /// As [`Term::value`].
+    #[inline(always)]
+    unsafe fn term(self, p: usize, x: f64) -> f64 {
+        if Self::ONES {
+            x
+        } else {
+            self.value(p) * x
+        }
+    }
+}
+
+/// A pattern of ones.
+#[derive(Clone, Copy)]
+struct Ones;
+
+impl Term for Ones {
+    const ONES: bool = true;
+
+    #[inline(always)]
+    unsafe fn value(self, _: usize) -> f64 {
+        1.0
+    }
+}
+
+/// Every entry holds the same value.
+#[derive(Clone, Copy)]
+struct Iso(f64);
+
+impl Term for Iso {
+    #[inline(always)]
+    unsafe fn value(self, _: usize) -> f64 {
+        self.0
+    }
+}
+
+/// A value per entry.
+#[derive(Clone, Copy)]
+struct Vals<'a>(&'a [f64]);
+
+impl Term for Vals<'_> {
+    #[inline(always)]
+    unsafe fn value(self, p: usize) -> f64 {
+        *self.0.get_unchecked(p)
     }
 }
 
@@ -301,12 +432,28 @@ pub(super) mod tests {
             None => u.to_vec(),
         };
         let want = reference(a, &t);
-        let mut got = vec![None; a.nrows()];
+        // Rows without an entry must keep what `out` held.
+        let untouched = f64::from_bits(0x7ff8_dead_beef_0001);
+        let mut out = vec![untouched; a.nrows()];
         let rp = a.row_ptr();
         for c0 in (0..a.nrows()).step_by(chunk) {
             let c1 = (c0 + chunk).min(a.nrows());
-            k.rows(&rp[c0..=c1], |i, t| got[c0 + i] = Some(t));
+            k.rows_into(&rp[c0..=c1], &mut out[c0..c1], |old, t, has| {
+                if has {
+                    t
+                } else {
+                    assert_eq!(t.to_bits(), 0, "an empty row's sum is +0.0");
+                    old
+                }
+            });
         }
+        let got: Vec<Option<f64>> = (0..a.nrows())
+            .map(|i| {
+                let kept = out[i].to_bits() == untouched.to_bits();
+                assert_eq!(kept, rp[i] == rp[i + 1], "row {i}");
+                (!kept).then_some(out[i])
+            })
+            .collect();
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             // Equal, NaN for NaN (the same terms in the same order).
             let same = match (g, w) {
