@@ -83,6 +83,8 @@ pub struct Graph<'b, B: Backend> {
     tril_u64: OnceCell<B::Matrix<u64>>,
     out_degree: OnceCell<B::Vector<f64>>,
     out_degree_full: OnceCell<B::Vector<f64>>,
+    pagerank_scale: OnceCell<(f64, B::Vector<f64>)>,
+    dangling: OnceCell<Option<B::Vector<f64>>>,
 }
 
 fn cached<T>(cell: &OnceCell<T>, make: impl FnOnce() -> Result<T>) -> Result<&T> {
@@ -177,6 +179,8 @@ impl<'b, B: Backend> Graph<'b, B> {
             tril_u64: OnceCell::new(),
             out_degree: OnceCell::new(),
             out_degree_full: OnceCell::new(),
+            pagerank_scale: OnceCell::new(),
+            dangling: OnceCell::new(),
         })
     }
 
@@ -403,6 +407,51 @@ impl<'b, B: Backend> Graph<'b, B> {
         })
     }
 
+    /// PageRank's column scale `α / d_out` for the damping `alpha` (zero
+    /// where a vertex has no out-edge: its column of `A'` is empty), full:
+    /// built from the host pattern for the first damping asked for and kept
+    /// on the backend; `None` for any other damping (then build one with
+    /// [`Graph::make_pagerank_scale`]).
+    pub(crate) fn pagerank_scale(&self, alpha: f64) -> Result<Option<&B::Vector<f64>>> {
+        let (cached_alpha, scale) = cached(&self.pagerank_scale, || {
+            Ok((alpha, self.make_pagerank_scale(alpha)?))
+        })?;
+        Ok((cached_alpha.to_bits() == alpha.to_bits()).then_some(scale))
+    }
+
+    /// [`Graph::pagerank_scale`] for `alpha`, built now (not kept).
+    pub(crate) fn make_pagerank_scale(&self, alpha: f64) -> Result<B::Vector<f64>> {
+        let rp = self.host.as_csr().row_ptr().to_vec();
+        let s = rp
+            .windows(2)
+            .map(|r| match r[1] - r[0] {
+                0 => 0.0,
+                d => alpha / d as f64,
+            })
+            .collect();
+        self.backend.upload_vector(&Vector::from_dense(s))
+    }
+
+    /// The vertices without an out-edge (PageRank's dangling vertices) as a
+    /// sparse vector of ones, `None` when every vertex has one; built once
+    /// from the host pattern and kept on the backend.
+    pub(crate) fn dangling(&self) -> Result<Option<&B::Vector<f64>>> {
+        let d = cached(&self.dangling, || {
+            let rp = self.host.as_csr().row_ptr().to_vec();
+            let e: Vec<(usize, f64)> = (0..self.nvertices())
+                .filter(|&i| rp[i + 1] == rp[i])
+                .map(|i| (i, 1.0))
+                .collect();
+            if e.is_empty() {
+                return Ok(None);
+            }
+            // Sparse (indices and values): the dangling mass reads these alone.
+            let ones = Vector::from_entries(self.nvertices(), e)?;
+            Ok(Some(self.backend.upload_vector(&ones)?))
+        })?;
+        Ok(d.as_ref())
+    }
+
     /// Builds the matrices `alg` uses, so that running it times the algorithm alone.
     pub fn prepare(&self, alg: Algorithm) -> Result<()> {
         match alg {
@@ -420,7 +469,8 @@ impl<'b, B: Backend> Graph<'b, B> {
             }
             Algorithm::PageRank => {
                 self.at_f64()?;
-                self.out_degree()?;
+                self.pagerank_scale(crate::PageRankOptions::default().damping)?;
+                self.dangling()?;
             }
             Algorithm::Cc => {
                 self.sym_u64()?;

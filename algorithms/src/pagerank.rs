@@ -1,6 +1,6 @@
 //! PageRank by power iteration, with NetworkX's definition.
 
-use bitgraphblas::algebra::{AbsDiff, BindFirst, Div, Plus, PlusTimes, Second, Times};
+use bitgraphblas::algebra::{AbsDiff, Plus, PlusTimes, Times};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::{ops, Desc, Error, Result, VectorFormat};
 
@@ -92,8 +92,9 @@ where
 /// bit matrix holds no weights; CSR on the CPU when the format is Auto, and
 /// CSR with all-one values, which the CUDA backend's product does not read,
 /// on the GPU where Auto keeps CSR).
-/// **Masks**: once, to mark the dangling vertices (the complemented structure
-/// of `d_out`) in a sparse vector of ones; the dangling mass is then the
+/// **Masks**: none. The dangling vertices are a sparse vector of ones, and
+/// `s` a full vector, both built once from the host pattern and kept by the
+/// graph (`s` for the first damping asked for); the dangling mass is the
 /// reduced product of that vector and `x` (`O(#dangling)`, skipped when every
 /// vertex has an out-edge). **Cost**: one affine product (`O(m)`; on the
 /// CUDA backend one pass that reads `x`, `s` and `A'` and writes `x'`, for
@@ -142,30 +143,22 @@ where
     }
     let nf = n as f64;
     let at = g.at_f64()?;
-    // Out-degrees (absent where a vertex has no out-edge), cached by the graph.
-    let dout = g.out_degree()?;
     // `α / d_out`, and zero at dangling vertices (their columns of `A'` are
     // empty, so the zero never enters a product): a full vector, so that
-    // the affine product reads `scale ⊙ x` without presence tests.
-    let mut scale: B::Vector<f64> = b.vector_new(n, Some(0.0), VectorFormat::Dense)?;
-    ops::apply(
-        b,
-        &mut scale,
-        BindFirst(Div, alpha),
-        dout,
-        &Desc::new().accum(Second),
-    )?;
-
-    // Dangling vertices (no out-edge, `dout` absent) as a sparse vector of
-    // ones: their mass is `Σ x ⊙ dangling`, `O(#dangling)` per iteration.
-    let dangling = if b.vector_nvals(dout)? < n {
-        let mut d: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
-        let m = Desc::new().mask(B::mask(dout).structure().complement());
-        ops::assign_scalar(b, &mut d, 1.0, None, &m)?;
-        Some(b.convert_vector(&d, VectorFormat::Sparse)?)
-    } else {
-        None
+    // the affine product reads `scale ⊙ x` without presence tests. Built
+    // from the host pattern and kept by the graph (for the first damping
+    // asked for), as the dangling vertices are.
+    let other;
+    let scale = match g.pagerank_scale(alpha)? {
+        Some(s) => s,
+        None => {
+            other = g.make_pagerank_scale(alpha)?;
+            &other
+        }
     };
+    // Dangling vertices (no out-edge) as a sparse vector of ones: their
+    // mass is `Σ x ⊙ dangling`, `O(#dangling)` per iteration.
+    let dangling = g.dangling()?;
     let mut x: B::Vector<f64> = b.vector_new(n, Some(1.0 / nf), VectorFormat::Dense)?;
     let mut xn: B::Vector<f64> = b.vector_new(n, Some(0.0), VectorFormat::Dense)?;
     let mut dx: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
@@ -175,7 +168,7 @@ where
     let measure = opts.tol > 0.0;
     while iterations < opts.max_iters {
         iterations += 1;
-        let dsum = match &dangling {
+        let dsum = match dangling {
             Some(d) => {
                 ops::ewise_mult(b, &mut dx, Times, d, &x, &Desc::new())?;
                 ops::reduce(b, Plus, &dx)?
@@ -184,7 +177,7 @@ where
         };
         let c = (1.0 - alpha) / nf + alpha * dsum / nf;
         // `x' = c + A' (scale ⊙ x)`, into the buffer of the iterate before last.
-        ops::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), c, at, &scale, &x)?;
+        ops::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), c, at, scale, &x)?;
         std::mem::swap(&mut x, &mut xn);
         if measure {
             // The L1 change, on the backend (only a scalar comes back).

@@ -295,6 +295,10 @@ impl Backend for Cpu {
             Some(x) => Vector::filled(len, x),
             None => Vector::empty(len),
         };
+        // Made in the format asked for already: not copied.
+        if v.format() == format {
+            return Ok(v);
+        }
         v.to_format(format)
     }
     fn dense_new<T: Scalar>(&self, nrows: usize, ncols: usize, value: T) -> Result<DenseMatrix<T>> {
