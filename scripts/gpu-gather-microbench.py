@@ -1,6 +1,13 @@
 """Gather microbenchmark of PageRank's product on one graph (CuPy RawKernel).
 
     python3 scripts/gpu-gather-microbench.py GRAPH.csr [CUDA_DIR] [--reps N]
+        [--new-cuda DIR] [--merge-only] [--profile]
+
+CUDA_DIR (default `cuda`) holds the library's kernels measured as "the
+library's"; `--new-cuda DIR`: also the merge path of another copy of them
+(`merge-new`); `--merge-only`: the merge-path variants alone; `--profile`:
+stop after the first two products (cuSPARSE, merge path), for
+`ncu -k regex:csr_mxv_merge|csrmv -c 1 python3 ...`.
 
 GRAPH.csr as algorithms/examples/bench_gpu.rs writes it (`--graphs DIR`: n u64,
 nnz u64, n+1 u64 row offsets, nnz u32 columns; entry (i, j) = edge i -> j).
@@ -12,7 +19,7 @@ best and median of N runs (after one warm-up), in the same process:
 - `cusparse`: cupyx `A' @ t` (values and columns streamed);
 - `merge`: the library's merge-path product (cuda/sr.cu `csr_merge_start` +
   `csr_mxv_merge` + `csr_merge_fix`, plus_times f64, compiled from CUDA_DIR);
-  each lane takes 8 consecutive entries;
+  each lane takes MERGE_E consecutive items (8 before gpr9, 6 after);
 - `lib-row vV`: the library's row kernel `csr_mxv` (V lanes a row, 2 entries a
   lane in flight) with `csr_mxv_long`/`csr_mxv_fix` for rows over 1024;
 - `row vV uU s|c [hubH]`: a row layout, V lanes a row (32/V rows a warp,
@@ -21,7 +28,13 @@ best and median of N runs (after one warm-up), in the same process:
   read neighbouring entries) or consecutive (`c`: a lane U consecutive
   entries); `hubH`: the H columns of highest degree have their values in
   shared memory (their column indices recoded as 0x80000000 | slot, filled
-  once per block, one persistent block of 1024 threads per SM);
+  once per block, one or two persistent blocks of 1024 threads an SM);
+- `merge E=e`, `merge-new [lbB] E=e`: the merge path of CUDA_DIR (or of
+  `--new-cuda`) with e items a lane (`MERGE_E`), optionally with
+  `__launch_bounds__(256, B)`; the product, then each of its three kernels
+  alone; `merge regcap R`: the library's with at most R registers a thread;
+  `merge grid`: other launch shapes; `merge hubH`: the merge path gathering
+  the H hub columns' values from shared memory (as `row ... hubH` above);
 - `stream`: the column indices read once (evict-first) and summed: the floor
   of the column stream alone.
 """
@@ -223,7 +236,7 @@ report("cusparse", cus)
 u32, u64, i32 = np.uint32, np.uint64, np.int32
 
 # the library's merge path
-MERGE_D = 256
+MERGE_D = 32 * int(re.search(r"#define MERGE_E (\d+)", sr).group(1))
 nchunks = (n + nnz + MERGE_D - 1) // MERGE_D
 start_row = cp.zeros(nchunks + 1, dtype=cp.uint32)
 part_vals = cp.zeros(2 * nchunks, dtype=cp.float64)
@@ -238,13 +251,26 @@ def lib_grid(work):
     return (max(1, min((work + 255) // 256, sms * 16)),)
 
 
-def merge():
-    fstart(lib_grid(nchunks + 1), (256,), (rowptr, u64(n), u64(nnz), u64(nchunks), start_row))
-    fmerge(lib_grid(nchunks * 32), (256,), (rowptr, colidx, u64(0), u64(np.float64(1.0).view(np.uint64)), u64(n),
-                                            u64(nnz), t, u64(0), u64(0), y, u64(0), i32(-1), start_row,
-                                            u64(nchunks), part_vals, part_has, u64(0), i32(1), u64(0)))
-    ffix(lib_grid(nchunks * 32), (256,), (rowptr, u64(n), start_row, u64(nchunks), part_vals, part_has, u64(0), y,
+ONE = u64(np.float64(1.0).view(np.uint64))
+# the fix kernel's work: a warp per chunk (before gpr9) or a lane per chunk
+FIX_WORK = nchunks * 32 if "merge_fold_pieces" not in sr else ((nchunks + 31) // 32) * 32
+
+
+def merge_with(fm=None, grid=None, block=(256,), col=None, extra=(), shared_mem=0, start=True, fix=True):
+    """The merge path: start, the merge kernel `fm` (the library's by default), fix."""
+    if start:
+        fstart(lib_grid(nchunks + 1), (256,), (rowptr, u64(n), u64(nnz), u64(nchunks), start_row))
+    (fm or fmerge)(grid or lib_grid(nchunks * 32), block,
+                   (rowptr, colidx if col is None else col, u64(0), ONE, u64(n), u64(nnz), t, u64(0), u64(0), y,
+                    u64(0), i32(-1), start_row, u64(nchunks), part_vals, part_has, u64(0), i32(1), u64(0)) + extra,
+                   shared_mem=shared_mem)
+    if fix:
+        ffix(lib_grid(FIX_WORK), (256,), (rowptr, u64(n), start_row, u64(nchunks), part_vals, part_has, u64(0), y,
                                           u64(0), i32(-1), i32(1), u64(0)))
+
+
+def merge():
+    merge_with()
 
 
 report("merge (library)", merge, y)
@@ -374,23 +400,15 @@ for h, blocks, threads in ((0, 1, 512), (0, 2, 256), (12288, 2, 256), (24576, 1,
     fmh.max_dynamic_shared_size_bytes = max(h * 8, 8)
 
     def run_mhub(hubs=hubs, code=code, h=h, blocks=blocks, threads=threads):
-        fstart(lib_grid(nchunks + 1), (256,), (rowptr, u64(n), u64(nnz), u64(nchunks), start_row))
-        fmh((sms * blocks,), (threads,), (rowptr, code, u64(0), u64(np.float64(1.0).view(np.uint64)), u64(n),
-                                          u64(nnz), t, u64(0), u64(0), y, u64(0), i32(-1), start_row,
-                                          u64(nchunks), part_vals, part_has, u64(0), i32(1), u64(0), hubs, u32(h)),
-            shared_mem=max(h * 8, 8))
-        ffix(lib_grid(nchunks * 32), (256,), (rowptr, u64(n), start_row, u64(nchunks), part_vals, part_has, u64(0),
-                                              y, u64(0), i32(-1), i32(1), u64(0)))
+        merge_with(fmh, (sms * blocks,), (threads,), code, (hubs, u32(h)), max(h * 8, 8))
     y.fill(0)
     report(f"merge hub{h // 1024}K x{blocks}x{threads}", run_mhub, y)
 def run_m_only():
-    fmerge(lib_grid(nchunks * 32), (256,), (rowptr, colidx, u64(0), u64(np.float64(1.0).view(np.uint64)), u64(n),
-                                            u64(nnz), t, u64(0), u64(0), y, u64(0), i32(-1), start_row,
-                                            u64(nchunks), part_vals, part_has, u64(0), i32(1), u64(0)))
+    merge_with(start=False, fix=False)
 
 
 merge()
-report("merge E=8 (merge kernel alone)", run_m_only)
+report("merge (library; merge kernel alone)", run_m_only)
 for cap in (64, 48, 40):
     modc = cp.RawModule(code='#include "sr.cu"\n', options=(f"-I{cuda_dir}", "-DSR_T=f64", "-DSR_ADD=0", "-DSR_MUL=2",
                                                       "-DSR_NAME=plus_times_f64", "-std=c++17",
@@ -399,38 +417,28 @@ for cap in (64, 48, 40):
     print(f"merge regs cap {cap}: {fmc.num_regs} registers, {fmc.local_size_bytes} B local", flush=True)
 
     def run_mc(fmc=fmc):
-        fstart(lib_grid(nchunks + 1), (256,), (rowptr, u64(n), u64(nnz), u64(nchunks), start_row))
-        fmc(lib_grid(nchunks * 32), (256,), (rowptr, colidx, u64(0), u64(np.float64(1.0).view(np.uint64)), u64(n),
-                                             u64(nnz), t, u64(0), u64(0), y, u64(0), i32(-1), start_row,
-                                             u64(nchunks), part_vals, part_has, u64(0), i32(1), u64(0)))
-        ffix(lib_grid(nchunks * 32), (256,), (rowptr, u64(n), start_row, u64(nchunks), part_vals, part_has, u64(0),
-                                              y, u64(0), i32(-1), i32(1), u64(0)))
+        merge_with(fmc)
     y.fill(0)
     report(f"merge regcap {cap}", run_mc, y)
 print(f"merge (library) {fmerge.num_regs} registers", flush=True)
 for blocks, threads in ((sms * 16, 256), (sms * 2, 256), (sms * 4, 128)):
     def run_m2(blocks=blocks, threads=threads):
-        fstart(lib_grid(nchunks + 1), (256,), (rowptr, u64(n), u64(nnz), u64(nchunks), start_row))
-        fmerge((blocks,), (threads,), (rowptr, colidx, u64(0), u64(np.float64(1.0).view(np.uint64)), u64(n),
-                                       u64(nnz), t, u64(0), u64(0), y, u64(0), i32(-1), start_row,
-                                       u64(nchunks), part_vals, part_has, u64(0), i32(1), u64(0)))
-        ffix(lib_grid(nchunks * 32), (256,), (rowptr, u64(n), start_row, u64(nchunks), part_vals, part_has, u64(0),
-                                              y, u64(0), i32(-1), i32(1), u64(0)))
+        merge_with(grid=(blocks,), block=(threads,))
     y.fill(0)
     report(f"merge grid {blocks}x{threads}", run_m2, y)
+def rows_with(f, grid, block, col=None, hubs=None, h=0):
+    """A row kernel of this script (hubs: `h` columns' values in shared memory)."""
+    y.fill(0)
+    f(grid, block, (rowptr, colidx if col is None else col, t, u64(n), u32(LONG), lc_row, lc_p0, u64(nlc),
+                    empty if hubs is None else hubs, u32(h), y), shared_mem=h * 8)
+
+
 for (v, uu) in ((8, 4), (16, 4), (32, 4), (32, 8)):
     for c in ("s", "c"):
         f = mod.get_function(f"mb_rows_v{v}_u{uu}_{c}")
 
-        def run_plain(f=f):
-            y.fill(0)
-            f((sms * 16,), (256,), (rowptr, colidx, t, u64(n), u32(LONG), lc_row, lc_p0, u64(nlc), empty, u32(0), y))
-        report(f"row v{v} u{uu} {c}", run_plain, y)
-
-        def run_plain_p(f=f):
-            y.fill(0)
-            f((sms * 2,), (1024,), (rowptr, colidx, t, u64(n), u32(LONG), lc_row, lc_p0, u64(nlc), empty, u32(0), y))
-        report(f"row v{v} u{uu} {c} grid 2x1024", run_plain_p, y)
+        for grid, block, what in (((sms * 16,), (256,), ""), ((sms * 2,), (1024,), " grid 2x1024")):
+            report(f"row v{v} u{uu} {c}{what}", lambda f=f, grid=grid, block=block: rows_with(f, grid, block), y)
     for c in ("s", "c"):
         fh = mod.get_function(f"mb_rows_v{v}_u{uu}_{c}_hub")
         for h, blocks, threads in ((12288, 2, 1024), (24576, 1, 1024), (28672, 1, 1024)):
@@ -438,9 +446,7 @@ for (v, uu) in ((8, 4), (16, 4), (32, 4), (32, 8)):
             # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
             fh.max_dynamic_shared_size_bytes = h * 8
 
-            def run_hub(fh=fh, hubs=hubs, code=code, h=h, blocks=blocks, threads=threads):
-                y.fill(0)
-                fh((sms * blocks,), (threads,), (rowptr, code, t, u64(n), u32(LONG), lc_row, lc_p0, u64(nlc), hubs,
-                                                 u32(h), y), shared_mem=h * 8)
+            def run_hub(fh=fh, hubs=hubs, code=code, h=h, blocks=blocks):
+                rows_with(fh, (sms * blocks,), (1024,), code, hubs, h)
             report(f"row v{v} u{uu} {c} hub{h // 1024}K x{blocks}", run_hub, y)
 print("done", flush=True)
