@@ -176,7 +176,7 @@ extern "C" __global__ void mb_stream(const u32* __restrict__ col, u64 nnz, u32* 
 # from sr.cu, the gather through hub_get, a shared-memory fill first
 sr = open(f"{cuda_dir}/sr.cu").read()
 k0 = sr.index('extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)')
-k1 = sr.index('extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)')
+k1 = sr.index("\n}\n", k0) + 3  # the kernel's closing brace
 kern = sr[k0:k1]
 for a_, b_ in (('__global__ void CAT(csr_mxv_merge_, SR_NAME)', '__global__ void __launch_bounds__(512) csr_mxv_merge_hub'),
                ('u64 cbits) {', 'u64 cbits, const u32* __restrict__ hubs, u32 nhub) {\n'
