@@ -740,13 +740,18 @@ extern "C" __global__ void CAT(csr_mxv_fix_, SR_NAME)(const u32* __restrict__ ro
 // rows, non-decreasing). Rows whose start and end lie in one chunk are written
 // by that chunk. A row crossing chunks leaves its pieces in `part` (slot 2c:
 // the piece of the row open at chunk c's start, slot 2c + 1: the piece of the
-// row open at its end), and `csr_merge_fix` (a warp per chunk that closes
-// such a row) folds them in chunk order. Fixed order throughout: results do
-// not depend on scheduling. `accum`, `iso`, `allowed` and presence as in
-// `csr_mxv`; `d_vals` and `affine` (with `cbits`: `c`) as in the fused B2SR
-// product: the gather reads `d_j ⊗ u_j`, and every row is written once as
-// `c ⊕ value` (`c` where it has none), the output not read.
-#define MERGE_E 8
+// row open at its end), and `csr_merge_fix` (a lane per chunk: the chunk
+// that closes such a row) folds them in a fixed order. Fixed order
+// throughout: results do not depend on scheduling. `accum`, `iso`, `allowed`
+// and presence as in `csr_mxv`; `d_vals` and `affine` (with `cbits`: `c`) as
+// in the fused B2SR product: the gather reads `d_j ⊗ u_j`, and every row is
+// written once as `c ⊕ value` (`c` where it has none), the output not read.
+//
+// MERGE_E = 6 items a lane: measured on the H100 (R-MAT 22, PageRank's
+// product, benches/results/algorithms-gpu-gpr9.md), 6 is faster than 4, 8 and
+// 12: 8 and more take 90+ registers a thread (16 warps an SM), 6 takes 76
+// (24 warps), 4 halves the loads in flight and doubles the chunks.
+#define MERGE_E 6
 #define MERGE_D (32 * MERGE_E)
 
 // The number of row ends before diagonal d of the merge path: the first x
@@ -894,6 +899,36 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
   }
 }
 
+// The pieces of row `r0` left in `part` by chunks s .. c (s: the chunk holding
+// its first entry, which left its first piece in slot 1; the chunks between
+// left middle pieces in slot 0; chunk c its last), folded in a fixed order.
+// Serially by one lane (`lane < 0`), or by the whole warp: lanes strided over
+// the chunks, then a fixed tree.
+__device__ __forceinline__ void merge_fold_pieces(const T* __restrict__ part_vals, const u8* __restrict__ part_has,
+                                                  u64 s, u64 c, int lane, T& acc, bool& has) {
+  for (u64 q = s + max(lane, 0); q <= c; q += lane < 0 ? 1 : 32) {
+    const u64 slot = q == s ? 2 * q + 1 : 2 * q;
+    if (part_has[slot]) fold(acc, has, part_vals[slot]);
+  }
+  if (lane < 0) return;
+  for (int off = 1; off < 32; off <<= 1) {
+    const T oa = shfl_xor(acc, off);
+    const bool oh = shfl_xor(has, off);
+    if (oh) fold(acc, has, oa);
+  }
+}
+
+// Rows spanning at most this many chunks are folded by one lane.
+#define MERGE_FIX_SERIAL 8
+
+// A lane per chunk: the chunk that closes a row begun in an earlier chunk
+// folds its pieces, serially where the row spans at most MERGE_FIX_SERIAL
+// chunks (most rows: a row crossing one chunk boundary has two pieces), else
+// with the whole warp, one such row after another. Which way a row is folded
+// depends on the matrix alone: results do not depend on scheduling. (A warp
+// per chunk, as before, spent most of its time on chunks closing no row, or
+// two pieces: measured on the H100, R-MAT 22, see
+// benches/results/algorithms-gpu-gpr9.md.)
 extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ rowptr, u64 nrows,
                                                         const u32* __restrict__ start_row, u64 nchunks,
                                                         const T* __restrict__ part_vals,
@@ -904,26 +939,32 @@ extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ 
   const int lane = threadIdx.x & 31;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const MergeOut out{out_vals, out_pres, allowed, accum, affine, Sc<T>::from_bits(cbits)};
-  for (u64 c = warp; c < nchunks; c += nwarps) {
-    const u64 r0 = start_row[c], r1 = start_row[c + 1];
-    const u64 b = rowptr[r0];
-    if (!(c * MERGE_D - r0 > b && r1 > r0)) continue;  // chunk c closes no row begun before it
-    // the chunk holding the row's first entry left its first piece in slot 1;
-    // the chunks between hold middle pieces in slot 0; chunk c its last
-    const u64 s = (r0 + b) / MERGE_D;
-    T acc = SR::zero();
-    bool has = false;
-    for (u64 q = s + lane; q <= c; q += 32) {
-      const u64 slot = q == s ? 2 * q + 1 : 2 * q;
-      if (part_has[slot]) fold(acc, has, part_vals[slot]);
+  for (u64 base = warp * 32; base < nchunks; base += nwarps * 32) {
+    const u64 c = base + lane;
+    u64 r0 = 0, s = 0;
+    bool closes = false;
+    if (c < nchunks) {
+      r0 = start_row[c];
+      const u64 r1 = start_row[c + 1], b = rowptr[r0];
+      closes = c * MERGE_D - r0 > b && r1 > r0;  // chunk c closes a row begun before it
+      s = (r0 + b) / MERGE_D;
     }
-    // lanes hold consecutive chunks round-robin: fold them in a fixed tree
-    for (int off = 1; off < 32; off <<= 1) {
-      const T oa = shfl_xor(acc, off);
-      const bool oh = shfl_xor(has, off);
-      if (oh) fold(acc, has, oa);
+    const bool serial = closes && c - s < MERGE_FIX_SERIAL;
+    if (serial) {
+      T acc = SR::zero();
+      bool has = false;
+      merge_fold_pieces(part_vals, part_has, s, c, -1, acc, has);
+      merge_put(out, r0, acc, has);
     }
-    if (lane == 0) merge_put(out, r0, acc, has);
+    for (u32 wide = __ballot_sync(FULL_MASK, closes && !serial); wide; wide &= wide - 1) {
+      const int src = __ffs(wide) - 1;
+      const u64 ws = __shfl_sync(FULL_MASK, s, src), wc = __shfl_sync(FULL_MASK, c, src);
+      const u64 wr = __shfl_sync(FULL_MASK, r0, src);
+      T acc = SR::zero();
+      bool has = false;
+      merge_fold_pieces(part_vals, part_has, ws, wc, lane, acc, has);
+      if (lane == 0) merge_put(out, wr, acc, has);
+    }
   }
 }
 

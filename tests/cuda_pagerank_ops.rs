@@ -267,11 +267,13 @@ fn csr_mxv_iso_and_accumulate_in_place_match_cpu() {
     );
 }
 
-/// Patterns that put the CSR merge-path product's chunk edges (256 items:
+/// Patterns that put the CSR merge-path product's chunk edges (192 items:
 /// row ends and entries) in awkward places: long runs of empty rows (chunks
-/// of row ends only), rows of 255, 256 and 257 entries, one row spanning many
-/// chunks, a last row that is empty or long; against the CPU, and the same
-/// product twice on the device gives the same bits.
+/// of row ends only), rows of 191, 192, 193, 255, 256 and 257 entries, rows
+/// spanning 7 to 10 chunks (`csr_merge_fix` folds a row of at most 8 chunks
+/// in one lane, a longer one with the warp), one row spanning many chunks, a
+/// last row that is empty or long; against the CPU, and the same product
+/// twice on the device gives the same bits.
 #[test]
 fn csr_mxv_merge_chunk_edges_match_cpu() {
     let Some(gpu) = cuda_or_skip("csr_mxv_merge_chunk_edges_match_cpu") else {
@@ -289,8 +291,18 @@ fn csr_mxv_merge_chunk_edges_match_cpu() {
     ));
     // lengths around the chunk size, offset so rows start anywhere in a chunk
     shapes.push((
-        "near 256",
-        (0..60).map(|i| [255, 256, 257, 1, 0][i % 5]).collect(),
+        "near 192 and 256",
+        (0..80)
+            .map(|i| [191, 192, 193, 1, 0, 255, 256, 257][i % 8])
+            .collect(),
+    ));
+    // rows around the serial fold's limit (8 chunks of 192 items), offset
+    // by short rows so that they start anywhere in a chunk
+    shapes.push((
+        "near 8 chunks",
+        (0..60)
+            .map(|i| [1343, 1344, 1345, 1535, 1536, 1537, 1727, 1728, 1729, 2, 5][i % 11])
+            .collect(),
     ));
     // one row over many chunks between short rows, an empty last row
     let mut hub: Vec<usize> = (0..400).map(|i| i % 3).collect();

@@ -73,8 +73,8 @@ pub struct CudaBackend {
 }
 
 /// Items (row ends and entries) per warp of the CSR merge-path product
-/// (`MERGE_D` in `cuda/sr.cu`).
-const CSR_MERGE_ITEMS: usize = 256;
+/// (`MERGE_D = 32 * MERGE_E` in `cuda/sr.cu`, 6 items a lane).
+const CSR_MERGE_ITEMS: usize = 192;
 
 /// A device vector of any element type, seen as a mask.
 pub trait DeviceMask: VectorShape + Sync {
@@ -627,7 +627,8 @@ impl CudaBackend {
     /// the entries merged and cut into equal chunks of `CSR_MERGE_ITEMS`
     /// items, a warp per chunk, so every lane does the same work whatever
     /// the row lengths (power-law rows, empty rows). Rows crossing chunks are
-    /// folded in chunk order by `csr_merge_fix`: deterministic.
+    /// folded in a fixed order by `csr_merge_fix` (a lane per chunk):
+    /// deterministic.
     /// `affine = Some((d, c))` as in [`Self::b2sr_mxv_fused`]: the gather
     /// reads `d_j ⊗ u_j`, every row becomes `c ⊕ value` (the output full,
     /// not read).
@@ -697,7 +698,7 @@ impl CudaBackend {
             id,
             "csr_merge_fix",
             None,
-            nchunks * 32,
+            nchunks.next_multiple_of(32),
             &[
                 rowptr.arg(),
                 Arg::U64(nrows as u64),
