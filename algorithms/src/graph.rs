@@ -376,11 +376,12 @@ impl<'b, B: Backend> Graph<'b, B> {
     /// (from the host pattern) and kept on the backend.
     pub fn out_degree(&self) -> Result<&B::Vector<f64>> {
         cached(&self.out_degree, || {
-            let c = self.host.as_csr();
-            let rp = c.row_ptr();
-            let e = (0..self.nvertices())
-                .filter(|&i| rp[i + 1] > rp[i])
-                .map(|i| (i, (rp[i + 1] - rp[i]) as f64))
+            let e = self
+                .host_out_degrees()
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, d)| d > 0)
+                .map(|(i, d)| (i, d as f64))
                 .collect();
             self.backend
                 .upload_vector(&Vector::from_entries(self.nvertices(), e)?)
@@ -401,8 +402,11 @@ impl<'b, B: Backend> Graph<'b, B> {
     /// ```
     pub fn out_degree_full(&self) -> Result<&B::Vector<f64>> {
         cached(&self.out_degree_full, || {
-            let rp = self.host.as_csr().row_ptr().to_vec();
-            let d = rp.windows(2).map(|r| (r[1] - r[0]) as f64).collect();
+            let d = self
+                .host_out_degrees()
+                .into_iter()
+                .map(|d| d as f64)
+                .collect();
             self.backend.upload_vector(&Vector::from_dense(d))
         })
     }
@@ -421,10 +425,10 @@ impl<'b, B: Backend> Graph<'b, B> {
 
     /// [`Graph::pagerank_scale`] for `alpha`, built now (not kept).
     pub(crate) fn make_pagerank_scale(&self, alpha: f64) -> Result<B::Vector<f64>> {
-        let rp = self.host.as_csr().row_ptr().to_vec();
-        let s = rp
-            .windows(2)
-            .map(|r| match r[1] - r[0] {
+        let s = self
+            .host_out_degrees()
+            .into_iter()
+            .map(|d| match d {
                 0 => 0.0,
                 d => alpha / d as f64,
             })
@@ -437,10 +441,12 @@ impl<'b, B: Backend> Graph<'b, B> {
     /// from the host pattern and kept on the backend.
     pub(crate) fn dangling(&self) -> Result<Option<&B::Vector<f64>>> {
         let d = cached(&self.dangling, || {
-            let rp = self.host.as_csr().row_ptr().to_vec();
-            let e: Vec<(usize, f64)> = (0..self.nvertices())
-                .filter(|&i| rp[i + 1] == rp[i])
-                .map(|i| (i, 1.0))
+            let e: Vec<(usize, f64)> = self
+                .host_out_degrees()
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, d)| d == 0)
+                .map(|(i, _)| (i, 1.0))
                 .collect();
             if e.is_empty() {
                 return Ok(None);
@@ -450,6 +456,12 @@ impl<'b, B: Backend> Graph<'b, B> {
             Ok(Some(self.backend.upload_vector(&ones)?))
         })?;
         Ok(d.as_ref())
+    }
+
+    /// Every vertex's out-degree, from the host pattern's row pointers.
+    fn host_out_degrees(&self) -> Vec<usize> {
+        let c = self.host.as_csr();
+        c.row_ptr().windows(2).map(|r| r[1] - r[0]).collect()
     }
 
     /// Builds the matrices `alg` uses, so that running it times the algorithm alone.
