@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # CPU algorithm benchmark: SuiteSparse:GraphBLAS (python-graphblas, 2 threads,
 # LAGraph-style formulations) and bitgraphblas-algorithms (CPU backend), back to
-# back on the same graphs, with the machine state. The table goes to
-# benches/results/algorithms-cpu.md as a new run section.
+# back on the same graphs, with the machine state. The raw output is
+# benches/results/cpu-algorithms.txt; its tables go to benches/results/cpu-algorithms.md
+# (replacing the previous figures; history.md keeps one line per milestone).
 #
-#   scripts/bench-cpu-algorithms.sh [REPS] [GRAPH ...]
+#   scripts/bench-cpu-algorithms.sh [REPS] [GRAPH ...] > benches/results/cpu-algorithms.txt
 #
 # PYTHON selects the interpreter that has python-graphblas (default: the
 # /work/venv-gb virtual environment when present, else python3).

@@ -7,6 +7,9 @@
 #   scripts/bench-cpu-mxv.sh                 # every graph, minimum of 21
 #   REPS=41 ONLY=road scripts/bench-cpu-mxv.sh
 #
+# The printed tables are the current figures of benches/results/cpu-mxv.md
+# (replace its tables and its commit/machine lines with them).
+#
 # Targets: mesh, road, grid (delaunay_n14, USA-road-d.NY, grid_1024): Auto at
 # least 4x sprs's f32 SpMV and 2x SuiteSparse; power-law (ego-Twitter,
 # cnr-2000, rmat_18): Auto no slower than either (ratio >= 1).

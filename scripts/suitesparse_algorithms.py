@@ -2,7 +2,8 @@
 """Times SuiteSparse:GraphBLAS (through python-graphblas) on the algorithms of
 bitgraphblas-algorithms, with LAGraph-style formulations, on the real graphs of
 ../shared/data. The counterpart in Rust is algorithms/examples/bench_cpu.rs;
-benches/results/algorithms-cpu.md records both, measured in one run.
+benches/results/cpu-algorithms.md records both, measured in one run
+(raw output: benches/results/cpu-algorithms.txt).
 
     python scripts/suitesparse_algorithms.py [--threads 2] [--reps 5] [--only ALGORITHM] [GRAPH ...]
 

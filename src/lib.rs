@@ -24,12 +24,14 @@
 //!
 //! Layers: [`algebra`] (operators, monoids, semirings) and [`storage`] (CSR,
 //! B2SR, bits) under [`container`] (Matrix, Vector, masks, descriptors), under
-//! [`ops`] (the operations), which dispatch to a [`backend::Backend`].
+//! [`ops`] (the operations), which dispatch to a [`backend::Backend`]; [`ext`]
+//! holds the fused operations beside them ([`ext::BackendExt`]).
 
 pub mod algebra;
 pub mod backend;
 pub mod container;
 mod error;
+pub mod ext;
 pub mod generate;
 pub mod io;
 pub mod ops;
@@ -40,6 +42,7 @@ pub use algebra::{IndexOp, Semiring};
 #[cfg(feature = "cuda")]
 pub use backend::cuda::CudaBackend;
 pub use backend::{Backend, Cpu};
+pub use ext::BackendExt;
 pub use container::{Desc, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 pub use error::{Error, Result};
 pub use scalar::{Scalar, ScalarType};

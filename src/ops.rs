@@ -16,7 +16,7 @@
 //! ```
 
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
-use crate::backend::{Backend, EwiseKind, MatrixShape, PushLimits, Pushed, VectorShape};
+use crate::backend::{Backend, EwiseKind, MatrixShape, VectorShape};
 use crate::container::{Accumulate, Desc, MaskArg, MatrixMaskArg};
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
@@ -29,7 +29,7 @@ fn dims_of<M: MatrixShape>(m: &M, transpose: bool) -> (usize, usize) {
     }
 }
 
-fn need(op: &'static str, ok: bool, detail: impl FnOnce() -> String) -> Result<()> {
+pub(crate) fn need(op: &'static str, ok: bool, detail: impl FnOnce() -> String) -> Result<()> {
     if ok {
         Ok(())
     } else {
@@ -766,167 +766,4 @@ pub fn scale_dense_rows<B: Backend, T: Scalar, Op: BinaryOp<T>>(
         || "C and B differ in shape".into(),
     )?;
     b.scale_dense_rows(c, op, d, bd)
-}
-
-/// Push levels of a breadth-first search, fused: from `frontier` (the vertices
-/// at level `depth`), each level is
-///
-/// ```text
-/// next<¬struct(level), replace> = frontier ANY.PAIR A     (vxm: out-neighbours, pattern only)
-/// level<struct(next)> = depth + k                         (k-th level of this call)
-/// frontier = next
-/// ```
-///
-/// and the levels go on until the new frontier is empty, `limits.max_levels`
-/// levels ran, or its out-edges (the sum of `degree` over it; absent = 0) `e`
-/// reach `e · limits.alpha > u` (`u`: out-edges of the vertices still without
-/// a level) or `e > limits.max_edges`. `level`'s structure is the visited set.
-/// With `max_levels = 0` no level runs and the result measures `frontier`.
-/// `frontier`'s values are ignored (its pattern is the frontier; a backend
-/// may keep it as that pattern, entries `true`).
-/// On the CUDA backend the levels of one call are a few launches (one thread
-/// block while the frontier is small, the whole device while it is large);
-/// the counts come back once per call and per hand-over back to the block.
-///
-/// ```
-/// use bitgraphblas::backend::PushLimits;
-/// use bitgraphblas::{ops, Backend, Cpu, Matrix, Vector, VectorFormat};
-/// // 0 -> 1 -> 2 -> 3
-/// let a = Matrix::from_triplets(4, 4, vec![(0, 1, true), (1, 2, true), (2, 3, true)]).unwrap();
-/// let cpu = Cpu::new();
-/// let degree = Vector::from_dense(vec![1.0, 1.0, 1.0, 0.0]);
-/// let mut level = Vector::from_entries(4, vec![(0, 0i64)]).unwrap();
-/// let mut frontier = Vector::from_entries(4, vec![(0, true)]).unwrap();
-/// let limits = PushLimits { max_levels: 2, alpha: 1, max_edges: 100 };
-/// let r = ops::bfs_push(&cpu, &mut level, &mut frontier, &a, &degree, 0, limits).unwrap();
-/// assert_eq!((r.levels, r.nvals, r.edges, r.unvisited_edges), (2, 1, 1, 0));
-/// assert_eq!(level.to_vec(-1), vec![0, 1, 2, -1]);
-/// assert_eq!(frontier.get(2), Some(true));
-/// ```
-pub fn bfs_push<B: Backend>(
-    b: &B,
-    level: &mut B::Vector<i64>,
-    frontier: &mut B::Vector<bool>,
-    a: &B::Matrix<bool>,
-    degree: &B::Vector<f64>,
-    depth: i64,
-    limits: PushLimits,
-) -> Result<Pushed> {
-    let n = a.nrows();
-    need("bfs_push", a.ncols() == n, || {
-        format!("A is {n}x{}, not square", a.ncols())
-    })?;
-    for (what, len) in [
-        ("level", level.len()),
-        ("frontier", frontier.len()),
-        ("degree", degree.len()),
-    ] {
-        need("bfs_push", len == n, || {
-            format!("A is {n}x{n}, {what} has length {len}")
-        })?;
-    }
-    b.bfs_push(level, frontier, a, degree, depth, limits)
-}
-
-/// One pulled level of a breadth-first search, fused: from `frontier` (the
-/// vertices at level `depth`) and `at` = `A'` (row `j` holds the vertices
-/// with an edge to `j`),
-///
-/// ```text
-/// next<¬struct(level), replace> = A' ANY.PAIR frontier    (mxv: pattern only)
-/// level<struct(next)> = depth + 1
-/// frontier = next
-/// ```
-///
-/// (the same level as one [`bfs_push`] level on `A`), and the result counts
-/// the new frontier as [`bfs_push`]'s does: `levels` 1, its vertices, their
-/// out-edges (the sum of `degree` over them; absent = 0) and the out-edges of
-/// the vertices still without a level. Each vertex without a level looks
-/// through its row of `A'` for a frontier vertex and stops at the first, so
-/// the level costs the unvisited vertices' in-edges up to their first hit
-/// (the bottom-up step of a direction-optimising search: cheap when the
-/// frontier is large). On the CUDA backend it is one kernel (a lane per
-/// vertex, a warp per long row) and one read of three counters; the frontier
-/// is read and written as packed bits.
-///
-/// ```
-/// use bitgraphblas::{ops, Cpu, Matrix, Vector};
-/// // 0 -> 1, 0 -> 2, 1 -> 3: A' has row j = the vertices with an edge to j.
-/// let at = Matrix::from_triplets(4, 4, vec![(1, 0, true), (2, 0, true), (3, 1, true)]).unwrap();
-/// let cpu = Cpu::new();
-/// let degree = Vector::from_entries(4, vec![(0, 2.0), (1, 1.0)]).unwrap();
-/// let mut level = Vector::from_entries(4, vec![(0, 0i64)]).unwrap();
-/// let mut frontier = Vector::from_entries(4, vec![(0, true)]).unwrap();
-/// let r = ops::bfs_pull(&cpu, &mut level, &mut frontier, &at, &degree, 0).unwrap();
-/// assert_eq!((r.levels, r.nvals, r.edges, r.unvisited_edges), (1, 2, 1, 0));
-/// assert_eq!(level.to_vec(-1), vec![0, 1, 1, -1]);
-/// ```
-pub fn bfs_pull<B: Backend>(
-    b: &B,
-    level: &mut B::Vector<i64>,
-    frontier: &mut B::Vector<bool>,
-    at: &B::Matrix<bool>,
-    degree: &B::Vector<f64>,
-    depth: i64,
-) -> Result<Pushed> {
-    let n = at.nrows();
-    need("bfs_pull", at.ncols() == n, || {
-        format!("A' is {n}x{}, not square", at.ncols())
-    })?;
-    for (what, len) in [
-        ("level", level.len()),
-        ("frontier", frontier.len()),
-        ("degree", degree.len()),
-    ] {
-        need("bfs_pull", len == n, || {
-            format!("A' is {n}x{n}, {what} has length {len}")
-        })?;
-    }
-    b.bfs_pull(level, frontier, at, degree, depth)
-}
-
-/// The affine product `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, fused: for every row `i` of
-/// `A`,
-///
-/// ```text
-/// w_i = c ⊕ ⊕_j a_ij ⊗ (d_j ⊗ u_j)      (over the j where a_ij, d_j and u_j are present)
-/// ```
-///
-/// with the semiring's `⊗` for the diagonal scaling `diag(d) u` as well as
-/// for the product, and its `⊕` for the shift by the scalar `c`. `w` comes
-/// out full (every entry present: `c` where the sum is empty); its old
-/// entries are not read. No mask, no accumulator, `A` not transposed. It is
-/// one step of an affine iteration such as PageRank's `x' = c + A' (x ⊙ s)`
-/// ([`Backend::mxv_affine`]: by default `ewise_mult`, `assign` of `c` and an
-/// accumulated `mxv`; on the CUDA backend one pass over `A`, `d` and `u` that
-/// writes `w` once, for B2SR with tiles of at most 8x8 and CSR, when `d` and
-/// `u` are full).
-///
-/// ```
-/// use bitgraphblas::{ops, algebra::PlusTimes, Cpu, Matrix, Vector};
-/// // A = [[1, 2], [0, 0]]: row 1 is empty
-/// let a = Matrix::from_triplets(2, 2, vec![(0, 0, 1.0f64), (0, 1, 2.0)]).unwrap();
-/// let d = Vector::from_dense(vec![0.5, 0.25]);
-/// let u = Vector::from_dense(vec![4.0, 8.0]);
-/// let mut w = Vector::empty(2);
-/// ops::mxv_affine(&Cpu::new(), &mut w, PlusTimes::<f64>::new(), 1.0, &a, &d, &u).unwrap();
-/// // w_0 = 1 + 1·(0.5·4) + 2·(0.25·8) = 7, w_1 = 1
-/// assert_eq!(w.to_vec(0.0), vec![7.0, 1.0]);
-/// ```
-pub fn mxv_affine<B: Backend, S: Semiring>(
-    b: &B,
-    w: &mut B::Vector<S::T>,
-    semiring: S,
-    c: S::T,
-    a: &B::Matrix<S::T>,
-    d: &B::Vector<S::T>,
-    u: &B::Vector<S::T>,
-) -> Result<()> {
-    let (m, n) = (a.nrows(), a.ncols());
-    for (what, len, want) in [("d", d.len(), n), ("u", u.len(), n), ("w", w.len(), m)] {
-        need("mxv_affine", len == want, || {
-            format!("A is {m}x{n}, {what} has length {len}")
-        })?;
-    }
-    b.mxv_affine(w, semiring, c, a, d, u)
 }

@@ -1,4 +1,4 @@
-//! `ops::mxv_affine` (`w = c ⊕ A ⊕.⊗ (d ⊗ u)`) on the CUDA backend: the
+//! `ext::mxv_affine` (`w = c ⊕ A ⊕.⊗ (d ⊗ u)`) on the CUDA backend: the
 //! quickcheck property of `tests/ops_affine.rs` (against the plain
 //! reference, every format, full and partial `d`, `u`), and the fused
 //! kernels (B2SR with 4x4 and 8x8 tiles, CSR merge path) against the CPU
@@ -16,7 +16,7 @@ mod common;
 
 use bitgraphblas::algebra::{LorLand, MinPlus, PlusTimes};
 use bitgraphblas::backend::cuda::cuda_or_skip;
-use bitgraphblas::{ops, Backend, Cpu, Format, Matrix, TileSize, Vector};
+use bitgraphblas::{ext, Backend, Cpu, Format, Matrix, TileSize, Vector};
 use common::props::{prop_mxv_affine, AffineCase};
 use common::{qc, seed, verdict};
 use quickcheck::TestResult;
@@ -103,7 +103,7 @@ fn fused_matches_cpu_on_large_matrices() {
         for fmt in formats {
             let am = a.to_format(fmt).unwrap();
             let mut want = Vector::empty(n);
-            ops::mxv_affine(&Cpu::new(), &mut want, s, c, &am, &d, &u).unwrap();
+            ext::mxv_affine(&Cpu::new(), &mut want, s, c, &am, &d, &u).unwrap();
             let ga = gpu.upload_matrix(&am).unwrap();
             // into a fresh (replaced) output, then in place into the full
             // result; CSR with d ⊗ u gathered in the product and pre-scaled
@@ -114,7 +114,7 @@ fn fused_matches_cpu_on_large_matrices() {
                 ("again", None),
             ] {
                 gpu.set_affine_prescale(prescale);
-                ops::mxv_affine(gpu, &mut gw, s, c, &ga, &gd, &gu).unwrap();
+                ext::mxv_affine(gpu, &mut gw, s, c, &ga, &gd, &gu).unwrap();
                 let got = gpu.download_vector(&gw).unwrap();
                 assert_eq!(got.nvals(), n, "n {n} {fmt:?} {pass}: not full");
                 for i in 0..n {
@@ -146,14 +146,14 @@ fn fused_min_plus_matches_cpu() {
     for fmt in [Format::Csr, Format::B2sr(TileSize::T8)] {
         let am = a.to_format(fmt).unwrap();
         let mut want = Vector::empty(n);
-        ops::mxv_affine(&Cpu::new(), &mut want, s, c, &am, &d, &u).unwrap();
+        ext::mxv_affine(&Cpu::new(), &mut want, s, c, &am, &d, &u).unwrap();
         let (gd, gu) = (
             gpu.upload_vector(&d).unwrap(),
             gpu.upload_vector(&u).unwrap(),
         );
         let ga = gpu.upload_matrix(&am).unwrap();
         let mut gw = gpu.upload_vector(&Vector::<f64>::empty(n)).unwrap();
-        ops::mxv_affine(gpu, &mut gw, s, c, &ga, &gd, &gu).unwrap();
+        ext::mxv_affine(gpu, &mut gw, s, c, &ga, &gd, &gu).unwrap();
         let got = gpu.download_vector(&gw).unwrap();
         assert_eq!(got.to_vec(f64::NAN), want.to_vec(f64::NAN), "{fmt:?}");
         assert!(

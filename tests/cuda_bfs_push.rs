@@ -1,4 +1,4 @@
-//! `ops::bfs_push` (fused breadth-first push levels) and `ops::bfs_pull` (one
+//! `ext::bfs_push` (fused breadth-first push levels) and `ext::bfs_pull` (one
 //! pulled level on `A'`) against a plain host reference of their documented
 //! semantics, on the CPU backend and (with the
 //! `cuda` feature and a GPU) the CUDA backend, every device format: random
@@ -21,9 +21,9 @@
 
 mod common;
 
-use bitgraphblas::backend::{PushLimits, Pushed};
+use bitgraphblas::ext::{PushLimits, Pushed};
 use bitgraphblas::storage::BitVec;
-use bitgraphblas::{ops, Backend, Cpu, Format, Matrix, Result, TileSize, Vector};
+use bitgraphblas::{ext, BackendExt, Cpu, Format, Matrix, Result, TileSize, Vector};
 use common::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -128,7 +128,7 @@ const LIMITS: [PushLimits; 6] = [
 ];
 
 /// Searches from `source` on `b` call after call, each checked against the reference.
-fn check<B: Backend>(
+fn check<B: BackendExt>(
     b: &B,
     n: usize,
     e: &[(usize, usize)],
@@ -186,9 +186,9 @@ fn check<B: Backend>(
             limits,
         );
         let got = if pull {
-            ops::bfs_pull(b, &mut level, &mut frontier, &dat, &ddeg, depth)?
+            ext::bfs_pull(b, &mut level, &mut frontier, &dat, &ddeg, depth)?
         } else {
-            ops::bfs_push(b, &mut level, &mut frontier, &da, &ddeg, depth, limits)?
+            ext::bfs_push(b, &mut level, &mut frontier, &da, &ddeg, depth, limits)?
         };
         let op = if pull { "bfs_pull" } else { "bfs_push" };
         let ctx = format!("{what} {format:?} call {calls} {op} {limits:?}");
@@ -254,7 +254,7 @@ fn star(tail: usize, leaves: usize) -> (usize, Vec<(usize, usize)>) {
     (end + 7, e)
 }
 
-fn run_all<B: Backend>(b: &B) -> Result<()> {
+fn run_all<B: BackendExt>(b: &B) -> Result<()> {
     let s = seed();
     println!("seed {s}");
     let mut rng = StdRng::seed_from_u64(s);
@@ -288,7 +288,7 @@ fn run_all<B: Backend>(b: &B) -> Result<()> {
 }
 
 /// The star with a hub above the CUDA backend's default one-block limit.
-fn run_large<B: Backend>(b: &B) -> Result<()> {
+fn run_large<B: BackendExt>(b: &B) -> Result<()> {
     let (n, e) = star(300, 40_000);
     for format in [Format::Csr, Format::B2sr(TileSize::T8)] {
         for source in [0, 299, n - 1] {
@@ -354,19 +354,19 @@ fn bfs_push_checks_shapes() {
     let mut level = Vector::from_entries(4, vec![(0, 0i64)]).unwrap();
     let mut frontier = Vector::from_entries(3, vec![(0, true)]).unwrap();
     let limits = LIMITS[3];
-    let r = ops::bfs_push(&cpu, &mut level, &mut frontier, &a, &degree, 0, limits);
+    let r = ext::bfs_push(&cpu, &mut level, &mut frontier, &a, &degree, 0, limits);
     assert!(matches!(
         r,
         Err(bitgraphblas::Error::DimensionMismatch { .. })
     ));
-    let r = ops::bfs_pull(&cpu, &mut level, &mut frontier, &a, &degree, 0);
+    let r = ext::bfs_pull(&cpu, &mut level, &mut frontier, &a, &degree, 0);
     assert!(matches!(
         r,
         Err(bitgraphblas::Error::DimensionMismatch { .. })
     ));
     let rect = Matrix::<bool>::from_triplets(3, 4, vec![(0, 1, true)]).unwrap();
     let mut level = Vector::from_entries(3, vec![(0, 0i64)]).unwrap();
-    let r = ops::bfs_pull(&cpu, &mut level, &mut frontier, &rect, &degree, 0);
+    let r = ext::bfs_pull(&cpu, &mut level, &mut frontier, &rect, &degree, 0);
     assert!(matches!(
         r,
         Err(bitgraphblas::Error::DimensionMismatch { .. })

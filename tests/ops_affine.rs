@@ -1,4 +1,4 @@
-//! `ops::mxv_affine` (`w = c ⊕ A ⊕.⊗ (d ⊗ u)`) on the CPU backend against a
+//! `ext::mxv_affine` (`w = c ⊕ A ⊕.⊗ (d ⊗ u)`) on the CPU backend against a
 //! plain reference (`t = d ⊗ u`, the sprs product, `c` folded into every
 //! row), for several built-in semirings, every tile size and CSR, random
 //! shapes off the tile grid with empty rows and dense blocks, full and
@@ -7,7 +7,7 @@
 mod common;
 
 use bitgraphblas::algebra::{LorLand, MaxTimes, MinPlus, PlusTimes};
-use bitgraphblas::{ops, Cpu, Error, Matrix, Vector};
+use bitgraphblas::{ext, Cpu, Error, Matrix, Vector};
 use common::props::{prop_mxv_affine, AffineCase};
 use common::{qc, verdict};
 use quickcheck::TestResult;
@@ -42,7 +42,7 @@ fn pagerank_step_by_hand() {
     let x = Vector::from_dense(vec![1.0 / 3.0; 3]);
     let mut xn = Vector::empty(3);
     let c = 0.05;
-    ops::mxv_affine(
+    ext::mxv_affine(
         &Cpu::new(),
         &mut xn,
         PlusTimes::<f64>::new(),
@@ -71,9 +71,9 @@ fn bad_lengths_are_errors() {
     let mut w2 = Vector::empty(2);
     let mut w3 = Vector::empty(3);
     for (what, r) in [
-        ("d", ops::mxv_affine(&cpu, &mut w2, s, 0.0, &a, &v2, &v3)),
-        ("u", ops::mxv_affine(&cpu, &mut w2, s, 0.0, &a, &v3, &v2)),
-        ("w", ops::mxv_affine(&cpu, &mut w3, s, 0.0, &a, &v3, &v3)),
+        ("d", ext::mxv_affine(&cpu, &mut w2, s, 0.0, &a, &v2, &v3)),
+        ("u", ext::mxv_affine(&cpu, &mut w2, s, 0.0, &a, &v3, &v2)),
+        ("w", ext::mxv_affine(&cpu, &mut w3, s, 0.0, &a, &v3, &v3)),
     ] {
         assert!(
             matches!(r, Err(Error::DimensionMismatch { .. })),
@@ -82,6 +82,6 @@ fn bad_lengths_are_errors() {
     }
     // the output is left as it was
     assert_eq!(w2.nvals(), 0);
-    assert!(ops::mxv_affine(&cpu, &mut w2, s, 0.0, &a, &v3, &v3).is_ok());
+    assert!(ext::mxv_affine(&cpu, &mut w2, s, 0.0, &a, &v3, &v3).is_ok());
     assert_eq!(w2.to_vec(-1.0), vec![1.0, 0.0]);
 }

@@ -190,7 +190,7 @@ fn main() -> R<()> {
                 name,
                 &format!("  x' = c + A' (scale .* x) (mxv_affine, {what})"),
                 time(b, reps, || {
-                    ops::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), 1e-9, at, &scale, &x)?;
+                    ext::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), 1e-9, at, &scale, &x)?;
                     Ok(())
                 })?,
             );

@@ -2,10 +2,12 @@
 //!
 //! [`Backend`] is the one interface every backend implements: its own matrix,
 //! vector and dense types (host memory for [`Cpu`], device memory for the CUDA
-//! backend), explicit transfers, and one entry point per operation family.
-//! The [`crate::ops`] layer checks shapes, then calls these entry points, so a
-//! backend may assume its arguments fit together. Algorithms are written once,
-//! generic over `B: Backend`.
+//! backend), explicit transfers, and one entry point per GraphBLAS operation
+//! family. The [`crate::ops`] layer checks shapes, then calls these entry
+//! points, so a backend may assume its arguments fit together. Fused and
+//! algorithm-specific operations are not here: they are the extension trait
+//! [`crate::ext::BackendExt`], whose defaults are written on these entry
+//! points. Algorithms are written once, generic over the backend.
 
 pub mod cpu;
 #[cfg(feature = "cuda")]
@@ -13,10 +15,8 @@ pub mod cuda;
 
 pub use cpu::Cpu;
 
-use crate::algebra::{AnyPair, BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
-use crate::container::{
-    Accum, Accumulate, Flags, Format, Mask, Matrix, MatrixMask, NoAccum, Vector, VectorFormat,
-};
+use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
+use crate::container::{Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::storage::DenseMatrix;
@@ -39,6 +39,17 @@ pub trait VectorShape {
     }
 }
 
+/// What a matrix holds, for [`Backend::auto_format`]: only a pattern (the
+/// boolean products of BFS and triangle counting) or values that products
+/// combine (PageRank's `f64`, connected components' vertex ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// The entries' presence is all a product reads.
+    Pattern,
+    /// Products read the entries' values.
+    Values,
+}
+
 /// Which element-wise operation: union of patterns, intersection, or union with
 /// fill values for the missing side.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,31 +60,6 @@ pub enum EwiseKind<T> {
     Mult,
     /// `op(u or alpha, v or beta)` on the union of patterns.
     Union { alpha: T, beta: T },
-}
-
-/// When [`crate::ops::bfs_push`] stops pushing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PushLimits {
-    /// The most levels to run (0: only measure the frontier).
-    pub max_levels: usize,
-    /// Stop after a level whose new frontier has `edges · alpha` above the
-    /// out-edges of the still unvisited vertices (Beamer's α: time to pull).
-    pub alpha: u64,
-    /// Stop after a level whose new frontier has more out-edges than this.
-    pub max_edges: u64,
-}
-
-/// Where [`crate::ops::bfs_push`] stopped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Pushed {
-    /// Levels run.
-    pub levels: usize,
-    /// Vertices in the frontier now.
-    pub nvals: usize,
-    /// Their out-edges (sum of their degrees).
-    pub edges: u64,
-    /// Out-edges of the vertices without a level.
-    pub unvisited_edges: u64,
 }
 
 /// The interface a backend implements. Entry points take already-checked
@@ -94,13 +80,27 @@ pub trait Backend: Sized + Send + Sync {
     /// What a matrix mask borrows (a matrix of any element type).
     type MatrixMaskSource: ?Sized;
 
-    /// Whether matrices and vectors live in host memory, so reading a result
-    /// back is a plain copy (`true` for [`Cpu`](crate::Cpu)); clients use it to
-    /// choose where to keep per-iteration state.
-    const HOST_MEMORY: bool;
-
     /// Short name (`"cpu"`, `"cuda"`).
     fn name(&self) -> &'static str;
+
+    /// The format this backend runs products on a matrix of `content` in
+    /// best, when the caller left the choice to [`Format::Auto`] and the
+    /// sampling profile ([`crate::storage::b2sr::Profile`]) chose `profiled`
+    /// for its pattern. The default keeps `profiled`. Clients ask this instead
+    /// of knowing each backend's kernels.
+    ///
+    /// ```
+    /// use bitgraphblas::backend::Content;
+    /// use bitgraphblas::{Backend, Cpu, Format, TileSize};
+    /// let t8 = Format::B2sr(TileSize::T8);
+    /// assert_eq!(Cpu::new().auto_format(t8, Content::Pattern), t8);
+    /// // valued products run on CSR on the CPU
+    /// assert_eq!(Cpu::new().auto_format(t8, Content::Values), Format::Csr);
+    /// ```
+    fn auto_format(&self, profiled: Format, content: Content) -> Format {
+        let _ = content;
+        profiled
+    }
 
     /// A valued mask over `v`.
     fn mask<T: Scalar>(v: &Self::Vector<T>) -> Mask<'_, Self>;
@@ -146,23 +146,6 @@ pub trait Backend: Sized + Send + Sync {
     fn upload_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<Self::Dense<T>>;
     /// Copy a dense matrix back to the host.
     fn download_dense<T: Scalar>(&self, m: &Self::Dense<T>) -> Result<DenseMatrix<T>>;
-    /// The host storage of a dense matrix, mutably, where this backend keeps
-    /// it in host memory ([`Cpu`](crate::Cpu): the matrix itself); `None`
-    /// elsewhere (the default). Lets a client update per-iteration state in
-    /// place instead of copying it down and up.
-    ///
-    /// ```
-    /// use bitgraphblas::{Backend, Cpu};
-    /// let cpu = Cpu::new();
-    /// let mut d = cpu.dense_new(2, 2, 0.0f64).unwrap();
-    /// Cpu::dense_host_mut(&mut d).unwrap().as_mut_slice()[3] = 1.0;
-    /// assert_eq!(cpu.download_dense(&d).unwrap().get(1, 1), 1.0);
-    /// ```
-    fn dense_host_mut<T: Scalar>(d: &mut Self::Dense<T>) -> Option<&mut DenseMatrix<T>> {
-        let _ = d;
-        None
-    }
-
     /// A new vector: every entry `fill`, or all absent when `fill` is `None`.
     fn vector_new<T: Scalar>(
         &self,
@@ -414,179 +397,5 @@ pub trait Backend: Sized + Send + Sync {
         d: &Self::Vector<T>,
         b: &Self::Dense<T>,
     ) -> Result<()>;
-
-    /// Push levels of a breadth-first search (see [`crate::ops::bfs_push`]).
-    /// The default runs each level as `vxm` (`ANY.PAIR`, mask `¬level`,
-    /// replace) and a masked `assign`, counting on the host.
-    #[allow(clippy::too_many_arguments)]
-    fn bfs_push(
-        &self,
-        level: &mut Self::Vector<i64>,
-        frontier: &mut Self::Vector<bool>,
-        a: &Self::Matrix<bool>,
-        degree: &Self::Vector<f64>,
-        depth: i64,
-        limits: PushLimits,
-    ) -> Result<Pushed> {
-        bfs_push_generic(self, level, frontier, a, degree, depth, limits)
-    }
-
-    /// `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, `w` full (see [`crate::ops::mxv_affine`]).
-    /// The default is [`mxv_affine_generic`]: `ewise_mult`, a fill of `w`
-    /// with `c` and an `mxv` accumulated with `⊕`.
-    #[allow(clippy::too_many_arguments)]
-    fn mxv_affine<S: Semiring>(
-        &self,
-        w: &mut Self::Vector<S::T>,
-        semiring: S,
-        c: S::T,
-        a: &Self::Matrix<S::T>,
-        d: &Self::Vector<S::T>,
-        u: &Self::Vector<S::T>,
-    ) -> Result<()> {
-        mxv_affine_generic(self, w, semiring, c, a, d, u)
-    }
-
-    /// One pulled level of a breadth-first search (see [`crate::ops::bfs_pull`]).
-    /// The default is a masked `mxv` (`ANY.PAIR`, mask `¬level`, replace) and
-    /// a masked `assign`, counting on the host.
-    fn bfs_pull(
-        &self,
-        level: &mut Self::Vector<i64>,
-        frontier: &mut Self::Vector<bool>,
-        at: &Self::Matrix<bool>,
-        degree: &Self::Vector<f64>,
-        depth: i64,
-    ) -> Result<Pushed> {
-        bfs_pull_generic(self, level, frontier, at, degree, depth)
-    }
 }
 
-/// [`Backend::mxv_affine`] from the other entry points: `t = d ⊗ u`
-/// (intersection), `w = c` everywhere (a full vector), `w ⊕= A ⊕.⊗ t`.
-///
-/// ```
-/// use bitgraphblas::backend::mxv_affine_generic;
-/// use bitgraphblas::{algebra::PlusTimes, Cpu, Matrix, Vector};
-/// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 3.0f64)]).unwrap();
-/// let (d, u) = (Vector::from_dense(vec![1.0, 2.0]), Vector::from_dense(vec![5.0, 1.0]));
-/// let mut w = Vector::empty(2);
-/// mxv_affine_generic(&Cpu::new(), &mut w, PlusTimes::<f64>::new(), 0.5, &a, &d, &u).unwrap();
-/// assert_eq!(w.to_vec(0.0), vec![6.5, 0.5]);
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn mxv_affine_generic<B: Backend, S: Semiring>(
-    b: &B,
-    w: &mut B::Vector<S::T>,
-    semiring: S,
-    c: S::T,
-    a: &B::Matrix<S::T>,
-    d: &B::Vector<S::T>,
-    u: &B::Vector<S::T>,
-) -> Result<()> {
-    let flags = Flags::default();
-    let mut t = b.vector_new(u.len(), None, VectorFormat::Dense)?;
-    let mult = EwiseKind::Mult;
-    b.ewise_vector(&mut t, None, NoAccum, mult, semiring.mul_op(), d, u, flags)?;
-    b.assign_vector_scalar(w, None, NoAccum, c, None, flags)?;
-    let accum = Accum(semiring.add_op());
-    b.mxv(w, None, accum, semiring, a, &t, flags)
-}
-
-/// Sum of `degree` over the vertices where `set` is (`true`) or is not present.
-fn degree_sum(set: &Vector<impl Scalar>, degree: &Vector<f64>, present: bool) -> u64 {
-    let p = set.pattern();
-    (0..set.len())
-        .filter(|&i| p.get(i) == present)
-        .map(|i| degree.get(i).unwrap_or(0.0) as u64)
-        .sum()
-}
-
-/// The host's view of a search state before a level: the degrees, and the
-/// counts of [`Pushed`] for `frontier` and `level` (no level run yet).
-fn measure<B: Backend>(
-    b: &B,
-    level: &B::Vector<i64>,
-    frontier: &B::Vector<bool>,
-    degree: &B::Vector<f64>,
-) -> Result<(Vector<f64>, Pushed)> {
-    let deg = b.download_vector(degree)?;
-    let f = b.download_vector(frontier)?;
-    let out = Pushed {
-        levels: 0,
-        nvals: f.nvals(),
-        edges: degree_sum(&f, &deg, true),
-        unvisited_edges: degree_sum(&b.download_vector(level)?, &deg, false),
-    };
-    Ok((deg, out))
-}
-
-/// One level from the entry points: `next<¬struct(level), replace>` is
-/// `frontier ANY.PAIR A` (`pull` false: `vxm`, pushed) or `A ANY.PAIR frontier`
-/// (`pull`: `mxv` on `A = A'` of the graph), then `level<struct(next)> =
-/// depth + out.levels`, `frontier = next`, and `out` counts the new frontier.
-fn generic_level<B: Backend>(
-    b: &B,
-    (level, frontier): (&mut B::Vector<i64>, &mut B::Vector<bool>),
-    a: &B::Matrix<bool>,
-    pull: bool,
-    (deg, depth): (&Vector<f64>, i64),
-    out: &mut Pushed,
-) -> Result<()> {
-    let mut next = b.vector_new(frontier.len(), None, VectorFormat::Bits)?;
-    let flags = Flags {
-        replace: true,
-        transpose_a: !pull,
-        ..Flags::default()
-    };
-    let mask = B::mask(level).structure().complement();
-    let s = AnyPair::<bool>::new();
-    b.mxv(&mut next, Some(mask), NoAccum, s, a, frontier, flags)?;
-    out.levels += 1;
-    let reached = B::mask(&next).structure();
-    let d = depth + out.levels as i64;
-    b.assign_vector_scalar(level, Some(reached), NoAccum, d, None, Flags::default())?;
-    let got = b.download_vector(&next)?;
-    *frontier = next;
-    out.nvals = got.nvals();
-    out.edges = degree_sum(&got, deg, true);
-    out.unvisited_edges = out.unvisited_edges.saturating_sub(out.edges);
-    Ok(())
-}
-
-/// [`Backend::bfs_push`] from the other entry points (statistics on the host).
-pub(crate) fn bfs_push_generic<B: Backend>(
-    b: &B,
-    level: &mut B::Vector<i64>,
-    frontier: &mut B::Vector<bool>,
-    a: &B::Matrix<bool>,
-    degree: &B::Vector<f64>,
-    depth: i64,
-    limits: PushLimits,
-) -> Result<Pushed> {
-    let (deg, mut out) = measure(b, level, frontier, degree)?;
-    while out.levels < limits.max_levels {
-        generic_level(b, (level, frontier), a, false, (&deg, depth), &mut out)?;
-        if out.nvals == 0
-            || out.edges.saturating_mul(limits.alpha) > out.unvisited_edges
-            || out.edges > limits.max_edges
-        {
-            break;
-        }
-    }
-    Ok(out)
-}
-
-/// [`Backend::bfs_pull`] from the other entry points (statistics on the host).
-pub(crate) fn bfs_pull_generic<B: Backend>(
-    b: &B,
-    level: &mut B::Vector<i64>,
-    frontier: &mut B::Vector<bool>,
-    at: &B::Matrix<bool>,
-    degree: &B::Vector<f64>,
-    depth: i64,
-) -> Result<Pushed> {
-    let (deg, mut out) = measure(b, level, frontier, degree)?;
-    generic_level(b, (level, frontier), at, true, (&deg, depth), &mut out)?;
-    Ok(out)
-}

@@ -3,7 +3,7 @@
 //! uploaded with `b.upload_*`, results downloaded and compared.
 
 use bitgraphblas::backend::{MatrixShape, VectorShape};
-use bitgraphblas::{ops, Backend, DenseMatrix, Format, Mask, MatrixMask, Scalar, VectorFormat};
+use bitgraphblas::{ext, ops, Backend, BackendExt, DenseMatrix, Format, Mask, MatrixMask, Scalar, VectorFormat};
 use quickcheck::{Arbitrary, Gen};
 
 use super::gen::{below, dim, with_desc, DescCfg, MaskKind, SpMat, SpVec, FORMATS};
@@ -11,8 +11,8 @@ use super::oracle::{compare, mask_allows, oracle_mxm, oracle_mxv, spec_write, Ac
 use super::{TestScalar, TestSemiring};
 
 /// A backend whose masks know their shape (what `ops` needs to check them).
-pub trait TestBackend: Backend<MaskSource: VectorShape, MatrixMaskSource: MatrixShape> {}
-impl<B: Backend<MaskSource: VectorShape, MatrixMaskSource: MatrixShape>> TestBackend for B {}
+pub trait TestBackend: BackendExt<MaskSource: VectorShape, MatrixMaskSource: MatrixShape> {}
+impl<B: BackendExt<MaskSource: VectorShape, MatrixMaskSource: MatrixShape>> TestBackend for B {}
 
 /// Converts a library error into the property's error string.
 pub fn ctx<T>(what: &str, r: bitgraphblas::Result<T>) -> Result<T, String> {
@@ -448,7 +448,7 @@ pub fn prop_mxm_dense<B: TestBackend, S: TestSemiring>(
     Ok(())
 }
 
-/// [`ops::mxv_affine`] case: `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, `A` stored
+/// [`ext::mxv_affine`] case: `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, `A` stored
 /// `nrows x ncols`; with `full`, `d` and `u` are full dense vectors (the
 /// fused path of a device backend), else any pattern and format.
 #[derive(Clone, Debug)]
@@ -525,7 +525,7 @@ pub fn oracle_affine<S: TestSemiring>(
         .collect()
 }
 
-/// [`ops::mxv_affine`] on backend `b`, every format it has kernels for, against
+/// [`ext::mxv_affine`] on backend `b`, every format it has kernels for, against
 /// [`oracle_affine`]; the output must come back full (every entry present).
 pub fn prop_mxv_affine<B: TestBackend, S: TestSemiring>(
     b: &B,
@@ -543,7 +543,7 @@ pub fn prop_mxv_affine<B: TestBackend, S: TestSemiring>(
             r => ctx("upload A", r)?,
         };
         let mut w = ctx("upload w", b.upload_vector(&c.w.vector()))?;
-        ctx("mxv_affine", ops::mxv_affine(b, &mut w, s, c.c, &a, &d, &u))?;
+        ctx("mxv_affine", ext::mxv_affine(b, &mut w, s, c.c, &a, &d, &u))?;
         let w = ctx("download w", b.download_vector(&w))?;
         ctx("validate w", w.validate())?;
         compare(

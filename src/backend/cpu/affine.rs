@@ -1,7 +1,7 @@
 //! The fused affine product `w = c ⊕ A ⊕.⊗ (d ⊗ u)` of a CSR matrix and full
 //! vectors `d` and `u` (one PageRank iteration): one parallel pass over the
 //! rows writes every `w_i` once, where the generic default
-//! ([`crate::backend::mxv_affine_generic`]) makes an element-wise
+//! ([`crate::ext::affine::mxv_affine_generic`]) makes an element-wise
 //! temporary, fills `w` with `c` and reads it back to accumulate.
 //!
 //! Each term is `a_ij ⊗ (d_j ⊗ u_j)` and each row is summed in the order of
@@ -88,7 +88,8 @@ mod tests {
     use super::*;
     use crate::algebra::{MinPlus, PlusTimes};
     use crate::backend::cpu::short_rows::tests::random;
-    use crate::backend::{cpu::Cpu, mxv_affine_generic};
+    use crate::backend::cpu::Cpu;
+    use crate::ext::affine::mxv_affine_generic;
     use crate::container::{Matrix, Vector};
     use rand::{Rng, SeedableRng};
 

@@ -1,15 +1,16 @@
 //! Levels of a breadth-first search on the CPU.
 //!
-//! - Pushed ([`crate::ops::bfs_push`]): a vertex queue, so a level costs the
+//! - Pushed ([`crate::ext::bfs_push`]): a vertex queue, so a level costs the
 //!   out-edges of its frontier, not a pass over every vertex (the tail of a
 //!   high-diameter search, or a search that reaches few vertices of a large
 //!   graph, runs many levels of a few vertices each).
-//! - Pulled ([`crate::ops::bfs_pull`]): the packed-bit masked product, each
+//! - Pulled ([`crate::ext::bfs_pull`]): the packed-bit masked product, each
 //!   unvisited row stopping at its first hit, then `O(new frontier)` updates.
 
 use super::Cpu;
 use crate::algebra::AnyPair;
-use crate::backend::{Backend, PushLimits, Pushed};
+use crate::backend::Backend;
+use crate::ext::{PushLimits, Pushed};
 use crate::container::{Flags, Matrix, NoAccum, Vector, VectorFormat, VectorRepr};
 use crate::error::Result;
 use crate::storage::{BitVec, Csr};
@@ -18,7 +19,7 @@ use crate::storage::{BitVec, Csr};
 /// indices, larger ones as packed bits (what a pulled level reads).
 const SPARSE_BELOW: usize = 64;
 
-/// The out-degree of `v` in `degree` (absent: 0), as [`crate::ops::bfs_push`]
+/// The out-degree of `v` in `degree` (absent: 0), as [`crate::ext::bfs_push`]
 /// counts edges.
 fn degree_of(degree: &Vector<f64>, v: usize) -> u64 {
     match degree.repr() {
@@ -68,7 +69,7 @@ fn vertices(frontier: &Vector<bool>) -> Vec<u32> {
     }
 }
 
-/// [`crate::ops::bfs_push`] on a CSR `a` (checked arguments): `level` is
+/// [`crate::ext::bfs_push`] on a CSR `a` (checked arguments): `level` is
 /// made dense with a presence mask (in place when it already is), each
 /// level walks the rows of the frontier's vertices and claims the unvisited
 /// columns, and the new frontier leaves as sorted indices or packed bits.
@@ -136,7 +137,7 @@ pub(crate) fn bfs_push(
     Ok(out)
 }
 
-/// [`crate::ops::bfs_pull`] on the CPU (checked arguments): `next<¬level,
+/// [`crate::ext::bfs_pull`] on the CPU (checked arguments): `next<¬level,
 /// replace> = A' ANY.PAIR frontier` with the frontier as packed bits (the
 /// B2SR tile kernel or the CSR row scan, each unvisited row stopping at its
 /// first in-neighbour in the frontier), then the new vertices get level
@@ -228,7 +229,7 @@ fn put_dense(level: &mut Vector<i64>, values: Vec<i64>, visited: BitVec) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{bfs_pull_generic, bfs_push_generic};
+    use crate::ext::bfs::{bfs_pull_generic, bfs_push_generic};
     use crate::container::Matrix;
     use crate::Cpu;
     use rand::{Rng, SeedableRng};

@@ -5,6 +5,7 @@
 mod affine;
 pub(crate) mod b2sr;
 mod bfs_levels;
+mod ext;
 mod dense_view;
 pub(crate) mod generic;
 mod short_rows;
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use self::dense_view::{dense_view, fold_chunks, for_chunks_mut};
 use self::writeback::{allowed_bits, write_matrix, write_vector, RowMask};
-use super::{Backend, EwiseKind, MatrixShape, PushLimits, Pushed, VectorShape};
+use super::{Backend, Content, EwiseKind, MatrixShape, VectorShape};
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::container::{
     Accumulate, Flags, Format, Mask, Matrix, MatrixMask, MatrixRepr, NoAccum, Vector, VectorFormat,
@@ -244,10 +245,19 @@ impl Backend for Cpu {
     type Dense<T: Scalar> = DenseMatrix<T>;
     type MaskSource = dyn HostMask;
     type MatrixMaskSource = dyn HostMatrixMask;
-    const HOST_MEMORY: bool = true;
 
     fn name(&self) -> &'static str {
         "cpu"
+    }
+
+    /// Valued products on CSR: measured on the graphs of `../shared/data`,
+    /// the generic CSR product beats the B2SR valued kernel 2-4x
+    /// (`benches/results/cpu-algorithms.md`).
+    fn auto_format(&self, profiled: Format, content: Content) -> Format {
+        match content {
+            Content::Pattern => profiled,
+            Content::Values => Format::Csr,
+        }
     }
 
     fn mask<T: Scalar>(v: &Vector<T>) -> Mask<'_, Self> {
@@ -281,10 +291,6 @@ impl Backend for Cpu {
     fn download_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<DenseMatrix<T>> {
         Ok(m.clone())
     }
-    fn dense_host_mut<T: Scalar>(d: &mut DenseMatrix<T>) -> Option<&mut DenseMatrix<T>> {
-        Some(d)
-    }
-
     fn vector_new<T: Scalar>(
         &self,
         len: usize,
@@ -315,64 +321,6 @@ impl Backend for Cpu {
     }
     fn matrix_nvals<T: Scalar>(&self, m: &Matrix<T>) -> Result<usize> {
         Ok(m.nvals())
-    }
-
-    fn bfs_push(
-        &self,
-        level: &mut Vector<i64>,
-        frontier: &mut Vector<bool>,
-        a: &Matrix<bool>,
-        degree: &Vector<f64>,
-        depth: i64,
-        limits: PushLimits,
-    ) -> Result<Pushed> {
-        match a.repr() {
-            // A vertex queue over the rows of the frontier's vertices.
-            MatrixRepr::Csr(c) => bfs_levels::bfs_push(level, frontier, c, degree, depth, limits),
-            // B2SR: the levels as masked products.
-            MatrixRepr::B2sr { .. } => {
-                super::bfs_push_generic(self, level, frontier, a, degree, depth, limits)
-            }
-        }
-    }
-
-    fn bfs_pull(
-        &self,
-        level: &mut Vector<i64>,
-        frontier: &mut Vector<bool>,
-        at: &Matrix<bool>,
-        degree: &Vector<f64>,
-        depth: i64,
-    ) -> Result<Pushed> {
-        bfs_levels::bfs_pull(self, level, frontier, at, degree, depth)
-    }
-
-    /// CSR with full `d` and `u`: one fused pass over the rows
-    /// ([`affine`]); otherwise the generic default.
-    fn mxv_affine<S: Semiring>(
-        &self,
-        w: &mut Vector<S::T>,
-        semiring: S,
-        c: S::T,
-        a: &Matrix<S::T>,
-        d: &Vector<S::T>,
-        u: &Vector<S::T>,
-    ) -> Result<()> {
-        let full = |v: &Vector<S::T>| matches!(v.repr(), VectorRepr::Dense { present: None, .. });
-        let (MatrixRepr::Csr(m), true) = (a.repr(), full(d) && full(u)) else {
-            return super::mxv_affine_generic(self, w, semiring, c, a, d, u);
-        };
-        // Borrowed views: both vectors are dense with every entry present.
-        let (dv, uv) = (dense_view(d), dense_view(u));
-        // Every entry of `w` is written: its buffer is reused when dense.
-        let old = std::mem::replace(w, Vector::empty(m.nrows()));
-        let mut values = match old.into_repr() {
-            VectorRepr::Dense { values, .. } if values.len() == m.nrows() => values,
-            _ => vec![c; m.nrows()],
-        };
-        affine::mxv_affine_csr(semiring, c, m, &dv.values, &uv.values, &mut values);
-        *w = Vector::from_dense(values);
-        Ok(())
     }
 
     fn mxv<S: Semiring, A: Accumulate<S::T>>(

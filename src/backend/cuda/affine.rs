@@ -1,4 +1,4 @@
-//! The affine product `w = c ⊕ A ⊕.⊗ (d ⊗ u)` ([`crate::ops::mxv_affine`])
+//! The affine product `w = c ⊕ A ⊕.⊗ (d ⊗ u)` ([`crate::ext::mxv_affine`])
 //! in one pass: the product kernels of `cuda/sr.cu` read `d_j ⊗ u_j` where
 //! they gather `u_j`, and write every row as `c ⊕ value` instead of reading
 //! the output (B2SR with tiles of at most 8x8: `b2sr_mxv_fused`; CSR: the
@@ -24,7 +24,8 @@ use super::kernels::ModuleId;
 use super::mem::{DMat, DVec};
 use super::{kernel_of, CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::Semiring;
-use crate::backend::{mxv_affine_generic, Backend, EwiseKind};
+use crate::backend::{Backend, EwiseKind};
+use crate::ext::affine::mxv_affine_generic;
 use crate::container::{Flags, NoAccum};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -96,7 +97,7 @@ impl CudaBackend {
         self.affine_product(id, a, u_vals, out, Some((d_vals, bits_of(c))))
     }
 
-    /// Whether affine products ([`crate::ops::mxv_affine`]) first write
+    /// Whether affine products ([`crate::ext::mxv_affine`]) first write
     /// `t = d ⊗ u` in a pass of their own and gather `t` alone (`Some(true)`),
     /// gather `d_j` and `u_j` in the product (`Some(false)`), or choose
     /// (`None`, the default: pre-scaled on CSR with more than 2 entries per

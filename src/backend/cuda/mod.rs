@@ -31,7 +31,9 @@
 //! ```
 
 mod affine;
+mod codes;
 mod device;
+mod ext;
 pub mod kernels;
 mod matrix_ops;
 mod mem;
@@ -50,9 +52,10 @@ pub use mem::{CudaDense, CudaMatrix, CudaVector};
 use self::device::{bits_of, opt_arg, Arg, DBuf, Dev};
 use self::kernels::{semiring_instances, ModuleId};
 use self::mem::{bit_words, no_kernel, DMat, DVec, DevB2sr};
-use super::{Backend, EwiseKind, MatrixShape, VectorShape};
+use self::codes::{accum_code, op_code, select_code, unary_code};
+use super::{Backend, Content, EwiseKind, MatrixShape, VectorShape};
 use crate::algebra::{
-    BinaryOp, BuiltinUnary, IndexOp, IndexUnaryOp, Monoid, Semiring, SemiringKind, UnaryOp,
+    BinaryOp, IndexUnaryOp, Monoid, Semiring, SemiringKind, UnaryOp,
 };
 use crate::container::{Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 use crate::error::{Error, Result};
@@ -206,21 +209,6 @@ fn kernel_of<S: Semiring>(op: &'static str) -> Result<ModuleId> {
         return Err(no_kernel(op, format!("semiring {}", S::NAME)));
     }
     Ok(ModuleId::Sr(key.0, key.1))
-}
-
-fn op_code<T: Scalar, Op: BinaryOp<T>>(op: &'static str) -> Result<i32> {
-    Op::BUILTIN
-        .map(|b| b as i32)
-        .ok_or_else(|| no_kernel(op, format!("user operator {}", Op::NAME)))
-}
-
-fn accum_code<T: Scalar, A: Accumulate<T>>(op: &'static str) -> Result<i32> {
-    if !A::ACTIVE {
-        return Ok(-1);
-    }
-    A::BUILTIN
-        .map(|b| b as i32)
-        .ok_or_else(|| no_kernel(op, "a user-defined accumulator"))
 }
 
 /// log2 of the lanes per short tile row in the one-launch `mxv` (k <= 8):
@@ -1290,47 +1278,27 @@ impl CudaBackend {
     }
 }
 
-fn unary_code<T: Scalar, F: UnaryOp<T>>(f: &F) -> Result<(i32, T)> {
-    Ok(match f.builtin() {
-        Some(BuiltinUnary::Identity) => (0, T::zero()),
-        Some(BuiltinUnary::Ainv) => (1, T::zero()),
-        Some(BuiltinUnary::Abs) => (2, T::zero()),
-        Some(BuiltinUnary::Lnot) => (3, T::zero()),
-        Some(BuiltinUnary::One) => (4, T::zero()),
-        Some(BuiltinUnary::BindFirst(op, x)) => (100 + op as i32, T::from_f64(x)),
-        Some(BuiltinUnary::BindSecond(op, x)) => (200 + op as i32, T::from_f64(x)),
-        None => return Err(no_kernel("apply", format!("user operator {}", F::NAME))),
-    })
-}
-
-fn select_code<T: Scalar>(p: IndexOp<T>) -> (i32, i64, T) {
-    let z = T::zero();
-    match p {
-        IndexOp::Tril(k) => (0, k, z),
-        IndexOp::Triu(k) => (1, k, z),
-        IndexOp::Diag(k) => (2, k, z),
-        IndexOp::OffDiag(k) => (3, k, z),
-        IndexOp::RowLe(k) => (4, k, z),
-        IndexOp::RowGt(k) => (5, k, z),
-        IndexOp::ValueEq(x) => (6, 0, x),
-        IndexOp::ValueNe(x) => (7, 0, x),
-        IndexOp::ValueGt(x) => (8, 0, x),
-        IndexOp::ValueGe(x) => (9, 0, x),
-        IndexOp::ValueLt(x) => (10, 0, x),
-        IndexOp::ValueLe(x) => (11, 0, x),
-    }
-}
-
 impl Backend for CudaBackend {
     type Matrix<T: Scalar> = CudaMatrix<T>;
     type Vector<T: Scalar> = CudaVector<T>;
     type Dense<T: Scalar> = CudaDense<T>;
     type MaskSource = dyn DeviceMask;
     type MatrixMaskSource = dyn DeviceMatrixMask;
-    const HOST_MEMORY: bool = false;
 
     fn name(&self) -> &'static str {
         "cuda"
+    }
+
+    /// Valued products on tiles of at most 8x8: one launch does the whole
+    /// product (the fused k <= 8 kernel), and `bin_full_full` at k = 8 runs
+    /// twice as fast as at k = 32 on the grids (`benches/results/gpu-kernels.md`).
+    fn auto_format(&self, profiled: Format, content: Content) -> Format {
+        match (content, profiled) {
+            (Content::Values, Format::B2sr(TileSize::T16 | TileSize::T32 | TileSize::T64)) => {
+                Format::B2sr(TileSize::T8)
+            }
+            _ => profiled,
+        }
     }
 
     fn mask<T: Scalar>(v: &CudaVector<T>) -> Mask<'_, Self> {
@@ -2217,41 +2185,6 @@ impl Backend for CudaBackend {
         rows: bool,
     ) -> Result<()> {
         self.scale_op::<T, Op>(c, d, a, rows)
-    }
-
-    fn mxv_affine<S: Semiring>(
-        &self,
-        w: &mut CudaVector<S::T>,
-        semiring: S,
-        c: S::T,
-        a: &CudaMatrix<S::T>,
-        d: &CudaVector<S::T>,
-        u: &CudaVector<S::T>,
-    ) -> Result<()> {
-        self.mxv_affine_fused(w, semiring, c, a, d, u)
-    }
-
-    fn bfs_push(
-        &self,
-        level: &mut CudaVector<i64>,
-        frontier: &mut CudaVector<bool>,
-        a: &CudaMatrix<bool>,
-        degree: &CudaVector<f64>,
-        depth: i64,
-        limits: super::PushLimits,
-    ) -> Result<super::Pushed> {
-        self.bfs_push_fused(level, frontier, a, degree, depth, limits)
-    }
-
-    fn bfs_pull(
-        &self,
-        level: &mut CudaVector<i64>,
-        frontier: &mut CudaVector<bool>,
-        at: &CudaMatrix<bool>,
-        degree: &CudaVector<f64>,
-        depth: i64,
-    ) -> Result<super::Pushed> {
-        self.bfs_pull_fused(level, frontier, at, degree, depth)
     }
 
     fn scale_dense_rows<T: Scalar, Op: BinaryOp<T>>(

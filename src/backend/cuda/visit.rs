@@ -1,5 +1,5 @@
-//! Breadth-first push levels fused into few launches (`ops::bfs_push`), and
-//! pulled levels in one launch each (`ops::bfs_pull`); kernels in
+//! Breadth-first push levels fused into few launches (`ext::bfs_push`), and
+//! pulled levels in one launch each (`ext::bfs_pull`); kernels in
 //! `cuda/visit.cu`.
 //!
 //! One call costs a statistics kernel (the frontier's size and out-edges, the
@@ -23,7 +23,7 @@ use super::device::{from_bytes, Arg, DBuf};
 use super::kernels::ModuleId;
 use super::mem::{bit_words, DMat, DVec};
 use super::{CudaBackend, CudaMatrix, CudaVector};
-use crate::backend::{PushLimits, Pushed};
+use crate::ext::{PushLimits, Pushed};
 use crate::error::Result;
 
 /// Counter words (`cuda/visit.cu`: `ST_*`).
@@ -43,7 +43,7 @@ pub(super) const BLOCK_EDGES: u64 = 1 << 15;
 pub(super) const BLOCK_QUEUE: u64 = 1 << 16;
 
 impl CudaBackend {
-    /// `ops::bfs_push` on the device. The kernels read the level vector as
+    /// `ext::bfs_push` on the device. The kernels read the level vector as
     /// dense values with presence bits and the frontier as packed bits (its
     /// pattern); other forms are converted first (both are outputs).
     pub(super) fn bfs_push_fused(
@@ -206,7 +206,7 @@ impl CudaBackend {
         }
     }
 
-    /// `ops::bfs_pull` on the device: one `bfs_pull_*` launch (a lane per
+    /// `ext::bfs_pull` on the device: one `bfs_pull_*` launch (a lane per
     /// vertex, a warp per row of more than 32 items, stopping at the first
     /// frontier in-neighbour) writing the next frontier's bits, the reached
     /// vertices' levels and visited bits, and three counters, read back once.
@@ -263,7 +263,7 @@ impl CudaBackend {
         })
     }
 
-    /// Limits of the fused BFS's one-block levels (`ops::bfs_push`): the
+    /// Limits of the fused BFS's one-block levels (`ext::bfs_push`): the
     /// block pushes the levels of frontiers with at most `edges` out-edges
     /// and `vertices` vertices, the whole device the others. The results do
     /// not depend on them (tests set small ones to cross over often).

@@ -1,0 +1,70 @@
+//! The CPU's fused operations ([`BackendExt`]): pushed BFS levels as a vertex
+//! queue over CSR rows, pulled levels stopping at the first frontier
+//! in-neighbour, and the affine product as one pass over CSR rows.
+
+use super::dense_view::dense_view;
+use super::Cpu;
+use crate::algebra::Semiring;
+use crate::container::{Matrix, MatrixRepr, Vector, VectorRepr};
+use crate::error::Result;
+use crate::ext::{affine, bfs, BackendExt, PushLimits, Pushed};
+
+impl BackendExt for Cpu {
+    fn bfs_push(
+        &self,
+        level: &mut Vector<i64>,
+        frontier: &mut Vector<bool>,
+        a: &Matrix<bool>,
+        degree: &Vector<f64>,
+        depth: i64,
+        limits: PushLimits,
+    ) -> Result<Pushed> {
+        match a.repr() {
+            // A vertex queue over the rows of the frontier's vertices.
+            MatrixRepr::Csr(c) => super::bfs_levels::bfs_push(level, frontier, c, degree, depth, limits),
+            // B2SR: the levels as masked products.
+            MatrixRepr::B2sr { .. } => {
+                bfs::bfs_push_generic(self, level, frontier, a, degree, depth, limits)
+            }
+        }
+    }
+
+    fn bfs_pull(
+        &self,
+        level: &mut Vector<i64>,
+        frontier: &mut Vector<bool>,
+        at: &Matrix<bool>,
+        degree: &Vector<f64>,
+        depth: i64,
+    ) -> Result<Pushed> {
+        super::bfs_levels::bfs_pull(self, level, frontier, at, degree, depth)
+    }
+
+    /// CSR with full `d` and `u`: one fused pass over the rows
+    /// ([`super::affine`]); otherwise the generic default.
+    fn mxv_affine<S: Semiring>(
+        &self,
+        w: &mut Vector<S::T>,
+        semiring: S,
+        c: S::T,
+        a: &Matrix<S::T>,
+        d: &Vector<S::T>,
+        u: &Vector<S::T>,
+    ) -> Result<()> {
+        let full = |v: &Vector<S::T>| matches!(v.repr(), VectorRepr::Dense { present: None, .. });
+        let (MatrixRepr::Csr(m), true) = (a.repr(), full(d) && full(u)) else {
+            return affine::mxv_affine_generic(self, w, semiring, c, a, d, u);
+        };
+        // Borrowed views: both vectors are dense with every entry present.
+        let (dv, uv) = (dense_view(d), dense_view(u));
+        // Every entry of `w` is written: its buffer is reused when dense.
+        let old = std::mem::replace(w, Vector::empty(m.nrows()));
+        let mut values = match old.into_repr() {
+            VectorRepr::Dense { values, .. } if values.len() == m.nrows() => values,
+            _ => vec![c; m.nrows()],
+        };
+        super::affine::mxv_affine_csr(semiring, c, m, &dv.values, &uv.values, &mut values);
+        *w = Vector::from_dense(values);
+        Ok(())
+    }
+}
