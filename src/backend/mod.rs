@@ -59,7 +59,12 @@ pub enum EwiseKind<T> {
     /// `op(u, v)` where both are present only.
     Mult,
     /// `op(u or alpha, v or beta)` on the union of patterns.
-    Union { alpha: T, beta: T },
+    Union {
+        /// Stands in for `u` where only `v` is present.
+        alpha: T,
+        /// Stands in for `v` where only `u` is present.
+        beta: T,
+    },
 }
 
 /// The interface a backend implements. Entry points take already-checked

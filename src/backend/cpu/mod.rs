@@ -5,8 +5,10 @@
 mod affine;
 pub(crate) mod b2sr;
 mod bfs_levels;
-mod ext;
 mod dense_view;
+mod ext;
+mod mask;
+mod reduce;
 pub(crate) mod generic;
 mod short_rows;
 mod writeback;
@@ -14,9 +16,12 @@ mod writeback;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use self::dense_view::{dense_view, fold_chunks, for_chunks_mut};
+use self::dense_view::{dense_view, for_chunks_mut};
+pub use self::mask::{HostMask, HostMatrixMask};
 use self::writeback::{allowed_bits, write_matrix, write_vector, RowMask};
-use super::{Backend, Content, EwiseKind, MatrixShape, VectorShape};
+use rayon::prelude::*;
+
+use super::{Backend, Content, EwiseKind};
 use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::container::{
     Accumulate, Flags, Format, Mask, Matrix, MatrixMask, MatrixRepr, NoAccum, Vector, VectorFormat,
@@ -60,103 +65,6 @@ pub(crate) fn count_specialised() {
 }
 fn count_generic() {
     GENERIC.fetch_add(1, Ordering::Relaxed);
-}
-
-/// A host vector of any element type, seen as a mask.
-pub trait HostMask: VectorShape + Sync {
-    /// The positions the mask selects: present entries (`structural`) or present
-    /// nonzero entries.
-    fn mask_bits(&self, structural: bool) -> BitVec;
-}
-
-impl<T: Scalar> HostMask for Vector<T> {
-    fn mask_bits(&self, structural: bool) -> BitVec {
-        if structural {
-            self.pattern()
-        } else {
-            self.nonzero_pattern()
-        }
-    }
-}
-
-/// A host matrix of any element type, seen as a mask.
-pub trait HostMatrixMask: MatrixShape + Sync {
-    /// The entries the mask selects, as a pattern.
-    fn mask_pattern(&self, structural: bool) -> Csr<bool>;
-    /// The selected entries as a B2SR pattern, when the matrix is stored so
-    /// (lets the B2SR kernels use the mask without unpacking it).
-    fn mask_b2sr(&self, _structural: bool) -> Option<&crate::storage::B2sr> {
-        None
-    }
-    /// The CSR structure (row pointers, column indices), borrowed, when the
-    /// matrix is stored as CSR: all a structural mask needs, without a copy.
-    fn csr_structure(&self) -> Option<(&[usize], &[u32])> {
-        None
-    }
-}
-
-impl<T: Scalar> HostMatrixMask for Matrix<T> {
-    fn mask_pattern(&self, structural: bool) -> Csr<bool> {
-        let csr = self.as_csr();
-        if structural {
-            csr.map(|_| true)
-        } else {
-            generic::select_csr(
-                (|v: T, _: usize, _: usize| v.is_nonzero()) as fn(T, usize, usize) -> bool,
-                &csr,
-            )
-            .map(|_| true)
-        }
-    }
-    fn mask_b2sr(&self, structural: bool) -> Option<&crate::storage::B2sr> {
-        match self.repr() {
-            MatrixRepr::B2sr { pattern, value } if structural || value.is_nonzero() => {
-                Some(pattern)
-            }
-            _ => None,
-        }
-    }
-    fn csr_structure(&self) -> Option<(&[usize], &[u32])> {
-        match self.repr() {
-            MatrixRepr::Csr(c) => Some((c.row_ptr(), c.col_idx())),
-            MatrixRepr::B2sr { .. } => None,
-        }
-    }
-}
-
-impl<T: Scalar> VectorShape for Vector<T> {
-    fn len(&self) -> usize {
-        Vector::len(self)
-    }
-}
-impl<T: Scalar> MatrixShape for Matrix<T> {
-    fn nrows(&self) -> usize {
-        Matrix::nrows(self)
-    }
-    fn ncols(&self) -> usize {
-        Matrix::ncols(self)
-    }
-}
-impl<T: Scalar> MatrixShape for DenseMatrix<T> {
-    fn nrows(&self) -> usize {
-        DenseMatrix::nrows(self)
-    }
-    fn ncols(&self) -> usize {
-        DenseMatrix::ncols(self)
-    }
-}
-
-impl<T: Scalar> Vector<T> {
-    /// This vector as a (valued) CPU mask.
-    pub fn as_mask(&self) -> Mask<'_, Cpu> {
-        Mask::new(self as &dyn HostMask)
-    }
-}
-impl<T: Scalar> Matrix<T> {
-    /// This matrix as a (valued) CPU mask.
-    pub fn as_mask(&self) -> MatrixMask<'_, Cpu> {
-        MatrixMask::new(self as &dyn HostMatrixMask)
-    }
 }
 
 /// `a` as CSR, transposed when asked.
@@ -593,71 +501,11 @@ impl Backend for Cpu {
     }
 
     fn reduce_vector<T: Scalar, M: Monoid<T>>(&self, monoid: M, u: &Vector<T>) -> Result<T> {
-        // Present values are combined with each other only: the identity enters
-        // only when there are none (ANY has no true identity).
-        let f = |x: T, y: T| monoid.apply(x, y);
-        let r = match u.repr() {
-            VectorRepr::Dense {
-                values,
-                present: None,
-            } => fold_chunks(values, 4096, |_, c| Some(fold_lanes(c, f)), f),
-            VectorRepr::Dense {
-                values,
-                present: Some(p),
-            } => {
-                let words = p.words();
-                fold_chunks(
-                    values,
-                    4096,
-                    |c, vals| {
-                        let mut acc = None;
-                        for (k, v64) in vals.chunks(64).enumerate() {
-                            let mut bits = words[c * 64 + k];
-                            while bits != 0 {
-                                let x = v64[bits.trailing_zeros() as usize];
-                                bits &= bits - 1;
-                                acc = Some(acc.map_or(x, |a| f(a, x)));
-                            }
-                        }
-                        acc
-                    },
-                    f,
-                )
-            }
-            VectorRepr::Sparse { values, .. } => values.iter().copied().reduce(f),
-            VectorRepr::Bits(b) => (b.count_ones() > 0).then(|| {
-                let mut acc = T::one();
-                for _ in 1..b.count_ones() {
-                    if monoid.terminal() == Some(acc) {
-                        break;
-                    }
-                    acc = f(acc, T::one());
-                }
-                acc
-            }),
-        };
-        Ok(r.unwrap_or_else(|| monoid.identity()))
+        Ok(reduce::reduce_vector(monoid, u))
     }
 
     fn reduce_matrix<T: Scalar, M: Monoid<T>>(&self, monoid: M, a: &Matrix<T>) -> Result<T> {
-        if let MatrixRepr::B2sr { pattern, value } = a.repr() {
-            // Every entry equals `value`: fold it nnz times (log-depth for large counts is not
-            // needed: monoids here are cheap).
-            let nnz = pattern.nnz();
-            if nnz == 0 {
-                return Ok(monoid.identity());
-            }
-            let mut acc = *value;
-            for _ in 1..nnz {
-                if monoid.terminal() == Some(acc) {
-                    break;
-                }
-                acc = monoid.apply(acc, *value);
-            }
-            return Ok(acc);
-        }
-        let c = a.as_csr();
-        Ok(c.values().par_iter_fold(monoid))
+        Ok(reduce::reduce_matrix(monoid, a))
     }
 
     fn extract_vector<T: Scalar, A: Accumulate<T>>(
@@ -879,40 +727,5 @@ impl Backend for Cpu {
         }
         *c = out;
         Ok(())
-    }
-}
-
-use rayon::prelude::*;
-
-/// `f` over a non-empty slice with eight independent accumulators (no chain of
-/// dependent additions; the monoid is associative and commutative).
-fn fold_lanes<T: Scalar>(c: &[T], f: impl Fn(T, T) -> T) -> T {
-    let mut chunks = c.chunks_exact(8);
-    let Some(first) = chunks.next() else {
-        return c.iter().copied().reduce(f).expect("a non-empty slice");
-    };
-    let mut acc: [T; 8] = first.try_into().expect("eight lanes");
-    for ch in &mut chunks {
-        for (a, &x) in acc.iter_mut().zip(ch) {
-            *a = f(*a, x);
-        }
-    }
-    let mut r = acc.into_iter().reduce(&f).expect("eight lanes");
-    for &x in chunks.remainder() {
-        r = f(r, x);
-    }
-    r
-}
-
-trait ParFold<T: Scalar> {
-    fn par_iter_fold<M: Monoid<T>>(&self, monoid: M) -> T;
-}
-impl<T: Scalar> ParFold<T> for [T] {
-    fn par_iter_fold<M: Monoid<T>>(&self, monoid: M) -> T {
-        let f = |x: T, y: T| monoid.apply(x, y);
-        self.par_chunks(4096)
-            .map(|c| fold_lanes(c, f))
-            .reduce_with(f)
-            .unwrap_or_else(|| monoid.identity())
     }
 }
