@@ -7,9 +7,9 @@ pub(crate) mod b2sr;
 mod bfs_levels;
 mod dense_view;
 mod ext;
+pub(crate) mod generic;
 mod mask;
 mod reduce;
-pub(crate) mod generic;
 mod short_rows;
 mod writeback;
 
@@ -126,6 +126,19 @@ fn write_full<T: Scalar, A: Accumulate<T>>(
     Some(())
 }
 
+/// `w<mask> = accum(w, t)` with `flags.replace`: the write of every vector
+/// operation whose result `t` is computed apart.
+fn write_masked<T: Scalar, A: Accumulate<T>>(
+    w: &mut Vector<T>,
+    t: Vector<T>,
+    mask: Option<Mask<'_, Cpu>>,
+    accum: A,
+    flags: Flags,
+) {
+    write_vector(w, t, allowed_bits(mask).as_ref(), accum, flags.replace);
+}
+
+/// `C<mask> = accum(C, t)` with `flags.replace` (matrices).
 fn write_into<T: Scalar, A: Accumulate<T>>(
     c: &mut Matrix<T>,
     t: Csr<T>,
@@ -385,9 +398,7 @@ impl Backend for Cpu {
                 return Ok(());
             }
         }
-        let allowed = allowed_bits(mask);
-        let t = generic::ewise_vector(kind, op, u, v);
-        write_vector(w, t, allowed.as_ref(), accum, flags.replace);
+        write_masked(w, generic::ewise_vector(kind, op, u, v), mask, accum, flags);
         Ok(())
     }
 
@@ -426,14 +437,7 @@ impl Backend for Cpu {
                 return Ok(());
             }
         }
-        let allowed = allowed_bits(mask);
-        write_vector(
-            w,
-            generic::apply_vector(f, u),
-            allowed.as_ref(),
-            accum,
-            flags.replace,
-        );
+        write_masked(w, generic::apply_vector(f, u), mask, accum, flags);
         Ok(())
     }
 
@@ -460,14 +464,7 @@ impl Backend for Cpu {
         u: &Vector<T>,
         flags: Flags,
     ) -> Result<()> {
-        let allowed = allowed_bits(mask);
-        write_vector(
-            w,
-            generic::select_vector(pred, u),
-            allowed.as_ref(),
-            accum,
-            flags.replace,
-        );
+        write_masked(w, generic::select_vector(pred, u), mask, accum, flags);
         Ok(())
     }
 
@@ -494,9 +491,8 @@ impl Backend for Cpu {
         a: &Matrix<T>,
         flags: Flags,
     ) -> Result<()> {
-        let allowed = allowed_bits(mask);
         let t = generic::reduce_rows_csr(monoid, &csr_of(a, flags.transpose_a));
-        write_vector(w, t, allowed.as_ref(), accum, flags.replace);
+        write_masked(w, t, mask, accum, flags);
         Ok(())
     }
 
@@ -517,14 +513,7 @@ impl Backend for Cpu {
         indices: &[usize],
         flags: Flags,
     ) -> Result<()> {
-        let allowed = allowed_bits(mask);
-        write_vector(
-            w,
-            generic::extract_vector(u, indices),
-            allowed.as_ref(),
-            accum,
-            flags.replace,
-        );
+        write_masked(w, generic::extract_vector(u, indices), mask, accum, flags);
         Ok(())
     }
 
