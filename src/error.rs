@@ -18,44 +18,77 @@ use std::path::PathBuf;
 pub enum Error {
     /// Operand shapes do not fit together (GraphBLAS `GrB_DIMENSION_MISMATCH`).
     #[error("{op}: dimension mismatch: {detail}")]
-    DimensionMismatch { op: &'static str, detail: String },
+    DimensionMismatch {
+        /// The operation (`"mxv"`).
+        op: &'static str,
+        /// The shapes that disagree.
+        detail: String,
+    },
 
     /// An index is outside the object it addresses.
     #[error("{op}: index {index} out of bounds for length {len}")]
     IndexOutOfBounds {
+        /// The operation.
         op: &'static str,
+        /// The offending index.
         index: usize,
+        /// The length it must stay below.
         len: usize,
     },
 
     /// An argument is not valid for the operation (empty tile size, bad option, ...).
     #[error("{op}: invalid argument: {detail}")]
-    InvalidArgument { op: &'static str, detail: String },
+    InvalidArgument {
+        /// The operation.
+        op: &'static str,
+        /// What is wrong with the argument.
+        detail: String,
+    },
 
     /// A storage object breaks its own invariants (from `validate()` or a loader).
     #[error("invalid {what}: {detail}")]
-    InvalidStorage { what: &'static str, detail: String },
+    InvalidStorage {
+        /// The kind of object (`"csr"`, `"b2sr"`, `"vector"`).
+        what: &'static str,
+        /// The broken invariant.
+        detail: String,
+    },
 
     /// A matrix or vector is too large for 32-bit indices.
     #[error("{what} is too large: {detail}")]
-    TooLarge { what: &'static str, detail: String },
+    TooLarge {
+        /// The kind of object.
+        what: &'static str,
+        /// Its size and the limit.
+        detail: String,
+    },
 
     /// A text file could not be parsed; `line` is 1-based.
     #[error("{path}: line {line}: {detail}")]
     Parse {
+        /// The file.
         path: String,
+        /// The 1-based line number.
         line: usize,
+        /// What could not be parsed.
         detail: String,
     },
 
     /// A binary file is corrupt or of an unknown version.
     #[error("{path}: corrupt file: {detail}")]
-    CorruptFile { path: String, detail: String },
+    CorruptFile {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        detail: String,
+    },
 
     /// An operating-system I/O error.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The operating-system error.
         #[source]
         source: std::io::Error,
     },
@@ -64,8 +97,11 @@ pub enum Error {
     /// (a user-defined semiring on the GPU, for example). It never computes something else.
     #[error("{backend}: no kernel for {op} with {what}")]
     NoKernel {
+        /// The backend (`"cuda"`).
         backend: &'static str,
+        /// The operation.
         op: &'static str,
+        /// The semiring, operator or format it has no kernel for.
         what: String,
     },
 
@@ -75,7 +111,12 @@ pub enum Error {
 
     /// A CUDA driver, NVRTC or cuSPARSE call failed.
     #[error("CUDA {op}: {detail}")]
-    Cuda { op: &'static str, detail: String },
+    Cuda {
+        /// The failing call.
+        op: &'static str,
+        /// The driver's message.
+        detail: String,
+    },
 }
 
 /// The crate's result type.

@@ -17,7 +17,15 @@ use crate::container::Matrix;
 use crate::scalar::Scalar;
 use crate::storage::Csr;
 
-/// splitmix64: a tiny, fast, well-mixed 64-bit generator.
+/// splitmix64: a tiny, fast, well-mixed 64-bit generator (deterministic per seed).
+///
+/// ```
+/// use bitgraphblas::generate::SplitMix64;
+/// let mut r = SplitMix64::new(42);
+/// let x = r.next_f64();
+/// assert!((0.0..1.0).contains(&x));
+/// assert_ne!(r.next_u64(), SplitMix64::new(43).next_u64());
+/// ```
 #[derive(Clone, Debug)]
 pub struct SplitMix64(u64);
 

@@ -27,6 +27,8 @@
 //! [`ops`] (the operations), which dispatch to a [`backend::Backend`]; [`ext`]
 //! holds the fused operations beside them ([`ext::BackendExt`]).
 
+#![warn(missing_docs)]
+
 pub mod algebra;
 pub mod backend;
 pub mod container;
@@ -42,9 +44,9 @@ pub use algebra::{IndexOp, Semiring};
 #[cfg(feature = "cuda")]
 pub use backend::cuda::CudaBackend;
 pub use backend::{Backend, Cpu};
-pub use ext::BackendExt;
 pub use container::{Desc, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
 pub use error::{Error, Result};
+pub use ext::BackendExt;
 pub use scalar::{Scalar, ScalarType};
 pub use storage::{DenseMatrix, TileSize};
 

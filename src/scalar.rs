@@ -7,14 +7,27 @@
 use std::fmt::Debug;
 
 /// The run-time name of an element type.
+///
+/// ```
+/// use bitgraphblas::{Scalar, ScalarType};
+/// assert_eq!(<f32 as Scalar>::TYPE, ScalarType::F32);
+/// assert_eq!(ScalarType::U64.name(), "uint64");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
+    /// `bool`.
     Bool,
+    /// `i32`.
     I32,
+    /// `u32`.
     U32,
+    /// `i64`.
     I64,
+    /// `u64`.
     U64,
+    /// `f32`.
     F32,
+    /// `f64`.
     F64,
 }
 

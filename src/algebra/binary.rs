@@ -3,21 +3,41 @@
 use crate::scalar::Scalar;
 
 /// Which built-in operator a [`BinaryOp`] is, so a backend can specialise on it.
+///
+/// ```
+/// use bitgraphblas::algebra::{BinaryFn, BinaryOp, BuiltinOp, Min};
+/// assert_eq!(<Min as BinaryOp<i32>>::BUILTIN, Some(BuiltinOp::Min));
+/// assert_eq!(<BinaryFn<i32> as BinaryOp<i32>>::BUILTIN, None); // user operators have no tag
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BuiltinOp {
+    /// [`Plus`].
     Plus,
+    /// [`Minus`].
     Minus,
+    /// [`Times`].
     Times,
+    /// [`Div`].
     Div,
+    /// [`Min`].
     Min,
+    /// [`Max`].
     Max,
+    /// [`Lor`].
     Lor,
+    /// [`Land`].
     Land,
+    /// [`Lxor`].
     Lxor,
+    /// [`First`].
     First,
+    /// [`Second`].
     Second,
+    /// [`Pair`].
     Pair,
+    /// [`Any`].
     Any,
+    /// [`AbsDiff`].
     AbsDiff,
 }
 
@@ -70,33 +90,143 @@ macro_rules! builtin_binary {
     };
 }
 
-builtin_binary!(/// `x + y` (wrapping for integers, OR for bool).
+builtin_binary!(/// `x + y` (wrapping for integers, OR for bool). As a monoid: identity 0.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Monoid, Plus};
+    /// assert_eq!(BinaryOp::<u32>::apply(&Plus, u32::MAX, 2), 1); // wraps
+    /// assert!(BinaryOp::<bool>::apply(&Plus, true, true)); // OR
+    /// assert_eq!(Monoid::<f64>::identity(&Plus), 0.0);
+    /// ```
     Plus, "plus", Plus, |x, y| T::plus(x, y));
-builtin_binary!(/// `x - y` (wrapping for integers, XOR for bool).
+builtin_binary!(/// `x - y` (wrapping for integers, XOR for bool). Not a monoid.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Minus};
+    /// assert_eq!(BinaryOp::<i32>::apply(&Minus, 2, 5), -3);
+    /// assert_eq!(BinaryOp::<u32>::apply(&Minus, 2, 5), u32::MAX - 2); // wraps
+    /// assert!(!BinaryOp::<bool>::apply(&Minus, true, true)); // XOR
+    /// ```
     Minus, "minus", Minus, |x, y| T::minus(x, y));
-builtin_binary!(/// `x * y` (wrapping for integers, AND for bool).
+builtin_binary!(/// `x * y` (wrapping for integers, AND for bool). As a monoid: identity 1,
+    /// and 0 is terminal for integers and bool (not for floats, where `0 * NaN` is NaN).
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Monoid, Times};
+    /// assert_eq!(BinaryOp::<i64>::apply(&Times, -3, 4), -12);
+    /// assert_eq!(Monoid::<u32>::identity(&Times), 1);
+    /// assert_eq!(Monoid::<u32>::terminal(&Times), Some(0));
+    /// assert_eq!(Monoid::<f32>::terminal(&Times), None);
+    /// ```
     Times, "times", Times, |x, y| T::times(x, y));
-builtin_binary!(/// `x / y` (integer division by zero gives 0).
+builtin_binary!(/// `x / y` (integer division truncates; integer division by zero gives 0).
+    /// Not a monoid.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Div};
+    /// assert_eq!(BinaryOp::<i32>::apply(&Div, 7, 2), 3);
+    /// assert_eq!(BinaryOp::<i32>::apply(&Div, 7, 0), 0);
+    /// assert_eq!(BinaryOp::<f64>::apply(&Div, 7.0, 2.0), 3.5);
+    /// ```
     Div, "div", Div, |x, y| T::div(x, y));
-builtin_binary!(/// The smaller of `x` and `y`.
+builtin_binary!(/// The smaller of `x` and `y` (for floats a NaN operand is ignored). As a
+    /// monoid: identity the type's largest value (`+inf` for floats), terminal its smallest.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Min, Monoid};
+    /// assert_eq!(BinaryOp::<i32>::apply(&Min, -4, 3), -4);
+    /// assert_eq!(BinaryOp::<f64>::apply(&Min, f64::NAN, 1.0), 1.0);
+    /// assert_eq!(Monoid::<f32>::identity(&Min), f32::INFINITY);
+    /// assert_eq!(Monoid::<u32>::terminal(&Min), Some(0));
+    /// ```
     Min, "min", Min, |x, y| T::min_of(x, y));
-builtin_binary!(/// The larger of `x` and `y`.
+builtin_binary!(/// The larger of `x` and `y` (for floats a NaN operand is ignored). As a
+    /// monoid: identity the type's smallest value (`-inf` for floats), terminal its largest.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Max, Monoid};
+    /// assert_eq!(BinaryOp::<i32>::apply(&Max, -4, 3), 3);
+    /// assert_eq!(Monoid::<i64>::identity(&Max), i64::MIN);
+    /// assert_eq!(Monoid::<f64>::identity(&Max), f64::NEG_INFINITY);
+    /// ```
     Max, "max", Max, |x, y| T::max_of(x, y));
-builtin_binary!(/// Logical OR of `x != 0` and `y != 0`, as 1 or 0.
+builtin_binary!(/// Logical OR of `x != 0` and `y != 0`, as 1 or 0. As a monoid: identity 0,
+    /// terminal 1 (a reduction stops at the first nonzero).
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Lor, Monoid};
+    /// assert_eq!(BinaryOp::<i32>::apply(&Lor, 0, 5), 1);
+    /// assert_eq!(BinaryOp::<i32>::apply(&Lor, 0, 0), 0);
+    /// assert_eq!(Monoid::<bool>::terminal(&Lor), Some(true));
+    /// ```
     Lor, "lor", Lor, |x, y| if x.is_nonzero() || y.is_nonzero() { T::one() } else { T::zero() });
-builtin_binary!(/// Logical AND of `x != 0` and `y != 0`, as 1 or 0.
+builtin_binary!(/// Logical AND of `x != 0` and `y != 0`, as 1 or 0. As a monoid: identity 1,
+    /// terminal 0.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Land, Monoid};
+    /// assert_eq!(BinaryOp::<f32>::apply(&Land, 3.0, 4.0), 1.0);
+    /// assert_eq!(BinaryOp::<f32>::apply(&Land, 3.0, 0.0), 0.0);
+    /// assert!(Monoid::<bool>::identity(&Land));
+    /// ```
     Land, "land", Land, |x, y| if x.is_nonzero() && y.is_nonzero() { T::one() } else { T::zero() });
-builtin_binary!(/// Logical XOR of `x != 0` and `y != 0`, as 1 or 0.
+builtin_binary!(/// Logical XOR of `x != 0` and `y != 0`, as 1 or 0. As a monoid: identity 0,
+    /// no terminal (a parity reduction reads every entry).
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::{BinaryOp, Lxor}, Cpu, Vector};
+    /// assert!(!BinaryOp::<bool>::apply(&Lxor, true, true));
+    /// // The parity of the number of set entries.
+    /// let u = Vector::from_dense(vec![true, true, false, true]);
+    /// assert!(ops::reduce(&Cpu::new(), Lxor, &u)?);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     Lxor, "lxor", Lxor, |x, y| if x.is_nonzero() != y.is_nonzero() { T::one() } else { T::zero() });
-builtin_binary!(/// `x`.
+builtin_binary!(/// `x`. As an accumulator it keeps the old entries and only fills the gaps.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::{BinaryOp, First}, Cpu, Desc, Vector};
+    /// assert_eq!(BinaryOp::<i32>::apply(&First, 1, 2), 1);
+    /// let mut w = Vector::from_entries(3, vec![(0, 5i32)])?;
+    /// ops::assign_scalar(&Cpu::new(), &mut w, 9, None, &Desc::new().accum(First))?;
+    /// assert_eq!(w.to_vec(0), vec![5, 9, 9]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     First, "first", First, |x, _y| x);
-builtin_binary!(/// `y`.
+builtin_binary!(/// `y`. As an accumulator it overwrites where the result is present and
+    /// keeps the old entries elsewhere (no accumulator would delete them).
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::{BinaryOp, Second}, Cpu, Desc, Vector};
+    /// assert_eq!(BinaryOp::<f32>::apply(&Second, 1.0, 2.0), 2.0);
+    /// let mut w = Vector::from_entries(3, vec![(0, 5i32), (2, 7)])?;
+    /// let t = Vector::from_entries(3, vec![(0, 1i32), (1, 2)])?;
+    /// ops::assign(&Cpu::new(), &mut w, &t, &[0, 1, 2], &Desc::new().accum(Second))?;
+    /// assert_eq!(w.to_vec(0), vec![1, 2, 7]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     Second, "second", Second, |_x, y| y);
-builtin_binary!(/// `1`, whatever the operands (GraphBLAS `PAIR`, also called `ONEB`).
+builtin_binary!(/// `1`, whatever the operands (GraphBLAS `PAIR`, also called `ONEB`): the
+    /// multiplier of the counting semirings ([`PlusPair`](crate::algebra::PlusPair)).
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BinaryOp, Pair};
+    /// assert_eq!(BinaryOp::<f64>::apply(&Pair, 7.5, -2.0), 1.0);
+    /// assert!(BinaryOp::<bool>::apply(&Pair, false, false));
+    /// ```
     Pair, "pair", Pair, |_x, _y| T::one());
 builtin_binary!(/// Either operand (`ANY`: a reduction may keep whichever it meets first).
     /// This implementation returns `x`; results that depend on the choice are
     /// only defined up to it.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::Any, Cpu, Vector};
+    /// // Some present entry, whichever the backend meets first.
+    /// let u = Vector::from_entries(6, vec![(1, 4u32), (4, 8)])?;
+    /// let x = ops::reduce(&Cpu::new(), Any, &u)?;
+    /// assert!(x == 4 || x == 8);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     Any, "any", Any, |x, _y| x);
 builtin_binary!(/// `|x - y|`: `x - y` where `x > y`, else `y - x` (no wrap-around for
     /// unsigned integers; for bool `x != y`; a NaN operand gives NaN): the
@@ -201,6 +331,14 @@ impl<T: Scalar> BinaryFn<T> {
     }
     /// A monoid from `f` and its identity. The caller promises that `f` is
     /// associative and commutative and that `identity` is its identity.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::BinaryFn, Cpu, Vector};
+    /// let gcd = BinaryFn::<u64>::monoid(|mut a, mut b| { while b != 0 { (a, b) = (b, a % b); } a }, 0);
+    /// let u = Vector::from_dense(vec![12u64, 18, 30]);
+    /// assert_eq!(ops::reduce(&Cpu::new(), gcd, &u)?, 6);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     pub fn monoid(f: fn(T, T) -> T, identity: T) -> Self {
         BinaryFn {
             f,

@@ -6,6 +6,13 @@ use super::binary::{Any, BinaryOp, Land, Lor, Max, Min, Monoid, Pair, Plus, Seco
 use crate::scalar::{Scalar, ScalarType};
 
 /// The built-in semiring families a backend may specialise.
+///
+/// ```
+/// use bitgraphblas::algebra::{MinPlus, Semiring, SemiringKind};
+/// let id = <MinPlus<f32> as Semiring>::KERNEL.unwrap();
+/// assert_eq!(id.kind(), SemiringKind::MinPlus);
+/// assert_eq!(id.kind().name(), "min_plus");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SemiringKind {
     /// `LOR.LAND` on bool: reachability.
@@ -44,6 +51,14 @@ impl SemiringKind {
 
 /// Identifies a built-in semiring at a given element type. Only this crate can
 /// make one, so a user semiring can never claim a specialised kernel.
+///
+/// ```
+/// use bitgraphblas::algebra::{Max, Plus, PlusTimes, Semiring, SemiringFrom};
+/// use bitgraphblas::ScalarType;
+/// let id = <PlusTimes<u64> as Semiring>::KERNEL.unwrap();
+/// assert_eq!(id.scalar_type(), ScalarType::U64);
+/// assert_eq!(<SemiringFrom<u64, Max, Plus> as Semiring>::KERNEL, None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KernelId {
     kind: SemiringKind,
@@ -178,28 +193,117 @@ macro_rules! builtin_semiring {
     };
 }
 
-builtin_semiring!(/// `PLUS.TIMES`: `w_i = Σ_j a_ij · u_j`.
+builtin_semiring!(/// `PLUS.TIMES`: `w_i = Σ_j a_ij · u_j`; ordinary linear algebra.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::PlusTimes, Cpu, Desc, Matrix, Vector};
+    /// // A random walk on 0 <-> 1 that stays at 1 half the time.
+    /// let p = Matrix::from_triplets(2, 2, vec![(0, 1, 1.0f64), (1, 0, 0.5), (1, 1, 0.5)])?;
+    /// let x = Vector::from_dense(vec![0.5f64, 0.5]);
+    /// let mut next = Vector::empty(2);
+    /// ops::vxm(&Cpu::new(), &mut next, PlusTimes::<f64>::new(), &x, &p, &Desc::new())?;
+    /// assert_eq!(next.to_vec(0.0), vec![0.25, 0.75]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     PlusTimes, PlusTimes, Plus, Times, "plus_times", [i32, u32, i64, u64, f32, f64]);
-builtin_semiring!(/// `PLUS.PAIR`: `w_i` = number of `j` with both `a_ij` and `u_j` present.
+builtin_semiring!(/// `PLUS.PAIR`: `w_i` = number of `j` with both `a_ij` and `u_j` present
+    /// (the values are ignored).
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::PlusPair, Cpu, Desc, Matrix, Vector};
+    /// // How many neighbours of each vertex are in the set {1, 3}?
+    /// let a = Matrix::from_triplets(4, 4, vec![(0, 1, 5u32), (0, 2, 6), (0, 3, 8), (2, 3, 4)])?;
+    /// let set = Vector::from_entries(4, vec![(1, 70u32), (3, 90)])?;
+    /// let mut w = Vector::empty(4);
+    /// ops::mxv(&Cpu::new(), &mut w, PlusPair::<u32>::new(), &a, &set, &Desc::new())?;
+    /// assert_eq!(w.entries(), vec![(0, 2), (2, 1)]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     PlusPair, PlusPair, Plus, Pair, "plus_pair", [i32, u32, i64, u64, f32, f64]);
 builtin_semiring!(/// `MIN.PLUS`: `w_i = min_j (a_ij + u_j)`; shortest paths.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::{Min, MinPlus}, Cpu, Desc, Matrix, Vector};
+    /// // 0 -> 2 costs 5 directly, 1 + 2 through vertex 1.
+    /// let a = Matrix::from_triplets(3, 3, vec![(0, 1, 1.0f32), (1, 2, 2.0), (0, 2, 5.0)])?;
+    /// let mut dist = Vector::from_entries(3, vec![(0, 0.0f32)])?;
+    /// for _ in 0..2 {
+    ///     let d = dist.clone(); // dist = min(dist, dist A)
+    ///     ops::vxm(&Cpu::new(), &mut dist, MinPlus::<f32>::new(), &d, &a, &Desc::new().accum(Min))?;
+    /// }
+    /// assert_eq!(dist.to_vec(f32::INFINITY), vec![0.0, 1.0, 3.0]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     MinPlus, MinPlus, Min, Plus, "min_plus", [i32, u32, i64, u64, f32, f64]);
 builtin_semiring!(/// `MAX.TIMES`: `w_i = max_j (a_ij · u_j)`. Unsigned and float types only,
     /// where the identity (0 or -inf) behaves.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::MaxTimes, Cpu, Desc, Matrix};
+    /// // Edge values are success probabilities; two routes 0 -> 2 in two hops.
+    /// let e = vec![(0, 1, 0.75f64), (1, 2, 0.75), (0, 3, 0.5), (3, 2, 1.0)];
+    /// let a = Matrix::from_triplets(4, 4, e)?;
+    /// let mut two_hop = Matrix::empty(4, 4);
+    /// ops::mxm(&Cpu::new(), &mut two_hop, MaxTimes::<f64>::new(), &a, &a, &Desc::new())?;
+    /// assert_eq!(two_hop.get(0, 2), Some(0.5625)); // 0.75 * 0.75 beats 0.5 * 1.0
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     MaxTimes, MaxTimes, Max, Times, "max_times", [u32, u64, f32, f64]);
 builtin_semiring!(/// `MIN.SECOND`: `w_i = min_j u_j` over the neighbours `j` of `i`.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::MinSecond, Cpu, Desc, Matrix, Vector};
+    /// // Label propagation on the path 1 - 2 - 3 (vertex 0 is isolated).
+    /// let e = vec![(1, 2, 1u64), (2, 1, 1), (2, 3, 1), (3, 2, 1)];
+    /// let a = Matrix::from_triplets(4, 4, e)?;
+    /// let labels = Vector::from_dense(vec![0u64, 1, 2, 3]);
+    /// let mut w = Vector::empty(4);
+    /// ops::mxv(&Cpu::new(), &mut w, MinSecond::<u64>::new(), &a, &labels, &Desc::new())?;
+    /// assert_eq!(w.entries(), vec![(1, 2), (2, 1), (3, 2)]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     MinSecond, MinSecond, Min, Second, "min_second", [i32, u32, i64, u64, f32, f64]);
-builtin_semiring!(/// `MAX.MIN`: `w_i = max_j min(a_ij, u_j)`; bottleneck paths.
+builtin_semiring!(/// `MAX.MIN`: `w_i = max_j min(a_ij, u_j)`; bottleneck (widest) paths.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::MaxMin, Cpu, Desc, Matrix, Vector};
+    /// // Capacities: 0 -> 1 -> 2 carries min(5, 3), 0 -> 3 -> 2 carries min(2, 9).
+    /// let a = Matrix::from_triplets(4, 4, vec![(0, 1, 5u32), (1, 2, 3), (0, 3, 2), (3, 2, 9)])?;
+    /// let source = Vector::from_entries(4, vec![(0, u32::MAX)])?;
+    /// let (cpu, mut one, mut two) = (Cpu::new(), Vector::empty(4), Vector::empty(4));
+    /// ops::vxm(&cpu, &mut one, MaxMin::<u32>::new(), &source, &a, &Desc::new())?;
+    /// ops::vxm(&cpu, &mut two, MaxMin::<u32>::new(), &one, &a, &Desc::new())?;
+    /// assert_eq!(two.get(2), Some(3));
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     MaxMin, MaxMin, Max, Min, "max_min", [i32, u32, i64, u64, f32, f64]);
-builtin_semiring!(/// `ANY.PAIR`: `w_i = 1` wherever some `j` has both `a_ij` and `u_j`.
+builtin_semiring!(/// `ANY.PAIR`: `w_i = 1` wherever some `j` has both `a_ij` and `u_j`;
+    /// reachability at any element type, and a reduction may stop at the first `j`.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::AnyPair, Cpu, Desc, Matrix, Vector};
+    /// let a = Matrix::from_triplets(3, 3, vec![(0, 1, 4.0f32), (0, 2, 9.0), (2, 2, 3.0)])?;
+    /// let u = Vector::from_entries(3, vec![(1, 0.5f32), (2, 7.0)])?;
+    /// let mut w = Vector::empty(3);
+    /// ops::mxv(&Cpu::new(), &mut w, AnyPair::<f32>::new(), &a, &u, &Desc::new())?;
+    /// assert_eq!(w.entries(), vec![(0, 1.0), (2, 1.0)]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     AnyPair, AnyPair, Any, Pair, "any_pair", [bool, i32, u32, i64, u64, f32, f64]);
 
-/// `LOR.LAND` on bool: `w_i = ∨_j (a_ij ∧ u_j)`; the reachability semiring.
+/// `LOR.LAND` on bool: `w_i = ∨_j (a_ij ∧ u_j)`; the reachability semiring,
+/// and the one the B2SR bit kernels are built for.
 ///
 /// ```
-/// use bitgraphblas::algebra::{LorLand, Semiring};
-/// assert!(LorLand.add(true, false));
-/// assert!(!LorLand.mul(true, false));
+/// use bitgraphblas::{ops, algebra::LorLand, Cpu, Desc, Format, Matrix, TileSize, Vector};
+/// let a = Matrix::from_triplets(3, 3, vec![(0, 1, true), (1, 2, true), (2, 2, true)])?
+///     .to_format(Format::B2sr(TileSize::T8))?;
+/// let target = Vector::from_entries(3, vec![(2, true)])?;
+/// let mut w = Vector::empty(3);
+/// // Pull: the vertices with an edge into vertex 2.
+/// ops::mxv(&Cpu::new(), &mut w, LorLand, &a, &target, &Desc::new())?;
+/// assert_eq!(w.entries(), vec![(1, true), (2, true)]);
+/// # Ok::<(), bitgraphblas::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LorLand;

@@ -4,12 +4,25 @@ use super::binary::BinaryOp;
 use crate::scalar::Scalar;
 
 /// Which built-in unary operator a [`UnaryOp`] is.
+///
+/// ```
+/// use bitgraphblas::algebra::{Abs, BindSecond, BuiltinOp, BuiltinUnary, Times, UnaryFn, UnaryOp};
+/// assert_eq!(UnaryOp::<i32>::builtin(&Abs), Some(BuiltinUnary::Abs));
+/// let half = BindSecond(Times, 0.5f32);
+/// assert_eq!(half.builtin(), Some(BuiltinUnary::BindSecond(BuiltinOp::Times, 0.5)));
+/// assert_eq!(UnaryFn::<f32>(|x| x * x).builtin(), None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BuiltinUnary {
+    /// [`Identity`].
     Identity,
+    /// [`Ainv`].
     Ainv,
+    /// [`Abs`].
     Abs,
+    /// [`Lnot`].
     Lnot,
+    /// [`One`].
     One,
     /// A built-in binary operator with its first operand bound (value as f64).
     BindFirst(super::BuiltinOp, f64),
@@ -52,15 +65,55 @@ macro_rules! builtin_unary {
     };
 }
 
-builtin_unary!(/// `x`.
+builtin_unary!(/// `x`. With [`apply`](crate::ops::apply) and a mask: copy the allowed entries.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::Identity, Cpu, Desc, Vector};
+    /// let u = Vector::from_dense(vec![1.5f64, 2.5, 3.5]);
+    /// let keep = Vector::from_entries(3, vec![(0, true), (2, true)])?;
+    /// let mut w = Vector::empty(3);
+    /// ops::apply(&Cpu::new(), &mut w, Identity, &u, &Desc::new().mask(keep.as_mask()))?;
+    /// assert_eq!(w.entries(), vec![(0, 1.5), (2, 3.5)]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     Identity, "identity", Identity, |x| x);
-builtin_unary!(/// `-x` (`0 - x`, wrapping; bool: `x`).
+builtin_unary!(/// `-x` (`0 - x`, wrapping; bool: `x`): the additive inverse.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{Ainv, UnaryOp};
+    /// assert_eq!(UnaryOp::<f64>::apply(&Ainv, 2.5), -2.5);
+    /// assert_eq!(UnaryOp::<u32>::apply(&Ainv, 1), u32::MAX); // wraps
+    /// assert!(UnaryOp::<bool>::apply(&Ainv, true));
+    /// ```
     Ainv, "ainv", Ainv, |x| if T::TYPE == crate::ScalarType::Bool { x } else { T::minus(T::zero(), x) });
 builtin_unary!(/// `|x|`.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{Abs, UnaryOp};
+    /// assert_eq!(UnaryOp::<i64>::apply(&Abs, -7), 7);
+    /// assert_eq!(UnaryOp::<f32>::apply(&Abs, -0.5), 0.5);
+    /// ```
     Abs, "abs", Abs, |x| if x < T::zero() { T::minus(T::zero(), x) } else { x });
 builtin_unary!(/// `!(x != 0)`, as 1 or 0.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{Lnot, UnaryOp};
+    /// assert_eq!(UnaryOp::<i32>::apply(&Lnot, 0), 1);
+    /// assert_eq!(UnaryOp::<i32>::apply(&Lnot, -5), 0);
+    /// assert!(!UnaryOp::<bool>::apply(&Lnot, true));
+    /// ```
     Lnot, "lnot", Lnot, |x| if x.is_nonzero() { T::zero() } else { T::one() });
-builtin_unary!(/// `1`.
+builtin_unary!(/// `1`: turns a valued matrix into its pattern of ones.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::One, Cpu, Desc, Matrix};
+    /// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 0.3f32), (1, 0, 7.0)])?;
+    /// let mut p = Matrix::empty(2, 2);
+    /// ops::apply_matrix(&Cpu::new(), &mut p, One, &a, &Desc::new())?;
+    /// assert_eq!(p.iso_value(), Some(1.0));
+    /// assert_eq!(p.nvals(), 2);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     One, "one", One, |_x| T::one());
 
 /// `f(s, x)`: a binary operator with its first operand bound to a scalar.
@@ -123,6 +176,18 @@ impl<T: Scalar> UnaryOp<T> for UnaryFn<T> {
 /// The built-in `select` predicates (GraphBLAS index-unary operators).
 /// `k` is the "thunk": a diagonal offset for the structural ones, a value for
 /// the valued ones.
+///
+/// ```
+/// use bitgraphblas::{ops, Cpu, Desc, IndexOp, Matrix};
+/// let e = vec![(0, 0, 5i32), (0, 1, -1), (1, 1, 2), (2, 1, 8)];
+/// let a = Matrix::from_triplets(3, 3, e)?;
+/// let (cpu, mut diag, mut big) = (Cpu::new(), Matrix::empty(3, 3), Matrix::empty(3, 3));
+/// ops::select_matrix(&cpu, &mut diag, IndexOp::Diag(0), &a, &Desc::new())?;
+/// assert_eq!((diag.nvals(), diag.get(1, 1)), (2, Some(2)));
+/// ops::select_matrix(&cpu, &mut big, IndexOp::ValueGe(5), &a, &Desc::new())?;
+/// assert_eq!((big.get(0, 0), big.get(2, 1), big.nvals()), (Some(5), Some(8), 2));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum IndexOp<T> {
     /// Keep `j <= i + k` (lower triangle, `k = 0` keeps the diagonal, `-1` strictly below).
@@ -158,6 +223,9 @@ pub enum IndexOp<T> {
 /// use bitgraphblas::algebra::{IndexOp, IndexUnaryOp};
 /// assert!(IndexOp::<f32>::Tril(0).keep(1.0, 3, 2));
 /// assert!(!IndexOp::ValueGt(2.0f32).keep(1.0, 0, 0));
+/// // A user predicate is a plain function.
+/// let even: fn(u32, usize, usize) -> bool = |v, _, _| v % 2 == 0;
+/// assert!(even.keep(4, 0, 0));
 /// ```
 pub trait IndexUnaryOp<T: Scalar>: Copy + Send + Sync {
     /// The built-in predicate, `None` for user closures.

@@ -403,4 +403,3 @@ pub trait Backend: Sized + Send + Sync {
         b: &Self::Dense<T>,
     ) -> Result<()>;
 }
-

@@ -8,6 +8,18 @@ use crate::storage::b2sr::Profile;
 use crate::storage::{B2sr, Csr, TileSize};
 
 /// The storage format of a [`Matrix`].
+///
+/// ```
+/// use bitgraphblas::{Format, Matrix, TileSize};
+/// let a = Matrix::from_triplets(4, 4, vec![(0, 1, 1u32), (2, 3, 1)])?;
+/// assert_eq!(a.format(), Format::Csr);
+/// assert_eq!(a.to_format(Format::B2sr(TileSize::T8))?.format(), Format::B2sr(TileSize::T8));
+/// // B2SR stores one value for all entries: differing values cannot convert.
+/// let v = Matrix::from_triplets(4, 4, vec![(0, 1, 1u32), (2, 3, 2)])?;
+/// assert!(v.to_format(Format::B2sr(TileSize::T8)).is_err());
+/// assert_eq!(v.to_format(Format::Auto)?.format(), Format::Csr);
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// Compressed sparse rows with a value per entry.
@@ -20,12 +32,28 @@ pub enum Format {
 }
 
 /// The storage of a [`Matrix`].
+///
+/// ```
+/// use bitgraphblas::{container::MatrixRepr, Format, Matrix, TileSize};
+/// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 3.0f32), (1, 0, 3.0)])?;
+/// let b = a.to_format(Format::B2sr(TileSize::T4))?;
+/// match b.repr() {
+///     MatrixRepr::B2sr { pattern, value } => assert_eq!((pattern.nnz(), *value), (2, 3.0)),
+///     MatrixRepr::Csr(_) => unreachable!(),
+/// }
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum MatrixRepr<T> {
     /// A value per stored entry.
     Csr(Csr<T>),
     /// Every stored entry equals `value`.
-    B2sr { pattern: B2sr, value: T },
+    B2sr {
+        /// Where the entries are.
+        pattern: B2sr,
+        /// The value of every entry.
+        value: T,
+    },
 }
 
 /// A sparse matrix, behind one interface whatever its storage.

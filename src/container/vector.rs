@@ -5,6 +5,16 @@ use crate::scalar::Scalar;
 use crate::storage::BitVec;
 
 /// How a [`Vector`] stores its entries.
+///
+/// ```
+/// use bitgraphblas::{Vector, VectorFormat};
+/// let u = Vector::from_entries(100, vec![(3, 1u32), (70, 1)])?;
+/// assert_eq!(u.format(), VectorFormat::Sparse);
+/// let bits = u.to_format(VectorFormat::Bits)?; // only entries equal to one
+/// assert_eq!((bits.format(), bits.get(70)), (VectorFormat::Bits, Some(1)));
+/// assert_eq!(u.to_format(VectorFormat::Dense)?.entries(), u.entries());
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VectorFormat {
     /// A value per index plus an optional presence bitmap.
@@ -16,19 +26,36 @@ pub enum VectorFormat {
 }
 
 /// The storage of a [`Vector`].
+///
+/// ```
+/// use bitgraphblas::{container::VectorRepr, Vector};
+/// let u = Vector::from_repr(4, VectorRepr::Sparse { indices: vec![1, 3], values: vec![5i32, 6] })?;
+/// assert_eq!(u.to_vec(0), vec![0, 5, 0, 6]);
+/// // Indices must be strictly increasing.
+/// let bad = VectorRepr::Sparse { indices: vec![3, 1], values: vec![5i32, 6] };
+/// assert!(Vector::from_repr(4, bad).is_err());
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum VectorRepr<T> {
     /// `values[i]` for every `i`; `present` marks the stored entries (`None`: all stored).
     /// Values at absent positions are unspecified.
     Dense {
+        /// One value per index.
         values: Vec<T>,
+        /// The present indices (`None`: all).
         present: Option<BitVec>,
     },
     /// Entry `i` is present with value one exactly where bit `i` is set
     /// (a frontier, a visited set, a boolean mask).
     Bits(BitVec),
     /// Strictly increasing indices and their values.
-    Sparse { indices: Vec<u32>, values: Vec<T> },
+    Sparse {
+        /// The present indices, strictly increasing.
+        indices: Vec<u32>,
+        /// The value at each of `indices`.
+        values: Vec<T>,
+    },
 }
 
 /// A vector of length `len` whose entries are present or absent.

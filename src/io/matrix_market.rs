@@ -53,6 +53,16 @@ use crate::scalar::{Scalar, ScalarType};
 use crate::storage::Csr;
 
 /// The value field of a Matrix Market file.
+///
+/// ```
+/// use bitgraphblas::io::{read_matrix_market_from, MmField};
+/// // A `real` field with values; `pattern` would give every entry the value one.
+/// let text = "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 0.5\n";
+/// let a = read_matrix_market_from::<f64, _>(text.as_bytes(), "real")?;
+/// assert_eq!(a.get(0, 1), Some(0.5));
+/// assert_ne!(MmField::Real, MmField::Pattern);
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum MmField {
@@ -65,6 +75,15 @@ pub enum MmField {
 }
 
 /// The symmetry of a Matrix Market file.
+///
+/// ```
+/// use bitgraphblas::io::read_matrix_market_from;
+/// // `general` keeps (2, 1) as it is; `symmetric` would add (1, 2) as well.
+/// let text = "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1\n";
+/// let a = read_matrix_market_from::<bool, _>(text.as_bytes(), "general")?;
+/// assert_eq!((a.nvals(), a.get(1, 0), a.get(0, 1)), (1, Some(true), None));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum MmSymmetry {

@@ -3,7 +3,9 @@
 //! uploaded with `b.upload_*`, results downloaded and compared.
 
 use bitgraphblas::backend::{MatrixShape, VectorShape};
-use bitgraphblas::{ext, ops, Backend, BackendExt, DenseMatrix, Format, Mask, MatrixMask, Scalar, VectorFormat};
+use bitgraphblas::{
+    ext, ops, Backend, BackendExt, DenseMatrix, Format, Mask, MatrixMask, Scalar, VectorFormat,
+};
 use quickcheck::{Arbitrary, Gen};
 
 use super::gen::{below, dim, with_desc, DescCfg, MaskKind, SpMat, SpVec, FORMATS};

@@ -24,12 +24,26 @@ pub use profile::{Profile, TileEstimate};
 pub use tile::{Tile16, Tile32, Tile4, Tile64, Tile8, TileBits};
 
 /// The tile edge `k`, or `Auto` to let the sampling profile choose.
+///
+/// ```
+/// use bitgraphblas::TileSize;
+/// let t: TileSize = "16".parse()?;
+/// assert_eq!((t, t.k(), t.tile_bytes()), (TileSize::T16, Some(16), Some(32)));
+/// assert_eq!("auto".parse::<TileSize>()?.k(), None);
+/// assert!(TileSize::from_k(12).is_err());
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TileSize {
+    /// 4x4 tiles (2 bytes each).
     T4,
+    /// 8x8 tiles (8 bytes each).
     T8,
+    /// 16x16 tiles (32 bytes each).
     T16,
+    /// 32x32 tiles (128 bytes each).
     T32,
+    /// 64x64 tiles (512 bytes each).
     T64,
     /// Choose by [`Profile`]: the size with the least estimated `mxv` work.
     Auto,
@@ -99,7 +113,18 @@ impl std::fmt::Display for TileSize {
     }
 }
 
-/// The tile arrays at one tile layout `L`.
+/// The tile arrays at one tile layout `L`: a CSR whose entries are tiles.
+///
+/// ```
+/// use bitgraphblas::storage::{b2sr::{B2srTiles, TileBits}, B2sr, Csr, TileSize};
+/// // Entries (0, 5) and (1, 6) share the 4x4 tile at tile row 0, tile column 1.
+/// let a = Csr::from_triplets(8, 8, vec![(0, 5, true), (1, 6, true)], |x, _| x)?;
+/// let b = B2sr::from_csr(&a, TileSize::T4)?;
+/// let B2srTiles::T4(blk) = b.tiles() else { unreachable!() };
+/// assert_eq!((blk.tile_row_ptr(), blk.tile_col_idx()), (&[0, 1, 1][..], &[1][..]));
+/// assert_eq!((blk.tiles()[0].row(0), blk.tiles()[0].row(1)), (0b0010, 0b0100));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct B2srBlocks<L> {
     pub(crate) tile_row_ptr: Vec<u32>,
@@ -128,12 +153,28 @@ impl<L: TileBits> B2srBlocks<L> {
 }
 
 /// The tile arrays, for whichever tile size the matrix uses.
+///
+/// ```
+/// use bitgraphblas::storage::{b2sr::B2srTiles, B2sr, Csr, TileSize};
+/// let a = Csr::from_triplets(40, 40, vec![(0, 39, true)], |x, _| x)?;
+/// let b = B2sr::from_csr(&a, TileSize::T32)?;
+/// match b.tiles() {
+///     B2srTiles::T32(blk) => assert_eq!(blk.tile_col_idx(), &[1]),
+///     _ => unreachable!("packed at 32x32"),
+/// }
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum B2srTiles {
+    /// 4x4 tiles.
     T4(B2srBlocks<Tile4>),
+    /// 8x8 tiles.
     T8(B2srBlocks<Tile8>),
+    /// 16x16 tiles.
     T16(B2srBlocks<Tile16>),
+    /// 32x32 tiles.
     T32(B2srBlocks<Tile32>),
+    /// 64x64 tiles.
     T64(B2srBlocks<Tile64>),
 }
 
@@ -168,6 +209,17 @@ macro_rules! for_tile_size {
 pub(crate) use for_tile_size;
 
 /// A B2SR pattern matrix (no values: a [`crate::Matrix`] adds the iso value).
+///
+/// ```
+/// use bitgraphblas::storage::{B2sr, Csr, TileSize};
+/// // A 10x10 diagonal: three 4x4 tile rows, one tile each on the diagonal.
+/// let a = Csr::from_triplets(10, 10, (0..10).map(|i| (i, i, true)), |x, _| x)?;
+/// let b = B2sr::from_csr(&a, TileSize::T4)?;
+/// assert_eq!((b.tile_rows(), b.ntiles(), b.nnz()), (3, 3, 10));
+/// assert_eq!(b.bytes(), 4 * 4 + 4 * 3 + 3 * 2);
+/// assert_eq!(b.entries()[9], (9, 9));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct B2sr {
     pub(crate) nrows: usize,

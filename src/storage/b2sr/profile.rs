@@ -13,6 +13,15 @@ use crate::scalar::Scalar;
 use crate::storage::csr::Csr;
 
 /// The estimate for one tile size.
+///
+/// ```
+/// use bitgraphblas::storage::{b2sr::Profile, Csr, TileSize};
+/// // A diagonal: every tile holds k of its k * k bits.
+/// let a = Csr::from_triplets(64, 64, (0..64).map(|i| (i, i, true)), |x, _| x)?;
+/// let e4 = Profile::sample_with(&a, 64, 1).estimate(TileSize::T4).copied().unwrap();
+/// assert_eq!((e4.tiles, e4.fill), (16.0, 0.25));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TileEstimate {
     /// The tile size.
@@ -24,7 +33,8 @@ pub struct TileEstimate {
     /// Estimated bytes of the B2SR arrays (32-bit indices).
     pub bytes: f64,
     /// Estimated work of a boolean `mxv` on this tile size (see the module
-    /// docs), in [`WORK_PER_NS`] units; only the ratios between sizes matter.
+    /// docs), in units of 1/16 ns (`WORK_PER_NS` per nanosecond); only the ratios
+    /// between sizes matter.
     pub cost: f64,
 }
 
@@ -34,8 +44,8 @@ pub struct TileEstimate {
 /// single-thread times of the `bin_bin_bin` kernel (AVX2) at every tile size
 /// 4..32 on delaunay_n14, USA-road-d.NY, ego-Twitter, cnr-2000 and the
 /// 1024x1024 grid, over the products whose tiles fit in 24 MiB
-/// (`cargo bench --bench mxv -- --fit` prints the data and the fit; run 6 in
-/// `benches/results/cpu.md`). RMS relative error 16%. On those graphs it
+/// (`cargo bench --bench mxv -- --fit` prints the data and the fit;
+/// `docs/cpu-mxv-tile-size-cost-model.md`). RMS relative error 16%. On those graphs it
 /// ranks 16x16 and 32x32 (within 10% of each other) first on the mesh, road,
 /// web and grid graphs, and 16x16 on ego-Twitter, where 8x8 is 15% faster
 /// (the early exit favours small tiles there; the model has no term for it).
@@ -157,7 +167,7 @@ impl Profile {
     /// The tile size with the least estimated `mxv` work ([`TileEstimate::cost`];
     /// ties: the smaller tile): what [`TileSize::Auto`] packs to. Only 4x4 to
     /// 32x32 are candidates: 64x64 tiles paid on none of the benchmark graphs
-    /// (benches/results/cpu.md) and have no CUDA kernels, so an `Auto` matrix
+    /// (`benches/results/cpu-mxv.md`) and have no CUDA kernels, so an `Auto` matrix
     /// runs on every backend.
     pub fn best_tile(&self) -> TileSize {
         self.estimates

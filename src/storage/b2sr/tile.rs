@@ -66,19 +66,57 @@ pub trait TileBits: Copy + Default + PartialEq + Eq + Debug + Send + Sync + 'sta
     fn from_le_bytes(bytes: &[u8]) -> Self;
 }
 
-/// A 4x4 tile in a `u16`.
+/// A 4x4 tile in a `u16`: row `r` is bits `4r..4r+4`.
+///
+/// ```
+/// use bitgraphblas::storage::b2sr::{Tile4, TileBits};
+/// let t = Tile4(0b0001_0010); // (0, 1) and (1, 0)
+/// assert_eq!((t.row(0), t.row(1), t.count_ones()), (0b0010, 0b0001, 2));
+/// assert_eq!(t.transpose(), t); // symmetric
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Tile4(pub u16);
-/// An 8x8 tile in a `u64`.
+/// An 8x8 tile in a `u64`: row `r` is byte `r`.
+///
+/// ```
+/// use bitgraphblas::storage::b2sr::{Tile8, TileBits};
+/// let mut t = Tile8::default();
+/// t.set(7, 0);
+/// assert_eq!(t.0, 1 << 56);
+/// assert_eq!(t.transpose().row(0), 1 << 7);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Tile8(pub u64);
 /// A 16x16 tile: sixteen `u16` rows.
+///
+/// ```
+/// use bitgraphblas::storage::b2sr::{Tile16, TileBits};
+/// let mut t = Tile16::default();
+/// t.set(3, 15);
+/// assert_eq!(t.0[3], 1 << 15);
+/// assert_eq!(Tile16::BYTES, 32);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Tile16(pub [u16; 16]);
 /// A 32x32 tile: thirty-two `u32` rows.
+///
+/// ```
+/// use bitgraphblas::storage::b2sr::{Tile32, TileBits};
+/// let mut t = Tile32::default();
+/// t.or_row(2, 0b101);
+/// assert_eq!((t.row(2), t.count_ones()), (0b101, 2));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Tile32(pub [u32; 32]);
 /// A 64x64 tile: sixty-four `u64` rows.
+///
+/// ```
+/// use bitgraphblas::storage::b2sr::{Tile64, TileBits};
+/// let mut t = Tile64::default();
+/// t.set(0, 63);
+/// assert!(!t.is_zero());
+/// assert_eq!(t.transpose().row(63), 1);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tile64(pub [u64; 64]);
 

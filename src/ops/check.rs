@@ -1,0 +1,78 @@
+//! The checks every operation runs before it calls the backend: shapes,
+//! mask shapes, index ranges and distinct indices. A failed check is an
+//! [`Error`] and leaves the output unchanged.
+
+use crate::backend::{Backend, MatrixShape, VectorShape};
+use crate::container::{MaskArg, MatrixMaskArg};
+use crate::error::{Error, Result};
+
+/// `(nrows, ncols)` of `m`, or of `m'` when `transpose`.
+pub(crate) fn dims_of<M: MatrixShape>(m: &M, transpose: bool) -> (usize, usize) {
+    if transpose {
+        (m.ncols(), m.nrows())
+    } else {
+        (m.nrows(), m.ncols())
+    }
+}
+
+/// `Ok` when `ok`, else [`Error::DimensionMismatch`] for `op` with `detail()`.
+pub(crate) fn need(op: &'static str, ok: bool, detail: impl FnOnce() -> String) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::dims(op, detail()))
+    }
+}
+
+/// The vector mask, if any, has length `len`.
+pub(crate) fn check_vmask<B: Backend, M: MaskArg<B>>(
+    op: &'static str,
+    m: &M,
+    len: usize,
+) -> Result<()>
+where
+    B::MaskSource: VectorShape,
+{
+    if let Some(mask) = m.vector_mask() {
+        need(op, mask.source.len() == len, || {
+            format!("mask has length {}, output {len}", mask.source.len())
+        })?;
+    }
+    Ok(())
+}
+
+/// The matrix mask, if any, has shape `shape`.
+pub(crate) fn check_mmask<B: Backend, M: MatrixMaskArg<B>>(
+    op: &'static str,
+    m: &M,
+    shape: (usize, usize),
+) -> Result<()>
+where
+    B::MatrixMaskSource: MatrixShape,
+{
+    if let Some(mask) = m.matrix_mask() {
+        let ms = (mask.source.nrows(), mask.source.ncols());
+        need(op, ms == shape, || {
+            format!("mask is {}x{}, output {}x{}", ms.0, ms.1, shape.0, shape.1)
+        })?;
+    }
+    Ok(())
+}
+
+/// Every index is `< len` (else [`Error::IndexOutOfBounds`]).
+pub(crate) fn check_indices(op: &'static str, idx: &[usize], len: usize) -> Result<()> {
+    match idx.iter().find(|&&i| i >= len) {
+        Some(&i) => Err(Error::IndexOutOfBounds { op, index: i, len }),
+        None => Ok(()),
+    }
+}
+
+/// No index is repeated (else [`Error::InvalidArgument`]).
+pub(crate) fn check_distinct(op: &'static str, idx: &[usize]) -> Result<()> {
+    let mut s = idx.to_vec();
+    s.sort_unstable();
+    if s.windows(2).any(|w| w[0] == w[1]) {
+        return Err(Error::invalid(op, "an index is repeated"));
+    }
+    Ok(())
+}

@@ -1,0 +1,53 @@
+//! The GraphBLAS operations. Each checks shapes (a mismatch is an
+//! [`Error::DimensionMismatch`] and leaves the output unchanged), then calls the
+//! backend's entry point.
+//!
+//! Outputs follow the descriptor's rule `w<mask> = accum(w, t)` (see
+//! [`Desc`](crate::Desc)): the operation computes `t`, the accumulator (if any)
+//! merges it with the old output, and the mask decides which entries change.
+//! A backend that cannot run an operation with a given semiring, operator or
+//! storage format returns [`Error::NoKernel`] and computes nothing; the CPU
+//! backend runs every combination.
+//!
+//! | family | operations |
+//! |---|---|
+//! | products | [`mxv`], [`vxm`], [`mxm`], [`mxm_reduce`], [`mxm_dense`] |
+//! | element-wise | [`ewise_add`], [`ewise_mult`], [`ewise_union`] and their `_matrix` forms |
+//! | apply, select | [`apply`], [`apply_matrix`], [`select`], [`select_matrix`] |
+//! | reductions | [`reduce`], [`reduce_rows`], [`reduce_matrix`] |
+//! | extract, assign | [`extract`], [`extract_matrix`], [`assign`], [`assign_scalar`], [`assign_matrix`] |
+//! | transpose, scaling | [`transpose`], [`scale_rows`], [`scale_cols`], [`scale_dense_rows`] |
+//!
+//! ```
+//! use bitgraphblas::{ops, algebra::LorLand, Cpu, Desc, Format, Matrix, TileSize, Vector};
+//! // 0 -> 1 -> 2
+//! let a = Matrix::from_triplets(3, 3, vec![(0, 1, true), (1, 2, true)]).unwrap()
+//!     .to_format(Format::B2sr(TileSize::T4)).unwrap();
+//! let frontier = Vector::from_entries(3, vec![(0, true)]).unwrap();
+//! let mut next = Vector::empty(3);
+//! // next = A' frontier: the out-neighbours of the frontier.
+//! ops::vxm(&Cpu::new(), &mut next, LorLand, &frontier, &a, &Desc::new()).unwrap();
+//! assert_eq!(next.get(1), Some(true));
+//! assert_eq!(next.nvals(), 1);
+//! ```
+//!
+//! [`Error::DimensionMismatch`]: crate::Error::DimensionMismatch
+//! [`Error::NoKernel`]: crate::Error::NoKernel
+
+mod apply_select;
+mod check;
+mod elementwise;
+mod extract_assign;
+mod product;
+mod reduce;
+mod transpose_scale;
+
+pub use apply_select::{apply, apply_matrix, select, select_matrix};
+pub(crate) use check::need;
+pub use elementwise::{
+    ewise_add, ewise_add_matrix, ewise_mult, ewise_mult_matrix, ewise_union, ewise_union_matrix,
+};
+pub use extract_assign::{assign, assign_matrix, assign_scalar, extract, extract_matrix};
+pub use product::{mxm, mxm_dense, mxm_reduce, mxv, vxm};
+pub use reduce::{reduce, reduce_matrix, reduce_rows};
+pub use transpose_scale::{scale_cols, scale_dense_rows, scale_rows, transpose};

@@ -1,0 +1,89 @@
+//! Reductions with a monoid: a matrix to a vector (per row or column), a
+//! vector or a matrix to one value.
+
+use super::check::{check_vmask, dims_of, need};
+use crate::algebra::Monoid;
+use crate::backend::{Backend, VectorShape};
+use crate::container::{Accumulate, Desc, MaskArg};
+use crate::error::Result;
+use crate::scalar::Scalar;
+
+/// `w<mask> = accum(w, ⊕_j A(i, j))` (columns with `desc.transpose_a()`).
+/// A row with no entries leaves `w_i` absent.
+///
+/// ```
+/// use bitgraphblas::{ops, algebra::Plus, Cpu, Desc, Matrix, Vector};
+/// // [[1, 2, 0], [0, 0, 0], [0, 4, 0]]
+/// let a = Matrix::from_triplets(3, 3, vec![(0, 0, 1i32), (0, 1, 2), (2, 1, 4)])?;
+/// let mut rows = Vector::empty(3);
+/// ops::reduce_rows(&Cpu::new(), &mut rows, Plus, &a, &Desc::new())?;
+/// assert_eq!(rows.entries(), vec![(0, 3), (2, 4)]);
+/// let mut cols = Vector::empty(3);
+/// ops::reduce_rows(&Cpu::new(), &mut cols, Plus, &a, &Desc::new().transpose_a())?;
+/// assert_eq!(cols.entries(), vec![(0, 1), (1, 6)]);
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn reduce_rows<B, T, Mo, M, A>(
+    b: &B,
+    w: &mut B::Vector<T>,
+    monoid: Mo,
+    a: &B::Matrix<T>,
+    desc: &Desc<M, A>,
+) -> Result<()>
+where
+    B: Backend,
+    B::MaskSource: VectorShape,
+    T: Scalar,
+    Mo: Monoid<T>,
+    M: MaskArg<B>,
+    A: Accumulate<T>,
+{
+    let (m, _) = dims_of(a, desc.flags().transpose_a);
+    need("reduce_rows", w.len() == m, || {
+        format!("w has length {}, A has {m} rows", w.len())
+    })?;
+    check_vmask("reduce_rows", desc.mask_arg(), m)?;
+    b.reduce_rows(
+        w,
+        desc.mask_arg().vector_mask(),
+        desc.accum_op(),
+        monoid,
+        a,
+        desc.flags(),
+    )
+}
+
+/// `⊕` over the present entries of `u` (the monoid's identity when there are none).
+///
+/// ```
+/// use bitgraphblas::{ops, algebra::{Max, Plus}, Cpu, Vector};
+/// let u = Vector::from_entries(5, vec![(1, 4u64), (3, 9), (4, 2)])?;
+/// assert_eq!(ops::reduce(&Cpu::new(), Max, &u)?, 9);
+/// assert_eq!(ops::reduce(&Cpu::new(), Plus, &u)?, 15);
+/// assert_eq!(ops::reduce(&Cpu::new(), Plus, &Vector::<u64>::empty(5))?, 0);
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn reduce<B: Backend, T: Scalar, Mo: Monoid<T>>(
+    b: &B,
+    monoid: Mo,
+    u: &B::Vector<T>,
+) -> Result<T> {
+    b.reduce_vector(monoid, u)
+}
+
+/// `⊕` over the stored entries of `A`.
+///
+/// ```
+/// use bitgraphblas::{ops, algebra::Min, Cpu, Matrix};
+/// // The lightest edge of a weighted graph.
+/// let a = Matrix::from_triplets(3, 3, vec![(0, 1, 2.5f32), (1, 2, 0.75), (2, 0, 4.0)])?;
+/// assert_eq!(ops::reduce_matrix(&Cpu::new(), Min, &a)?, 0.75);
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn reduce_matrix<B: Backend, T: Scalar, Mo: Monoid<T>>(
+    b: &B,
+    monoid: Mo,
+    a: &B::Matrix<T>,
+) -> Result<T> {
+    b.reduce_matrix(monoid, a)
+}
