@@ -16,6 +16,7 @@ use cudarc::driver::{
 };
 
 use super::kernels::{compile_ptx, ModuleId, ModuleSpec};
+use super::launch::pack;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 
@@ -36,7 +37,7 @@ pub(crate) fn bits_of<T: Scalar>(x: T) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// A kernel argument.
+/// A kernel argument (built only by the typed launches of `launch/`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Arg {
     /// A device address (0 = NULL) or a 64-bit value.
@@ -49,6 +50,59 @@ pub(crate) enum Arg {
     I64(i64),
 }
 
+/// A typed device address of `T` elements (possibly NULL): what kernels
+/// take for a `T*` parameter (see the typed launches in `launch/`).
+#[derive(Debug)]
+pub struct DevPtr<T> {
+    addr: u64,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for DevPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for DevPtr<T> {}
+
+impl<T> DevPtr<T> {
+    /// NULL (an absent optional array).
+    pub(crate) const fn null() -> DevPtr<T> {
+        DevPtr {
+            addr: 0,
+            _t: PhantomData,
+        }
+    }
+    /// The raw address.
+    pub(crate) fn addr(self) -> u64 {
+        self.addr
+    }
+    /// Whether this is NULL.
+    pub(crate) fn is_null(self) -> bool {
+        self.addr == 0
+    }
+    /// The same address seen as `U` elements (scratch reused across types,
+    /// bytes read as words).
+    pub(crate) fn cast<U>(self) -> DevPtr<U> {
+        DevPtr {
+            addr: self.addr,
+            _t: PhantomData,
+        }
+    }
+    /// The address `n` elements further on.
+    pub(crate) fn add(self, n: usize) -> DevPtr<T> {
+        DevPtr {
+            addr: self.addr + (n * std::mem::size_of::<T>()) as u64,
+            _t: PhantomData,
+        }
+    }
+}
+
+/// The address of an optional buffer (NULL when absent).
+pub(crate) fn opt_ptr<T>(b: Option<&DBuf<T>>) -> DevPtr<T> {
+    b.map_or(DevPtr::null(), DBuf::ptr)
+}
+
 /// A typed device buffer of `len` elements (raw bytes underneath).
 pub(crate) struct DBuf<T> {
     slice: CudaSlice<u8>,
@@ -59,18 +113,12 @@ pub(crate) struct DBuf<T> {
 
 impl<T> DBuf<T> {
     /// The device address.
-    pub fn ptr(&self) -> u64 {
-        self.ptr
+    pub fn ptr(&self) -> DevPtr<T> {
+        DevPtr {
+            addr: self.ptr,
+            _t: PhantomData,
+        }
     }
-    /// As a kernel argument.
-    pub fn arg(&self) -> Arg {
-        Arg::U64(self.ptr)
-    }
-}
-
-/// A device address argument for an optional buffer (NULL when absent).
-pub(crate) fn opt_arg<T>(b: Option<&DBuf<T>>) -> Arg {
-    Arg::U64(b.map_or(0, |b| b.ptr))
 }
 
 /// Downloads of at least this many bytes touch their host pages in parallel
@@ -377,7 +425,7 @@ impl Dev {
             unsafe { b.launch_cooperative(cfg) }.map_err(drv("cooperative launch"))?;
         } else {
             // SAFETY: argument order and types follow the kernel signatures;
-            // the typed wrappers in launch.rs are the only callers.
+            // the typed launches of `launch/` are the only callers.
             unsafe { b.launch(cfg) }.map_err(drv("launch"))?;
         }
         if self.poison.load(Ordering::Relaxed) {
@@ -644,22 +692,10 @@ impl Dev {
         }
         let nb = n.div_ceil(TILE);
         let sums = self.alloc::<u32>(nb)?;
-        let f = self.func(ModuleId::Pack, "scan_block", None)?;
-        self.launch(
-            &f,
-            nb as u32,
-            256,
-            &[data.arg(), Arg::U64(n as u64), sums.arg()],
-        )?;
+        pack::scan_block(data.ptr(), n as u64, sums.ptr()).grid(self, nb as u32, 256)?;
         if nb > 1 {
             self.scan(&sums, nb)?;
-            let f = self.func(ModuleId::Pack, "scan_add", None)?;
-            self.launch(
-                &f,
-                nb as u32,
-                256,
-                &[data.arg(), Arg::U64(n as u64), sums.arg()],
-            )?;
+            pack::scan_add(data.ptr(), n as u64, sums.ptr()).grid(self, nb as u32, 256)?;
         }
         Ok(())
     }

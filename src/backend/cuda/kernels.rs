@@ -1,12 +1,13 @@
 //! The kernel table: every CUDA module, its compile-time defines and its entry
-//! points. This is the one place entry names are spelled on the Rust side;
-//! `tests/cuda_kernels.rs` checks it against the `.entry` set of the compiled
-//! PTX in both directions.
+//! points. `tests/cuda_kernels.rs` checks it against the `.entry` set of the
+//! compiled PTX in both directions; the typed launches (`launch/`, where each
+//! launched entry's name is spelled once) are checked against it by a unit
+//! test there.
 //!
 //! Modules (sources in `cuda/`, headers inlined by `build.rs`):
 //! - `pack`: type-free kernels (scans, CSR <-> B2SR, segments, `bin_bin_sum`, bits).
 //! - `vec_<type>`: element-wise kernels for one element type.
-//! - `sr_<semiring>_<type>`: B2SR `mxv`/`vxm`/`mxm_dense` and CSR `mxv` for one
+//! - `sr_<semiring>_<type>`: B2SR `mxv`/`mxm_dense` and CSR `mxv` for one
 //!   built-in semiring at one element type.
 //! - `push_<semiring>_<type>`: push products `u ⊕.⊗ A` on CSR and B2SR
 //!   (scatter from the input's entries, no transpose) for one built-in semiring.
@@ -97,8 +98,8 @@ pub(crate) const MAT_ENTRIES: [&str; 16] = [
     "mat_write_fill",
     "csr_mxm_dense",
 ];
-/// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_vxm_k8_plus_times_f32`).
-pub(crate) const SR_TILED: [&str; 2] = ["b2sr_vxm", "b2sr_mxm_dense"];
+/// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_mxm_dense_k8_plus_times_f32`).
+pub(crate) const SR_TILED: [&str; 1] = ["b2sr_mxm_dense"];
 /// Entries of `sr_<semiring>_<type>` for k = 4 and 8 only (`mxv` in one launch).
 pub(crate) const SR_NARROW: [&str; 1] = ["b2sr_mxv_fused"];
 /// Entries of `sr_<semiring>_<type>` for k = 16 and 32 only.

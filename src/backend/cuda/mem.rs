@@ -1,7 +1,7 @@
 //! Device-resident matrices, vectors and dense matrices, and their transfers.
 
-use super::device::{from_bytes, u32_to_words, words_to_u32, Arg, DBuf, Dev};
-use super::kernels::ModuleId;
+use super::device::{from_bytes, u32_to_words, words_to_u32, DBuf, Dev};
+use super::launch::pack;
 use crate::backend::{MatrixShape, VectorShape};
 use crate::container::{Matrix, MatrixRepr, Vector, VectorRepr};
 use crate::error::{Error, Result};
@@ -71,37 +71,27 @@ impl DevB2sr {
     ) -> Result<DevB2sr> {
         let tile_rows = nrows.div_ceil(k);
         let seg_off = dev.alloc::<u32>(tile_rows + 1)?;
-        dev.run(
-            ModuleId::Pack,
-            "seg_count",
-            None,
-            tile_rows + 1,
-            &[
-                rowptr.arg(),
-                Arg::U32(tile_rows as u32),
-                Arg::U32(SHORT_MAX),
-                Arg::U32(seg_len(k)),
-                seg_off.arg(),
-            ],
-        )?;
+        pack::seg_count(
+            rowptr.ptr(),
+            tile_rows as u32,
+            SHORT_MAX,
+            seg_len(k),
+            seg_off.ptr(),
+        )
+        .run(dev, tile_rows + 1)?;
         dev.scan(&seg_off, tile_rows + 1)?;
         let nseg = dev.read_u32(&seg_off, tile_rows)? as usize;
         let seg_row = dev.alloc::<u32>(nseg)?;
         let split_rows = dev.alloc::<u32>(tile_rows)?;
         let counter = dev.zeros::<u32>(1)?;
-        dev.run(
-            ModuleId::Pack,
-            "seg_fill",
-            None,
-            tile_rows,
-            &[
-                seg_off.arg(),
-                Arg::U32(tile_rows as u32),
-                seg_row.arg(),
-                split_rows.arg(),
-                counter.arg(),
-            ],
-        )?;
+        pack::seg_fill(
+            seg_off.ptr(),
+            tile_rows as u32,
+            seg_row.ptr(),
+            split_rows.ptr(),
+            counter.ptr(),
+        )
+        .run(dev, tile_rows)?;
         let nsplit = dev.read_u32(&counter, 0)? as usize;
         Ok(DevB2sr {
             k,
@@ -209,6 +199,17 @@ pub(crate) fn no_kernel(op: &'static str, what: impl Into<String>) -> Error {
 ///
 /// Made by [`crate::Backend::upload_matrix`] or on the device by
 /// [`crate::Backend::convert`]; read back with [`crate::Backend::download_matrix`].
+///
+/// ```no_run
+/// use bitgraphblas::{backend::cuda::CudaBackend, Backend, Format, Matrix, TileSize};
+/// let gpu = CudaBackend::new(0)?;
+/// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 1.0f32), (1, 0, 1.0)])?;
+/// let d = gpu.upload_matrix(&a)?; // CSR on the device
+/// let p = gpu.convert(&d, Format::B2sr(TileSize::T8))?; // packed on the device
+/// assert_eq!((d.tile_size(), p.tile_size()), (None, Some(8)));
+/// assert_eq!(gpu.download_matrix(&p)?.get(0, 1), Some(1.0));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 pub struct CudaMatrix<T> {
     pub(crate) nrows: usize,
     pub(crate) ncols: usize,
@@ -275,7 +276,12 @@ impl<T: Scalar> CudaMatrix<T> {
                 vals,
                 nnz,
                 ..
-            } => Some((rowptr.ptr(), colidx.ptr(), vals.ptr(), *nnz)),
+            } => Some((
+                rowptr.ptr().addr(),
+                colidx.ptr().addr(),
+                vals.ptr().addr(),
+                *nnz,
+            )),
             DMat::B2sr { .. } => None,
         }
     }
@@ -340,6 +346,16 @@ impl<T: Scalar> CudaMatrix<T> {
 
 /// A vector in device memory: dense values with an optional presence bit
 /// vector, packed bits, or sorted indices with values.
+///
+/// ```no_run
+/// use bitgraphblas::{backend::cuda::CudaBackend, Backend, Vector, VectorFormat};
+/// let gpu = CudaBackend::new(0)?;
+/// let v = gpu.upload_vector(&Vector::from_dense(vec![1.0f64, 0.0, 2.0]))?;
+/// let s = gpu.convert_vector(&v, VectorFormat::Sparse)?; // compacted on the device
+/// assert_eq!(s.format(), VectorFormat::Sparse);
+/// assert_eq!(gpu.download_vector(&s)?.to_vec(0.0), vec![1.0, 0.0, 2.0]);
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 pub struct CudaVector<T> {
     pub(crate) len: usize,
     pub(crate) repr: DVec<T>,
@@ -419,6 +435,16 @@ impl<T: Scalar> CudaVector<T> {
 }
 
 /// A dense row-major matrix in device memory.
+///
+/// ```no_run
+/// use bitgraphblas::{backend::cuda::CudaBackend, Backend, DenseMatrix};
+/// let gpu = CudaBackend::new(0)?;
+/// let x = gpu.upload_dense(&DenseMatrix::from_vec(2, 2, vec![1.0f32, 2.0, 3.0, 4.0])?)?;
+/// let z = gpu.dense_new(2, 2, 0.0f32)?; // filled on the device
+/// assert_eq!(gpu.download_dense(&x)?.as_slice(), &[1.0, 2.0, 3.0, 4.0]);
+/// # let _ = z;
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
 pub struct CudaDense<T> {
     pub(crate) nrows: usize,
     pub(crate) ncols: usize,
@@ -452,6 +478,6 @@ impl<T: Scalar> CudaDense<T> {
     }
     /// The device address of the data (row-major), for benchmarks and interop.
     pub fn device_ptr(&self) -> u64 {
-        self.data.ptr()
+        self.data.ptr().addr()
     }
 }

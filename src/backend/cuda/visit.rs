@@ -19,12 +19,13 @@
 
 use std::sync::atomic::Ordering;
 
-use super::device::{from_bytes, Arg, DBuf};
-use super::kernels::ModuleId;
+use super::device::{from_bytes, DBuf};
+use super::launch::visit::{self, Pull, Search};
+use super::launch::Tiles;
 use super::mem::{bit_words, DMat, DVec};
 use super::{CudaBackend, CudaMatrix, CudaVector};
-use crate::ext::{PushLimits, Pushed};
 use crate::error::Result;
+use crate::ext::{PushLimits, Pushed};
 
 /// Counter words (`cuda/visit.cu`: `ST_*`).
 const ST_WORDS: usize = 16;
@@ -46,7 +47,7 @@ impl CudaBackend {
     /// `ext::bfs_push` on the device. The kernels read the level vector as
     /// dense values with presence bits and the frontier as packed bits (its
     /// pattern); other forms are converted first (both are outputs).
-    pub(super) fn bfs_push_fused(
+    pub(crate) fn bfs_push_fused(
         &self,
         level: &mut CudaVector<i64>,
         frontier: &mut CudaVector<bool>,
@@ -59,9 +60,8 @@ impl CudaBackend {
         let (lv, lp, f0) = self.search_forms(level, frontier)?;
         // (a sparse degree vector is scattered for the call)
         let dview = self.view(degree)?;
-        let (dv, dp) = (Arg::U64(dview.vals), Arg::U64(dview.pres));
+        let (dv, dp) = (dview.vals, dview.pres);
         let st = self.dev.zeros::<u64>(ST_WORDS)?;
-        let id = ModuleId::Visit;
         let read = |st| -> Result<Vec<u64>> {
             Ok(from_bytes::<u64>(
                 &self.dev.download_bytes(st, ST_WORDS)?,
@@ -83,67 +83,62 @@ impl CudaBackend {
                 .max(1)
         };
         let queues = self.dev.alloc::<u32>(2 * qcap)?;
-        self.dev.run(
-            id,
-            "bfs_stats",
-            None,
-            bit_words(n),
-            &[
-                f0.arg(),
-                lp.arg(),
-                Arg::U64(n as u64),
-                dv,
-                dp,
-                st.arg(),
-                queues.arg(),
-                Arg::U32(qcap as u32),
-            ],
-        )?;
+        visit::bfs_stats(
+            f0.ptr(),
+            lp.ptr(),
+            n as u64,
+            dv,
+            dp,
+            st.ptr(),
+            queues.ptr(),
+            qcap as u32,
+        )
+        .run(&self.dev, bit_words(n))?;
         if limits.max_levels == 0 {
             return Ok(pushed(&read(&st)?));
         }
         let f1 = self.dev.zeros::<u32>(bit_words(n))?;
-        let mut args = match &a.repr {
-            DMat::Csr { rowptr, colidx, .. } => vec![rowptr.arg(), colidx.arg()],
-            DMat::B2sr { pat, .. } => vec![
-                pat.rowptr.arg(),
-                pat.colidx.arg(),
-                pat.tiles.arg(),
-                Arg::U32(pat.tile_rows as u32),
-            ],
+        let search = Search {
+            n: n as u64,
+            f0: f0.ptr(),
+            f1: f1.ptr(),
+            vis: lp.ptr(),
+            level: lv.ptr(),
+            deg: dv,
+            deg_pres: dp,
+            depth,
+            max_levels: limits.max_levels.min(u32::MAX as usize) as u32,
+            alpha: limits.alpha,
+            max_edges: limits.max_edges,
+            st: st.ptr(),
+            q0: queues.ptr(),
+            q1: queues.ptr().add(qcap),
+            qcap: qcap as u32,
+            block_edges,
         };
-        args.extend_from_slice(&[
-            Arg::U64(n as u64),
-            f0.arg(),
-            f1.arg(),
-            lp.arg(),
-            lv.arg(),
-            dv,
-            dp,
-            Arg::I64(depth),
-            Arg::U32(limits.max_levels.min(u32::MAX as usize) as u32),
-            Arg::U64(limits.alpha),
-            Arg::U64(limits.max_edges),
-            st.arg(),
-            Arg::U64(queues.ptr()),
-            Arg::U64(queues.ptr() + 4 * qcap as u64),
-            Arg::U32(qcap as u32),
-            Arg::U64(block_edges),
-        ]);
-        let k = match &a.repr {
-            DMat::Csr { .. } => None,
-            DMat::B2sr { pat, .. } => Some(pat.k),
+        let (small, large) = match &a.repr {
+            DMat::Csr { rowptr, colidx, .. } => {
+                let (r, c) = (rowptr.ptr(), colidx.ptr());
+                (
+                    visit::bfs_block_csr(r, c, search),
+                    visit::bfs_push_csr(r, c, search),
+                )
+            }
+            DMat::B2sr { pat, .. } => {
+                let (k, t, tr) = (pat.k, Tiles::of(pat), pat.tile_rows as u32);
+                (
+                    visit::bfs_block_b2sr(k, t, tr, search),
+                    visit::bfs_push_b2sr(k, t, tr, search),
+                )
+            }
         };
-        let (small, large) = match k {
-            None => ("bfs_block_csr", "bfs_push_csr"),
-            Some(_) => ("bfs_block_b2sr", "bfs_push_b2sr"),
-        };
-        let (small, large) = (self.dev.func(id, small, k)?, self.dev.func(id, large, k)?);
         // The one-block kernel claims in a shared copy of the visited bits
         // where they fit (a level then waits on no global atomic).
+        let small_f = small.func(&self.dev)?;
+        large.func(&self.dev)?;
         let vis_bytes = 4 * bit_words(n) as u64;
         let shared = if self.dev.bfs_shared.load(Ordering::Relaxed)
-            && vis_bytes <= self.dev.shared_room(&small)? as u64
+            && vis_bytes <= self.dev.shared_room(&small_f)? as u64
         {
             vis_bytes as u32
         } else {
@@ -152,9 +147,8 @@ impl CudaBackend {
         // Each pair runs at least one level; the grid kernel stops short of
         // the rule only to hand a small frontier back to the block.
         let s = loop {
-            self.dev
-                .launch_shared(&small, 1, BLOCK_THREADS, shared, &args)?;
-            self.dev.launch_resident(&large, BLOCK, &args)?;
+            small.shared(&self.dev, 1, BLOCK_THREADS, shared)?;
+            large.resident(&self.dev, BLOCK)?;
             let s = read(&st)?;
             if s[ST_DONE] != 0 {
                 break s;
@@ -210,7 +204,7 @@ impl CudaBackend {
     /// vertex, a warp per row of more than 32 items, stopping at the first
     /// frontier in-neighbour) writing the next frontier's bits, the reached
     /// vertices' levels and visited bits, and three counters, read back once.
-    pub(super) fn bfs_pull_fused(
+    pub(crate) fn bfs_pull_fused(
         &self,
         level: &mut CudaVector<i64>,
         frontier: &mut CudaVector<bool>,
@@ -224,34 +218,26 @@ impl CudaBackend {
         let st = self.dev.zeros::<u64>(3)?;
         // every word is written by the kernel
         let next = self.dev.alloc::<u32>(bit_words(n))?;
-        let (name, k, mut args) = match &at.repr {
-            DMat::Csr { rowptr, colidx, .. } => {
-                ("bfs_pull_csr", None, vec![rowptr.arg(), colidx.arg()])
-            }
-            DMat::B2sr { pat, .. } => (
-                "bfs_pull_b2sr",
-                Some(pat.k),
-                vec![
-                    pat.rowptr.arg(),
-                    pat.colidx.arg(),
-                    pat.tiles.arg(),
-                    Arg::U32(pat.tile_rows as u32),
-                ],
-            ),
+        let pull = Pull {
+            n: n as u64,
+            f: f.ptr(),
+            nx: next.ptr(),
+            vis: lp.ptr(),
+            level: lv.ptr(),
+            deg: dview.vals,
+            deg_pres: dview.pres,
+            d: depth + 1,
+            st: st.ptr(),
         };
-        args.extend_from_slice(&[
-            Arg::U64(n as u64),
-            f.arg(),
-            next.arg(),
-            lp.arg(),
-            lv.arg(),
-            Arg::U64(dview.vals),
-            Arg::U64(dview.pres),
-            Arg::I64(depth + 1),
-            st.arg(),
-        ]);
-        self.dev
-            .run(ModuleId::Visit, name, k, bit_words(n) * 32, &args)?;
+        let level = match &at.repr {
+            DMat::Csr { rowptr, colidx, .. } => {
+                visit::bfs_pull_csr(rowptr.ptr(), colidx.ptr(), pull)
+            }
+            DMat::B2sr { pat, .. } => {
+                visit::bfs_pull_b2sr(pat.k, Tiles::of(pat), pat.tile_rows as u32, pull)
+            }
+        };
+        level.run(&self.dev, bit_words(n) * 32)?;
         drop(dview);
         let c = from_bytes::<u64>(&self.dev.download_bytes(&st, 3)?, 3);
         frontier.repr = DVec::Bits(next);

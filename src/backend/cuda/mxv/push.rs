@@ -9,10 +9,11 @@
 //! complemented or not) is read in place; with replace or no mask, and no
 //! accumulator, the product is the result and needs no write-back pass.
 
-use super::device::{bits_of, Arg};
-use super::kernels::ModuleId;
-use super::mem::{bit_words, seg_len, DMat, DVec, SHORT_MAX};
-use super::{accum_code, kernel_of, CudaBackend, CudaMatrix, CudaVector};
+use super::super::codes::accum_code;
+use super::super::device::{bits_of, opt_ptr, DevPtr};
+use super::super::launch::{push, Segments, Sr, Tiles};
+use super::super::mem::{bit_words, DMat, DVec, SHORT_MAX};
+use super::super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::{Semiring, SemiringKind};
 use crate::container::{Accumulate, Flags, Mask};
 use crate::error::Result;
@@ -26,7 +27,7 @@ const MASK_CLEAR: i32 = 2;
 impl CudaBackend {
     /// `w<mask> = accum(w, A' ⊕.⊗ u)` by scattering from `u`'s entries.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn mxv_push<S: Semiring, A: Accumulate<S::T>>(
+    pub(crate) fn mxv_push<S: Semiring, A: Accumulate<S::T>>(
         &self,
         w: &mut CudaVector<S::T>,
         mask: Option<Mask<'_, Self>>,
@@ -35,10 +36,8 @@ impl CudaBackend {
         u: &CudaVector<S::T>,
         flags: Flags,
     ) -> Result<()> {
-        let ModuleId::Sr(kind, ty) = kernel_of::<S>("vxm")? else {
-            unreachable!("semiring modules are ModuleId::Sr")
-        };
-        let id = ModuleId::Push(kind, ty);
+        let sr = Sr::of::<S>("vxm")?;
+        let (kind, module) = (sr.kind(), sr.push());
         let acc = accum_code::<S::T, A>("vxm")?;
         let n_out = a.ncols;
         // The product is the result: no accumulator, and no mask or replace.
@@ -57,7 +56,7 @@ impl CudaBackend {
         let (mask_ptr, mode) = match (in_place, &allowed) {
             (Some(pm), _) => pm,
             (None, Some(b)) => (b.ptr(), MASK_SET),
-            (None, None) => (0, MASK_NONE),
+            (None, None) => (DevPtr::null(), MASK_NONE),
         };
         let uv = self.view(u)?;
         let bits_out = kind == SemiringKind::LorLand
@@ -69,7 +68,8 @@ impl CudaBackend {
         } else {
             Some(self.fill(n_out, semiring.zero())?)
         };
-        let ov = Arg::U64(out_vals.as_ref().map_or(0, |v| v.ptr()));
+        let ov = opt_ptr(out_vals.as_ref());
+        let (u_vals, u_pres, op) = (uv.vals, uv.pres, out_pres.ptr());
         let in_words = a.nrows.div_ceil(32);
         match &a.repr {
             DMat::Csr {
@@ -77,71 +77,56 @@ impl CudaBackend {
                 colidx,
                 vals,
                 ..
-            } => self.dev.run(
-                id,
-                "csr_push",
-                None,
-                in_words * 32,
-                &[
-                    rowptr.arg(),
-                    colidx.arg(),
-                    vals.arg(),
-                    Arg::U64(a.nrows as u64),
-                    Arg::U64(uv.vals),
-                    Arg::U64(uv.pres),
-                    Arg::U64(mask_ptr),
-                    Arg::I32(mode),
-                    ov,
-                    out_pres.arg(),
-                ],
-            )?,
+            } => push::csr_push(
+                module,
+                rowptr.ptr(),
+                colidx.ptr(),
+                vals.ptr(),
+                a.nrows as u64,
+                u_vals,
+                u_pres,
+                mask_ptr,
+                mode,
+                ov,
+                op,
+            )
+            .run(&self.dev, in_words * 32)?,
             DMat::B2sr { pat, value } => {
                 let k = pat.k;
-                self.dev.run(
-                    id,
-                    "b2sr_push",
-                    Some(k),
-                    in_words,
-                    &[
-                        pat.rowptr.arg(),
-                        pat.colidx.arg(),
-                        pat.tiles.arg(),
-                        Arg::U64(pat.nrows as u64),
-                        Arg::U32(pat.tile_rows as u32),
-                        Arg::U32(SHORT_MAX),
-                        Arg::U64(bits_of(*value)),
-                        Arg::U64(uv.vals),
-                        Arg::U64(uv.pres),
-                        Arg::U64(mask_ptr),
-                        Arg::I32(mode),
-                        ov,
-                        out_pres.arg(),
-                    ],
-                )?;
+                let tiles = Tiles::of(pat);
+                let (nrows, vbits) = (pat.nrows as u64, bits_of(*value));
+                push::b2sr_push(
+                    module,
+                    k,
+                    tiles,
+                    nrows,
+                    pat.tile_rows as u32,
+                    SHORT_MAX,
+                    vbits,
+                    u_vals,
+                    u_pres,
+                    mask_ptr,
+                    mode,
+                    ov,
+                    op,
+                )
+                .run(&self.dev, in_words)?;
                 if pat.nseg > 0 {
-                    self.dev.run(
-                        id,
-                        "b2sr_push_seg",
-                        Some(k),
-                        pat.nseg,
-                        &[
-                            pat.rowptr.arg(),
-                            pat.colidx.arg(),
-                            pat.tiles.arg(),
-                            pat.seg_row.arg(),
-                            pat.seg_off.arg(),
-                            Arg::U32(pat.nseg as u32),
-                            Arg::U32(seg_len(k)),
-                            Arg::U64(pat.nrows as u64),
-                            Arg::U64(bits_of(*value)),
-                            Arg::U64(uv.vals),
-                            Arg::U64(uv.pres),
-                            Arg::U64(mask_ptr),
-                            Arg::I32(mode),
-                            ov,
-                            out_pres.arg(),
-                        ],
-                    )?;
+                    push::b2sr_push_seg(
+                        module,
+                        k,
+                        tiles,
+                        Segments::of(pat),
+                        nrows,
+                        vbits,
+                        u_vals,
+                        u_pres,
+                        mask_ptr,
+                        mode,
+                        ov,
+                        op,
+                    )
+                    .run(&self.dev, pat.nseg)?;
                 }
             }
         }

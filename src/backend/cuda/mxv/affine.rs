@@ -19,23 +19,25 @@
 
 use std::sync::atomic::Ordering;
 
-use super::device::{bits_of, DBuf};
-use super::kernels::ModuleId;
-use super::mem::{DMat, DVec};
-use super::{kernel_of, CudaBackend, CudaMatrix, CudaVector};
+use super::super::codes::ACCUM_NONE;
+use super::super::device::{bits_of, DBuf, DevPtr};
+use super::super::launch::Sr;
+use super::super::mem::{DMat, DVec};
+use super::super::{CudaBackend, CudaMatrix, CudaVector};
+use super::csr::operand;
 use crate::algebra::Semiring;
 use crate::backend::{Backend, EwiseKind};
-use crate::ext::affine::mxv_affine_generic;
 use crate::container::{Flags, NoAccum};
 use crate::error::Result;
+use crate::ext::affine::mxv_affine_generic;
 use crate::scalar::Scalar;
 
 /// Entries per column above which a CSR affine product scales `d ⊗ u` in
 /// a pass of its own before the product (see the module documentation).
 pub(crate) const PRESCALE_ENTRIES: usize = 2;
 
-/// The device address of a full vector's values (no presence bits).
-fn full_vals<T: Scalar>(v: &CudaVector<T>) -> Option<u64> {
+/// The values of a full vector (no presence bits).
+fn full_vals<T: Scalar>(v: &CudaVector<T>) -> Option<DevPtr<T>> {
     match &v.repr {
         DVec::Dense { vals, pres: None } => Some(vals.ptr()),
         _ => None,
@@ -48,7 +50,7 @@ impl CudaBackend {
     /// at most 8x8; [`mxv_affine_generic`] otherwise. `w` is written in
     /// place when it is a full vector of the right length, else replaced.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn mxv_affine_fused<S: Semiring>(
+    pub(crate) fn mxv_affine_fused<S: Semiring>(
         &self,
         w: &mut CudaVector<S::T>,
         semiring: S,
@@ -57,7 +59,7 @@ impl CudaBackend {
         d: &CudaVector<S::T>,
         u: &CudaVector<S::T>,
     ) -> Result<()> {
-        let id = kernel_of::<S>("mxv_affine").ok();
+        let id = Sr::of::<S>("mxv_affine").ok();
         let fits = match &a.repr {
             DMat::B2sr { pat, .. } => pat.k <= 8,
             DMat::Csr { .. } => true,
@@ -91,7 +93,7 @@ impl CudaBackend {
             let (mult, flags) = (EwiseKind::Mult, Flags::default());
             self.ewise_vector(&mut t, None, NoAccum, mult, semiring.mul_op(), d, u, flags)?;
             if let Some(t_vals) = full_vals(&t) {
-                return self.affine_product(id, a, t_vals, out, Some((0, bits_of(c))));
+                return self.affine_product(id, a, t_vals, out, Some((DevPtr::null(), bits_of(c))));
             }
         }
         self.affine_product(id, a, u_vals, out, Some((d_vals, bits_of(c))))
@@ -121,23 +123,17 @@ impl CudaBackend {
     /// The fused product into the full `out` (see [`Self::mxv_affine_fused`]).
     fn affine_product<T: Scalar>(
         &self,
-        id: ModuleId,
+        m: Sr<T>,
         a: &CudaMatrix<T>,
-        u_vals: u64,
+        u_vals: DevPtr<T>,
         out: &DBuf<T>,
-        affine: Option<(u64, u64)>,
+        affine: Option<(DevPtr<T>, u64)>,
     ) -> Result<()> {
+        let (u, out) = ((u_vals, DevPtr::null()), (out.ptr(), DevPtr::null()));
         match &a.repr {
-            DMat::B2sr { pat, value } => self.b2sr_mxv_fused(
-                id,
-                pat,
-                bits_of(*value),
-                (u_vals, 0),
-                None,
-                (out.ptr(), 0),
-                -1,
-                affine,
-            ),
+            DMat::B2sr { pat, value } => {
+                self.b2sr_mxv_fused(m, pat, bits_of(*value), u, None, out, ACCUM_NONE, affine)
+            }
             DMat::Csr {
                 rowptr,
                 colidx,
@@ -145,21 +141,8 @@ impl CudaBackend {
                 nnz,
                 iso,
             } => {
-                let (avals, isobits) = match iso {
-                    Some(x) => (0, bits_of(*x)),
-                    None => (vals.ptr(), 0),
-                };
-                self.csr_mxv_merge(
-                    id,
-                    (rowptr, colidx, *nnz),
-                    (avals, isobits),
-                    a.nrows,
-                    (u_vals, 0),
-                    None,
-                    (out, 0),
-                    -1,
-                    affine,
-                )
+                let operand = operand((rowptr, colidx, vals, *nnz, *iso));
+                self.csr_mxv_merge(m, operand, *nnz, a.nrows, u, None, out, ACCUM_NONE, affine)
             }
         }
     }

@@ -1,0 +1,334 @@
+//! `impl Backend for CudaBackend`: each entry point delegates to the
+//! inherent method of the file that does that job.
+
+use super::mask::{DeviceMask, DeviceMatrixMask};
+use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
+use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
+use crate::backend::{Backend, Content, EwiseKind};
+use crate::container::{Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
+use crate::error::Result;
+use crate::scalar::Scalar;
+use crate::storage::{DenseMatrix, TileSize};
+
+impl Backend for CudaBackend {
+    type Matrix<T: Scalar> = CudaMatrix<T>;
+    type Vector<T: Scalar> = CudaVector<T>;
+    type Dense<T: Scalar> = CudaDense<T>;
+    type MaskSource = dyn DeviceMask;
+    type MatrixMaskSource = dyn DeviceMatrixMask;
+
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    /// Valued products on tiles of at most 8x8: one launch does the whole
+    /// product (the fused k <= 8 kernel), and `bin_full_full` at k = 8 runs
+    /// twice as fast as at k = 32 on the grids (`benches/results/gpu-kernels.md`).
+    fn auto_format(&self, profiled: Format, content: Content) -> Format {
+        match (content, profiled) {
+            (Content::Values, Format::B2sr(TileSize::T16 | TileSize::T32 | TileSize::T64)) => {
+                Format::B2sr(TileSize::T8)
+            }
+            _ => profiled,
+        }
+    }
+
+    fn mask<T: Scalar>(v: &CudaVector<T>) -> Mask<'_, Self> {
+        Mask::new(v as &dyn DeviceMask)
+    }
+    fn matrix_mask<T: Scalar>(m: &CudaMatrix<T>) -> MatrixMask<'_, Self> {
+        MatrixMask::new(m as &dyn DeviceMatrixMask)
+    }
+
+    fn upload_matrix<T: Scalar>(&self, m: &Matrix<T>) -> Result<CudaMatrix<T>> {
+        CudaMatrix::upload(&self.dev, m)
+    }
+    fn download_matrix<T: Scalar>(&self, m: &CudaMatrix<T>) -> Result<Matrix<T>> {
+        m.download(&self.dev)
+    }
+    fn upload_vector<T: Scalar>(&self, v: &Vector<T>) -> Result<CudaVector<T>> {
+        CudaVector::upload(&self.dev, v)
+    }
+    fn download_vector<T: Scalar>(&self, v: &CudaVector<T>) -> Result<Vector<T>> {
+        v.download(&self.dev)
+    }
+    fn upload_dense<T: Scalar>(&self, m: &DenseMatrix<T>) -> Result<CudaDense<T>> {
+        CudaDense::upload(&self.dev, m)
+    }
+    fn download_dense<T: Scalar>(&self, m: &CudaDense<T>) -> Result<DenseMatrix<T>> {
+        m.download(&self.dev)
+    }
+
+    fn vector_new<T: Scalar>(
+        &self,
+        len: usize,
+        fill: Option<T>,
+        format: VectorFormat,
+    ) -> Result<CudaVector<T>> {
+        self.vector_new_op(len, fill, format)
+    }
+
+    fn dense_new<T: Scalar>(&self, nrows: usize, ncols: usize, value: T) -> Result<CudaDense<T>> {
+        let data = self.fill(nrows * ncols, value)?;
+        Ok(CudaDense { nrows, ncols, data })
+    }
+
+    fn convert<T: Scalar>(&self, m: &CudaMatrix<T>, format: Format) -> Result<CudaMatrix<T>> {
+        self.convert_op(m, format)
+    }
+
+    fn convert_vector<T: Scalar>(
+        &self,
+        v: &CudaVector<T>,
+        format: VectorFormat,
+    ) -> Result<CudaVector<T>> {
+        self.convert_vector_op(v, format)
+    }
+
+    fn vector_nvals<T: Scalar>(&self, v: &CudaVector<T>) -> Result<usize> {
+        self.vector_nvals_op(v)
+    }
+
+    fn matrix_nvals<T: Scalar>(&self, m: &CudaMatrix<T>) -> Result<usize> {
+        self.matrix_nvals_op(m)
+    }
+
+    fn mxv<S: Semiring, A: Accumulate<S::T>>(
+        &self,
+        w: &mut CudaVector<S::T>,
+        mask: Option<Mask<'_, Self>>,
+        _accum: A,
+        semiring: S,
+        a: &CudaMatrix<S::T>,
+        u: &CudaVector<S::T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.mxv_op::<S, A>(w, mask, semiring, a, u, flags)
+    }
+
+    fn mxm<S: Semiring, A: Accumulate<S::T>>(
+        &self,
+        c: &mut CudaMatrix<S::T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        semiring: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaMatrix<S::T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.mxm_b2sr(c, mask, accum, semiring, a, b, flags)
+    }
+
+    fn mxm_reduce<S: Semiring>(
+        &self,
+        mask: MatrixMask<'_, Self>,
+        semiring: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaMatrix<S::T>,
+        flags: Flags,
+    ) -> Result<S::T> {
+        self.mxm_reduce_b2sr(mask, semiring, a, b, flags)
+    }
+
+    fn mxm_dense<S: Semiring, A: Accumulate<S::T>>(
+        &self,
+        c: &mut CudaDense<S::T>,
+        _accum: A,
+        semiring: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaDense<S::T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.mxm_dense_op::<S, A>(c, semiring, a, b, flags)
+    }
+
+    fn ewise_vector<T: Scalar, Op: BinaryOp<T>, A: Accumulate<T>>(
+        &self,
+        w: &mut CudaVector<T>,
+        mask: Option<Mask<'_, Self>>,
+        _accum: A,
+        kind: EwiseKind<T>,
+        _op: Op,
+        u: &CudaVector<T>,
+        v: &CudaVector<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.ewise_vector_op::<T, Op, A>(w, mask, kind, u, v, flags)
+    }
+
+    fn ewise_matrix<T: Scalar, Op: BinaryOp<T>, A: Accumulate<T>>(
+        &self,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        _accum: A,
+        kind: EwiseKind<T>,
+        _op: Op,
+        a: &CudaMatrix<T>,
+        b: &CudaMatrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.ewise_matrix_op::<T, Op, A>(c, mask, kind, a, b, flags)
+    }
+
+    fn apply_vector<T: Scalar, F: UnaryOp<T>, A: Accumulate<T>>(
+        &self,
+        w: &mut CudaVector<T>,
+        mask: Option<Mask<'_, Self>>,
+        _accum: A,
+        f: F,
+        u: &CudaVector<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.apply_vector_op::<T, F, A>(w, mask, f, u, flags)
+    }
+
+    fn apply_matrix<T: Scalar, F: UnaryOp<T>, A: Accumulate<T>>(
+        &self,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        _accum: A,
+        f: F,
+        a: &CudaMatrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.apply_matrix_op::<T, F, A>(c, mask, f, a, flags)
+    }
+
+    fn select_vector<T: Scalar, P: IndexUnaryOp<T>, A: Accumulate<T>>(
+        &self,
+        w: &mut CudaVector<T>,
+        mask: Option<Mask<'_, Self>>,
+        _accum: A,
+        pred: P,
+        u: &CudaVector<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.select_vector_op::<T, P, A>(w, mask, pred, u, flags)
+    }
+
+    fn select_matrix<T: Scalar, P: IndexUnaryOp<T>, A: Accumulate<T>>(
+        &self,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        _accum: A,
+        pred: P,
+        a: &CudaMatrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.select_matrix_op::<T, P, A>(c, mask, pred, a, flags)
+    }
+
+    fn reduce_rows<T: Scalar, M: Monoid<T>, A: Accumulate<T>>(
+        &self,
+        w: &mut CudaVector<T>,
+        mask: Option<Mask<'_, Self>>,
+        _accum: A,
+        _monoid: M,
+        a: &CudaMatrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.reduce_rows_op::<T, M, A>(w, mask, a, flags)
+    }
+
+    fn reduce_vector<T: Scalar, M: Monoid<T>>(&self, _monoid: M, u: &CudaVector<T>) -> Result<T> {
+        self.reduce_vector_op::<T, M>(u)
+    }
+
+    fn reduce_matrix<T: Scalar, M: Monoid<T>>(&self, monoid: M, a: &CudaMatrix<T>) -> Result<T> {
+        self.reduce_matrix_op(monoid, a)
+    }
+
+    fn extract_vector<T: Scalar, A: Accumulate<T>>(
+        &self,
+        w: &mut CudaVector<T>,
+        mask: Option<Mask<'_, Self>>,
+        _accum: A,
+        u: &CudaVector<T>,
+        indices: &[usize],
+        flags: Flags,
+    ) -> Result<()> {
+        self.extract_vector_op::<T, A>(w, mask, u, indices, flags)
+    }
+
+    fn extract_matrix<T: Scalar, A: Accumulate<T>>(
+        &self,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        _accum: A,
+        a: &CudaMatrix<T>,
+        rows: &[usize],
+        cols: &[usize],
+        flags: Flags,
+    ) -> Result<()> {
+        self.extract_matrix_op::<T, A>(c, mask, a, rows, cols, flags)
+    }
+
+    fn assign_vector<T: Scalar, A: Accumulate<T>>(
+        &self,
+        w: &mut CudaVector<T>,
+        mask: Option<Mask<'_, Self>>,
+        _accum: A,
+        u: &CudaVector<T>,
+        indices: &[usize],
+        flags: Flags,
+    ) -> Result<()> {
+        self.assign_vector_op::<T, A>(w, mask, Some(u), T::zero(), Some(indices), flags)
+    }
+
+    fn assign_vector_scalar<T: Scalar, A: Accumulate<T>>(
+        &self,
+        w: &mut CudaVector<T>,
+        mask: Option<Mask<'_, Self>>,
+        _accum: A,
+        value: T,
+        indices: Option<&[usize]>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.assign_vector_op::<T, A>(w, mask, None, value, indices, flags)
+    }
+
+    fn assign_matrix<T: Scalar, A: Accumulate<T>>(
+        &self,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        _accum: A,
+        a: &CudaMatrix<T>,
+        rows: &[usize],
+        cols: &[usize],
+        flags: Flags,
+    ) -> Result<()> {
+        self.assign_matrix_op::<T, A>(c, mask, a, rows, cols, flags)
+    }
+
+    fn transpose<T: Scalar, A: Accumulate<T>>(
+        &self,
+        c: &mut CudaMatrix<T>,
+        mask: Option<MatrixMask<'_, Self>>,
+        accum: A,
+        a: &CudaMatrix<T>,
+        flags: Flags,
+    ) -> Result<()> {
+        self.transpose_op(c, mask, accum, a, flags)
+    }
+
+    fn scale<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut CudaMatrix<T>,
+        _op: Op,
+        d: &CudaVector<T>,
+        a: &CudaMatrix<T>,
+        rows: bool,
+    ) -> Result<()> {
+        self.scale_op::<T, Op>(c, d, a, rows)
+    }
+
+    fn scale_dense_rows<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut CudaDense<T>,
+        _op: Op,
+        d: &CudaVector<T>,
+        b: &CudaDense<T>,
+    ) -> Result<()> {
+        self.scale_dense_rows_op::<T, Op>(c, d, b)
+    }
+}

@@ -1,0 +1,248 @@
+//! Matrix-level operations on CSR with values (kernels in `cuda/matrix.cu`):
+//! transpose, element-wise, apply, select, diagonal scaling, extract,
+//! assign, and the output phase `C<mask> = accum(C, T)` with replace.
+//!
+//! Every operation works on CSR with values: a B2SR input is unpacked on the
+//! device (its iso value filled in), a transposed input is transposed on the
+//! device. Results are CSR with sorted rows, entry for entry what the CPU
+//! backend (`cpu/generic.rs`, `cpu/writeback.rs`) produces. Index lists
+//! (`rows`, `cols` of extract and assign) are the caller's host slices: they
+//! are checked and uploaded, with their inverse maps built on the host.
+//!
+//! This file holds the CSR operand ([`CsrRef`]) and the building blocks the
+//! operations share: counts scanned into row pointers, and compaction of
+//! flagged entries.
+
+mod elementwise;
+mod index;
+mod transpose;
+mod writeback;
+
+pub use writeback::MaskPattern;
+
+use super::device::{bits_of, opt_ptr, DBuf, DevPtr};
+use super::launch::mat;
+use super::mem::DMat;
+use super::{CudaBackend, CudaMatrix};
+use crate::error::Result;
+use crate::scalar::Scalar;
+
+/// A CSR matrix on the device as typed addresses, with the storage kept
+/// alive when it was made for this operation (unpacked or transposed).
+pub(crate) struct CsrRef<T> {
+    pub nrows: usize,
+    pub ncols: usize,
+    pub rowptr: DevPtr<u32>,
+    pub colidx: DevPtr<u32>,
+    pub vals: DevPtr<T>,
+    pub nnz: usize,
+    own: Option<CudaMatrix<T>>,
+}
+
+/// A CSR matrix of new device arrays (not iso).
+pub(crate) fn csr<T>(
+    nrows: usize,
+    ncols: usize,
+    rowptr: DBuf<u32>,
+    colidx: DBuf<u32>,
+    vals: DBuf<T>,
+    nnz: usize,
+) -> CudaMatrix<T> {
+    CudaMatrix {
+        nrows,
+        ncols,
+        repr: DMat::Csr {
+            rowptr,
+            colidx,
+            vals,
+            nnz,
+            iso: None,
+        },
+    }
+}
+
+impl<T: Scalar> CsrRef<T> {
+    /// Borrows a CSR matrix's arrays (`None` for B2SR).
+    fn borrowed(m: &CudaMatrix<T>) -> Option<CsrRef<T>> {
+        let DMat::Csr {
+            rowptr,
+            colidx,
+            vals,
+            nnz,
+            ..
+        } = &m.repr
+        else {
+            return None;
+        };
+        Some(CsrRef {
+            nrows: m.nrows,
+            ncols: m.ncols,
+            rowptr: rowptr.ptr(),
+            colidx: colidx.ptr(),
+            vals: vals.ptr(),
+            nnz: *nnz,
+            own: None,
+        })
+    }
+    /// Takes a CSR matrix made for the operation.
+    fn owned(m: CudaMatrix<T>) -> CsrRef<T> {
+        let mut r = CsrRef::borrowed(&m).expect("owned CSR references are made from CSR matrices");
+        r.own = Some(m);
+        r
+    }
+}
+
+/// The kept entries of a compaction (values when asked for).
+struct Compacted<T> {
+    rowptr: DBuf<u32>,
+    colidx: DBuf<u32>,
+    vals: Option<DBuf<T>>,
+    nnz: usize,
+}
+
+impl CudaBackend {
+    /// `a` (or `a'`) as device CSR with values: borrowed when it already is,
+    /// unpacked from B2SR and/or transposed on the device otherwise.
+    pub(crate) fn csr_input<T: Scalar>(
+        &self,
+        a: &CudaMatrix<T>,
+        transpose: bool,
+    ) -> Result<CsrRef<T>> {
+        let r = match &a.repr {
+            DMat::Csr { .. } => CsrRef::borrowed(a).expect("matched CSR"),
+            DMat::B2sr { pat, value } => {
+                let (rowptr, colidx, nnz) = self.unpack(pat)?;
+                let vals = self.fill(nnz, *value)?;
+                CsrRef::owned(csr(a.nrows, a.ncols, rowptr, colidx, vals, nnz))
+            }
+        };
+        if transpose {
+            Ok(CsrRef::owned(self.transpose_ref(&r)?))
+        } else {
+            Ok(r)
+        }
+    }
+
+    /// An owned CSR matrix of the entries `r` refers to (no copy when `r` owns them).
+    fn csr_owned<T: Scalar>(&self, r: CsrRef<T>) -> Result<CudaMatrix<T>> {
+        if let Some(m) = r.own {
+            return Ok(m);
+        }
+        let rowptr = self.dev.alloc::<u32>(r.nrows + 1)?;
+        let colidx = self.dev.alloc::<u32>(r.nnz)?;
+        let vals = self.dev.alloc::<T>(r.nnz)?;
+        let copy = |dst: u64, src: u64, bytes: usize| -> Result<()> {
+            if bytes == 0 {
+                return Ok(());
+            }
+            // SAFETY: both addresses hold `bytes` bytes (device arrays of this matrix).
+            unsafe {
+                cudarc::driver::result::memcpy_dtod_async(
+                    dst,
+                    src,
+                    bytes,
+                    self.dev.stream.cu_stream(),
+                )
+            }
+            .map_err(super::device::drv("copy on device"))
+        };
+        copy(rowptr.ptr().addr(), r.rowptr.addr(), 4 * (r.nrows + 1))?;
+        copy(colidx.ptr().addr(), r.colidx.addr(), 4 * r.nnz)?;
+        copy(
+            vals.ptr().addr(),
+            r.vals.addr(),
+            std::mem::size_of::<T>() * r.nnz,
+        )?;
+        Ok(csr(r.nrows, r.ncols, rowptr, colidx, vals, r.nnz))
+    }
+
+    /// Counts per row into a zeroed `nrows + 1` buffer via `count`, scans it
+    /// into row pointers, and returns them with the total.
+    fn count_scan(
+        &self,
+        nrows: usize,
+        count: impl FnOnce(&DBuf<u32>) -> Result<()>,
+    ) -> Result<(DBuf<u32>, usize)> {
+        let rowptr = self.dev.zeros::<u32>(nrows + 1)?;
+        count(&rowptr)?;
+        self.dev.scan(&rowptr, nrows + 1)?;
+        let nnz = self.dev.read_u32(&rowptr, nrows)? as usize;
+        Ok((rowptr, nnz))
+    }
+
+    /// The entries of `r` whose flag is set (`flags`: `nnz + 1` entries, the
+    /// last 0; scanned in place), values from `vals` (default: `r`'s); pattern
+    /// only when `with_vals` is false.
+    fn compact<T: Scalar>(
+        &self,
+        r: &CsrRef<T>,
+        flags: DBuf<u32>,
+        vals: Option<DevPtr<T>>,
+        with_vals: bool,
+    ) -> Result<Compacted<T>> {
+        self.dev.scan(&flags, r.nnz + 1)?;
+        let nnz = self.dev.read_u32(&flags, r.nnz)? as usize;
+        let rowptr = self.dev.alloc::<u32>(r.nrows + 1)?;
+        let colidx = self.dev.alloc::<u32>(nnz)?;
+        let out_vals = if with_vals {
+            Some(self.dev.alloc::<T>(nnz)?)
+        } else {
+            None
+        };
+        mat::csr_compact(
+            r.rowptr,
+            r.nrows as u64,
+            r.colidx,
+            vals.unwrap_or(r.vals),
+            r.nnz as u64,
+            flags.ptr(),
+            rowptr.ptr(),
+            colidx.ptr(),
+            opt_ptr(out_vals.as_ref()),
+        )
+        .run(&self.dev, r.nnz.max(r.nrows + 1))?;
+        Ok(Compacted {
+            rowptr,
+            colidx,
+            vals: out_vals,
+            nnz,
+        })
+    }
+
+    /// The flagged entries of `r` as a new CSR matrix (values from `vals`,
+    /// default `r`'s).
+    fn compact_matrix<T: Scalar>(
+        &self,
+        r: &CsrRef<T>,
+        flags: DBuf<u32>,
+        vals: Option<DevPtr<T>>,
+    ) -> Result<CudaMatrix<T>> {
+        let k = self.compact(r, flags, vals, true)?;
+        let v = k.vals.expect("values asked for");
+        Ok(csr(r.nrows, r.ncols, k.rowptr, k.colidx, v, k.nnz))
+    }
+
+    /// Flags of the entries a built-in predicate keeps (`nnz + 1`, last 0).
+    fn select_flags<T: Scalar>(
+        &self,
+        r: &CsrRef<T>,
+        code: i32,
+        k: i64,
+        th: T,
+    ) -> Result<DBuf<u32>> {
+        let flags = self.dev.alloc::<u32>(r.nnz + 1)?;
+        mat::select_flags(
+            code,
+            k,
+            bits_of(th),
+            r.rowptr,
+            r.nrows as u64,
+            r.colidx,
+            r.vals,
+            r.nnz as u64,
+            flags.ptr(),
+        )
+        .run(&self.dev, r.nnz + 1)?;
+        Ok(flags)
+    }
+}

@@ -1,0 +1,73 @@
+//! Typed launches of the semiring modules `sr_<semiring>_<type>`
+//! (`cuda/sr.cu`): `mxv` on CSR (row groups, long-row chunks, the merge
+//! path) and on B2SR (one launch for k <= 8, short rows and segments for
+//! k >= 16), and B2SR times dense.
+
+use super::super::device::{Dev, DevPtr};
+use super::Sr;
+use super::{Segments, Tiles};
+use crate::error::Result;
+use crate::scalar::Scalar;
+
+super::kernels! {
+    { <T> (sr: Sr<T>) => sr.id() }
+    /// `out = A ⊕.⊗ u` on CSR, a group of `2^vlog` lanes per row.
+    fn csr_mxv(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, avals: DevPtr<T>, isobits: u64, nrows: u64,
+        u_vals: DevPtr<T>, u_pres: DevPtr<u32>, allowed: DevPtr<u32>, out_vals: DevPtr<T>,
+        out_pres: DevPtr<u32>, vlog: u32, long_min: u32, accum: i32);
+    /// Partials of the chunks of long CSR rows.
+    fn csr_mxv_long(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, avals: DevPtr<T>, isobits: u64,
+        nrows: u64, nnz: u32, u_vals: DevPtr<T>, u_pres: DevPtr<u32>, allowed: DevPtr<u32>,
+        long_min: u32, part_vals: DevPtr<T>, part_has: DevPtr<u8>);
+    /// Folds the long rows' partials in order.
+    fn csr_mxv_fix(rowptr: DevPtr<u32>, nrows: u64, long_min: u32, part_vals: DevPtr<T>,
+        part_has: DevPtr<u8>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>, accum: i32);
+    /// The first row of each merge-path chunk.
+    fn csr_merge_start(rowptr: DevPtr<u32>, nrows: u64, nnz: u64, nchunks: u64,
+        start_row: DevPtr<u32>);
+    /// The merge-path product, a warp per chunk.
+    fn csr_mxv_merge(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, avals: DevPtr<T>, isobits: u64,
+        nrows: u64, nnz: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>, allowed: DevPtr<u32>,
+        out_vals: DevPtr<T>, out_pres: DevPtr<u32>, accum: i32, start_row: DevPtr<u32>,
+        nchunks: u64, part_vals: DevPtr<T>, part_has: DevPtr<u8>, d_vals: DevPtr<T>, affine: bool,
+        cbits: u64);
+    /// Folds the rows crossing merge-path chunks.
+    fn csr_merge_fix(rowptr: DevPtr<u32>, nrows: u64, start_row: DevPtr<u32>, nchunks: u64,
+        part_vals: DevPtr<T>, part_has: DevPtr<u8>, allowed: DevPtr<u32>, out_vals: DevPtr<T>,
+        out_pres: DevPtr<u32>, accum: i32, affine: bool, cbits: u64);
+    /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
+    fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, tile_rows: u32, vbits: u64, b: DevPtr<T>,
+        nfeat: u64, c: DevPtr<T>);
+    /// The one-launch `mxv` on B2SR (k = 4, 8): segments, then short tile rows.
+    fn b2sr_mxv_fused[k](pattern: Tiles, segments: Segments, tile_rows: u32, short_max: u32,
+        llog: u32, nrows: u64, ulen: u64, vbits: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>,
+        allowed: DevPtr<u32>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>, part_vals: DevPtr<T>,
+        part_has: DevPtr<u32>, counter: DevPtr<u32>, accum: i32, d_vals: DevPtr<T>, affine: bool,
+        cbits: u64);
+    /// The segments of long tile rows (k = 16, 32).
+    fn b2sr_mxv[k](pattern: Tiles, segments: Segments, nrows: u64, vbits: u64, u_vals: DevPtr<T>,
+        u_pres: DevPtr<u32>, allowed: DevPtr<u32>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>,
+        part_vals: DevPtr<T>, part_has: DevPtr<u8>);
+    /// Folds the partials of split tile rows (k = 16, 32).
+    fn b2sr_mxv_fix[k](split_rows: DevPtr<u32>, nsplit: u32, seg_off: DevPtr<u32>, nrows: u64,
+        part_vals: DevPtr<T>, part_has: DevPtr<u8>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>);
+    /// The short tile rows, k lanes each (k = 16, 32).
+    fn b2sr_mxv_short[k](pattern: Tiles, tile_rows: u32, short_max: u32, nrows: u64, ulen: u64,
+        vbits: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>, allowed: DevPtr<u32>,
+        out_vals: DevPtr<T>, out_pres: DevPtr<u32>);
+}
+
+/// Blocks of `block` threads of `b2sr_mxv_fused` (tile size `k`) resident
+/// on one multiprocessor, `None` where the driver cannot say.
+pub(crate) fn b2sr_mxv_fused_per_sm<T: Scalar>(
+    dev: &Dev,
+    sr: Sr<T>,
+    k: usize,
+    block: u32,
+) -> Result<Option<u32>> {
+    let f = dev.func(sr.id(), Entry::b2sr_mxv_fused.name(), Some(k))?;
+    Ok(
+        f.occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
+            .ok(),
+    )
+}

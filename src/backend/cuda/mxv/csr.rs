@@ -1,0 +1,141 @@
+//! `mxv` on CSR (`cuda/sr.cu`): the merge path for every semiring but LOR
+//! and ANY, which keep the row-group kernel (a row stops at its first hit),
+//! with long rows cut into chunks for whole warps.
+
+use super::super::device::{bits_of, opt_ptr, DBuf, DevPtr};
+use super::super::launch::{sr, Sr};
+use super::super::CudaBackend;
+use crate::algebra::SemiringKind;
+use crate::error::Result;
+use crate::scalar::Scalar;
+
+/// Items (row ends and entries) per warp of the CSR merge-path product
+/// (`MERGE_D = 32 * MERGE_E` in `cuda/sr.cu`, 6 items a lane).
+const CSR_MERGE_ITEMS: usize = 192;
+
+/// The matrix of a CSR product: row pointers, columns, values (NULL when
+/// iso) and the iso value's bits.
+pub(crate) type CsrOperand<T> = (DevPtr<u32>, DevPtr<u32>, DevPtr<T>, u64);
+
+/// A CSR matrix as a product reads it: `(rowptr, colidx, vals, nnz, iso)`.
+pub(crate) type CsrParts<'a, T> = (&'a DBuf<u32>, &'a DBuf<u32>, &'a DBuf<T>, usize, Option<T>);
+
+/// The operand of the product kernels: the values are not read when every
+/// entry holds the iso value.
+pub(crate) fn operand<T: Scalar>((rowptr, colidx, vals, _, iso): CsrParts<'_, T>) -> CsrOperand<T> {
+    match iso {
+        Some(x) => (rowptr.ptr(), colidx.ptr(), DevPtr::null(), bits_of(x)),
+        None => (rowptr.ptr(), colidx.ptr(), vals.ptr(), 0),
+    }
+}
+
+impl CudaBackend {
+    /// `out = A ⊕.⊗ u` on CSR into zeroed presence: a group of lanes per row
+    /// (as many as the average row length, 2 to 32), and rows longer than
+    /// `long_min` entries cut into chunks of that many entries for whole
+    /// warps, whose partials `csr_mxv_fix` folds in order (hub rows of
+    /// power-law graphs no longer serialise on one warp). With `iso` (every
+    /// entry holds that value) the values are not read. With `accum >= 0`
+    /// the output is a full vector and each row with an entry in the product
+    /// is folded into it in place (`out_pres` is then unused).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn csr_mxv<T: Scalar>(
+        &self,
+        m: Sr<T>,
+        a: CsrParts<'_, T>,
+        nrows: usize,
+        (u_vals, u_pres): (DevPtr<T>, DevPtr<u32>),
+        allowed: Option<&DBuf<u32>>,
+        (out_vals, out_pres): (DevPtr<T>, DevPtr<u32>),
+        accum: i32,
+    ) -> Result<()> {
+        let nnz = a.3;
+        let (rowptr, colidx, avals, isobits) = operand(a);
+        // LOR and ANY stop a row at its first hit: the row kernel keeps them.
+        if !matches!(m.kind(), SemiringKind::LorLand | SemiringKind::AnyPair) {
+            return self.csr_mxv_merge(
+                m,
+                (rowptr, colidx, avals, isobits),
+                nnz,
+                nrows,
+                (u_vals, u_pres),
+                allowed,
+                (out_vals, out_pres),
+                accum,
+                None,
+            );
+        }
+        let allowed = opt_ptr(allowed);
+        let avg = nnz / nrows.max(1);
+        let vlog = (usize::BITS - 1 - avg.max(1).leading_zeros()).clamp(1, 5);
+        let long_min = (32u32 << vlog).max(256);
+        let n = nrows as u64;
+        sr::csr_mxv(
+            m, rowptr, colidx, avals, isobits, n, u_vals, u_pres, allowed, out_vals, out_pres,
+            vlog, long_min, accum,
+        )
+        .run(&self.dev, nrows.div_ceil(32 >> vlog) * 32)?;
+        // no row can be long when the whole matrix is not
+        if nnz <= long_min as usize {
+            return Ok(());
+        }
+        let nchunks = nnz.div_ceil(long_min as usize);
+        let part_vals = self.dev.alloc::<T>(2 * nchunks)?;
+        let part_has = self.dev.alloc::<u8>(2 * nchunks)?;
+        let (pv, ph) = (part_vals.ptr(), part_has.ptr());
+        sr::csr_mxv_long(
+            m, rowptr, colidx, avals, isobits, n, nnz as u32, u_vals, u_pres, allowed, long_min,
+            pv, ph,
+        )
+        .run(&self.dev, nchunks * 32)?;
+        sr::csr_mxv_fix(m, rowptr, n, long_min, pv, ph, out_vals, out_pres, accum)
+            .run(&self.dev, nrows)
+    }
+
+    /// [`Self::csr_mxv`] by the merge path (`cuda/sr.cu`): the row ends and
+    /// the entries merged and cut into equal chunks of `CSR_MERGE_ITEMS`
+    /// items, a warp per chunk, so every lane does the same work whatever
+    /// the row lengths (power-law rows, empty rows). Rows crossing chunks are
+    /// folded in a fixed order by `csr_merge_fix` (a lane per chunk):
+    /// deterministic.
+    /// `affine = Some((d, c))` as in [`Self::b2sr_mxv_fused`]: the gather
+    /// reads `d_j ⊗ u_j`, every row becomes `c ⊕ value` (the output full,
+    /// not read).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn csr_mxv_merge<T: Scalar>(
+        &self,
+        m: Sr<T>,
+        (rowptr, colidx, avals, isobits): CsrOperand<T>,
+        nnz: usize,
+        nrows: usize,
+        (u_vals, u_pres): (DevPtr<T>, DevPtr<u32>),
+        allowed: Option<&DBuf<u32>>,
+        (out_vals, out_pres): (DevPtr<T>, DevPtr<u32>),
+        accum: i32,
+        affine: Option<(DevPtr<T>, u64)>,
+    ) -> Result<()> {
+        let (d_vals, cbits) = affine.unwrap_or((DevPtr::null(), 0));
+        let affine = affine.is_some();
+        let nchunks = (nrows + nnz).div_ceil(CSR_MERGE_ITEMS);
+        if nchunks == 0 {
+            return Ok(());
+        }
+        let (n, nc) = (nrows as u64, nchunks as u64);
+        let allowed = opt_ptr(allowed);
+        let start_row = self.dev.alloc::<u32>(nchunks + 1)?;
+        sr::csr_merge_start(m, rowptr, n, nnz as u64, nc, start_row.ptr())
+            .run(&self.dev, nchunks + 1)?;
+        let part_vals = self.dev.alloc::<T>(2 * nchunks)?;
+        let part_has = self.dev.alloc::<u8>(2 * nchunks)?;
+        let (start, pv, ph) = (start_row.ptr(), part_vals.ptr(), part_has.ptr());
+        sr::csr_mxv_merge(
+            m, rowptr, colidx, avals, isobits, n, nnz as u64, u_vals, u_pres, allowed, out_vals,
+            out_pres, accum, start, nc, pv, ph, d_vals, affine, cbits,
+        )
+        .run(&self.dev, nchunks * 32)?;
+        sr::csr_merge_fix(
+            m, rowptr, n, start, nc, pv, ph, allowed, out_vals, out_pres, accum, affine, cbits,
+        )
+        .run(&self.dev, nchunks.next_multiple_of(32))
+    }
+}
