@@ -1,7 +1,7 @@
 //! Times every algorithm of bitgraphblas-algorithms on the CPU backend on the
 //! real graphs of ../shared/data; the SuiteSparse:GraphBLAS counterpart is
 //! scripts/suitesparse_algorithms.py (same graphs, same sources, same check
-//! values). Results: benches/results/algorithms-cpu.md.
+//! values). Results: benches/results/cpu-algorithms.md.
 //!
 //! ```text
 //! cargo run --release -p bitgraphblas-algorithms --example bench_cpu -- [--reps 5] [--tile auto] [GRAPH ...]

@@ -1,7 +1,7 @@
 //! Times the algorithms of bitgraphblas-algorithms on the CUDA backend; the
 //! cuSPARSE counterpart (CuPy: level-synchronous BFS on SpMV, PageRank on SpMV,
 //! triangle counting on SpGEMM) is scripts/gpu-algorithms-cupy.py, which reads
-//! the graphs this program writes. Results: benches/results/algorithms-gpu.md.
+//! the graphs this program writes. Results: benches/results/gpu-algorithms.md.
 //!
 //! ```text
 //! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [--bfs auto|push|pull]

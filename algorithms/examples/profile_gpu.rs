@@ -11,7 +11,8 @@
 use std::time::Instant;
 
 use bitgraphblas::algebra::{AbsDiff, BindFirst, Div, Plus, PlusTimes, Second, Times};
-use bitgraphblas::backend::{mxv_affine_generic, Backend};
+use bitgraphblas::backend::Backend;
+use bitgraphblas::ext::{self, affine::mxv_affine_generic};
 use bitgraphblas::{generate, ops, CudaBackend, Desc, Format, Matrix, Vector, VectorFormat};
 use bitgraphblas_algorithms as alg;
 use bitgraphblas_algorithms::{Algorithm, Graph};

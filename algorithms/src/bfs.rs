@@ -1,11 +1,12 @@
 //! Breadth-first search: levels, and parents on request.
 
+use bitgraphblas::algebra::MinSecond;
 use bitgraphblas::algebra::Semiring;
-use bitgraphblas::algebra::{First, MinSecond, Second};
-use bitgraphblas::backend::{Backend, MatrixShape, PushLimits, Pushed, VectorShape};
+use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::container::MaskArg;
+use bitgraphblas::ext::{self, BackendExt, PushLimits, Pushed};
 use bitgraphblas::storage::BitVec;
-use bitgraphblas::{ops, Desc, Error, Result, Scalar, Vector, VectorFormat};
+use bitgraphblas::{ops, Desc, Error, Result, Vector, VectorFormat};
 
 use crate::graph::Graph;
 
@@ -53,7 +54,7 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 
 /// Breadth-first search from `source`, direction-optimising.
 ///
-/// **Semiring**: `LOR.LAND` on packed-bit frontiers for levels; `MIN.SECOND`
+/// **Semiring**: `ANY.PAIR` on packed-bit frontiers for levels; `MIN.SECOND`
 /// on `u64` vertex ids when `parents` is asked (the parent is then the
 /// smallest-numbered vertex of the previous level with an edge to the vertex).
 ///
@@ -67,25 +68,26 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// vertices (Beamer's α) it *pulls* (`mxv(A', frontier)`: each unvisited row
 /// ORs its tiles' bits with the packed frontier).
 ///
-/// **Where the state lives**: on a backend whose vectors live in host memory
-/// (the CPU) each level's new vertices are read back as packed bits (a copy of
-/// `n / 64` words) and their levels and parents written on the host in
-/// `O(new vertices)`, with the visited set kept as packed bits. On a device
-/// backend the level vector itself is the visited set (its structure,
-/// complemented, is the mask). Levels only: runs of push levels are one
-/// [`ops::bfs_push`] each, on `A` in CSR ([`Graph::a_bool_csr`]: a pushed
-/// vertex reads its own row; on the CUDA backend the levels of small
-/// frontiers run in one thread block, those of large ones on the whole
-/// device, with one host round trip per run and per hand-over back to the
-/// block), and a run stops where Beamer's rule, on edges (the
-/// frontier's out-edges `· α` against the unvisited vertices' out-edges), says
-/// to pull; a pulled level is one [`ops::bfs_pull`] (`next<¬level> = A' ANY.PAIR
-/// frontier` and `level<next> = depth`: each unvisited vertex stops at its
-/// first in-neighbour in the frontier; [`bfs_on_backend`] leaves the levels
-/// there, this function downloads them). With
-/// parents, every level is a product, `level<next> = depth`,
-/// `parent = parent ∪ next` and the next frontier `next ⊙ ids`, with the
-/// frontier size read back every 1 to 16 levels.
+/// **Levels only** (every backend, one body): the level vector itself is
+/// the visited set (its structure, complemented, is the mask). Runs of push
+/// levels are one [`ext::bfs_push`] each, on `A` in CSR
+/// ([`Graph::a_bool_csr`]: a pushed vertex reads its own row; on the CPU a
+/// vertex queue, `O(frontier out-edges)` a level; on the CUDA backend the
+/// levels of small frontiers run in one thread block, those of large ones on
+/// the whole device, with one host round trip per run and per hand-over back
+/// to the block), and a run stops where Beamer's rule, on edges (the
+/// frontier's out-edges `· α` against the unvisited vertices' out-edges),
+/// says to pull; a pulled level is one [`ext::bfs_pull`] (`next<¬level> = A'
+/// ANY.PAIR frontier` and `level<next> = depth`: each unvisited vertex stops
+/// at its first in-neighbour in the frontier; [`bfs_on_backend`] leaves the
+/// levels there, this function downloads them).
+///
+/// **With parents**, every level is a product on `u64` ids,
+/// `next<¬struct(level), replace> = frontier min.second A` (pushed through
+/// `vxm` where the backend pushes, [`BackendExt::pushes`], else pulled
+/// through `A'`), then `level<next> = depth`, `parent = parent ∪ next` and
+/// the next frontier `next ⊙ ids` (one [`ext::bfs_record`]), with the frontier size read back every 1
+/// to 16 levels.
 ///
 /// **Cost**: `O(n + m)` work over the whole search plus `O(n / 64)` words per
 /// level for the bit masks; a push reads the rows of the frontier's vertices
@@ -105,7 +107,7 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 /// ```
 pub fn bfs<B>(g: &Graph<'_, B>, source: usize, parents: bool) -> Result<BfsResult>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -121,7 +123,7 @@ pub fn bfs_with<B>(
     direction: Direction,
 ) -> Result<BfsResult>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -134,7 +136,7 @@ where
         });
     }
     let (a, at) = (g.a_u64_csr()?, g.at_u64()?);
-    search(g, source, MinSecond::<u64>::new(), a, at, true, direction)
+    search(g, source, a, at, direction)
 }
 
 /// The levels of a breadth-first search left on the backend ([`bfs_on_backend`]).
@@ -146,11 +148,9 @@ pub struct BfsDevice<B: Backend> {
     pub depth: i64,
 }
 
-/// The levels of [`bfs_with`] (without parents), left on the backend: on a
-/// device backend the search's own level vector, with no download (download
-/// it with [`Backend::download_vector`]; [`bfs`] is this and one download).
-/// On a backend whose vectors live in host memory the search runs as in
-/// [`bfs_with`] and its levels become the vector.
+/// The levels of [`bfs_with`] (without parents), left on the backend: the
+/// search's own level vector, with no download (download it with
+/// [`Backend::download_vector`]; [`bfs`] is this and one download).
 ///
 /// ```
 /// use bitgraphblas::{Backend, Cpu, Format, Matrix, TileSize};
@@ -168,27 +168,12 @@ pub fn bfs_on_backend<B>(
     direction: Direction,
 ) -> Result<BfsDevice<B>>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
     check_source(g.nvertices(), source)?;
-    if !B::HOST_MEMORY {
-        return levels_fused(g, source, direction);
-    }
-    let levels = bfs_with(g, source, false, direction)?.levels;
-    let reached: Vec<(usize, i64)> = levels
-        .iter()
-        .enumerate()
-        .filter(|&(_, &l)| l >= 0)
-        .map(|(v, &l)| (v, l))
-        .collect();
-    Ok(BfsDevice {
-        depth: reached.iter().map(|&(_, l)| l).max().unwrap_or(0),
-        levels: g
-            .backend()
-            .upload_vector(&Vector::from_entries(g.nvertices(), reached)?)?,
-    })
+    levels_fused(g, source, direction)
 }
 
 /// `Err` unless `source` is a vertex of a graph with `n` vertices.
@@ -203,8 +188,9 @@ fn check_source(n: usize, source: usize) -> Result<()> {
     Ok(())
 }
 
-/// `w = u ⊕.⊗ A` pushed (`vxm`); where the backend has no kernel for the push
-/// form, the same product pulled through `A'` (`mxv(A', u)`).
+/// `w = u ⊕.⊗ A` pushed (`vxm`); where the backend does not push on `A` for
+/// this semiring ([`BackendExt::pushes`]), the same product pulled through
+/// `A'` (`mxv(A', u)`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn push_or_pull<B, S, M>(
     b: &B,
@@ -216,18 +202,19 @@ pub(crate) fn push_or_pull<B, S, M>(
     d: &Desc<M>,
 ) -> Result<()>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     S: Semiring,
     M: MaskArg<B>,
 {
-    match ops::vxm(b, w, s, u, a, d) {
-        Err(Error::NoKernel { .. }) => ops::mxv(b, w, s, at, u, d),
-        r => r,
+    if b.pushes(&s, a) {
+        ops::vxm(b, w, s, u, a, d)
+    } else {
+        ops::mxv(b, w, s, at, u, d)
     }
 }
 
-/// The most out-edges of a frontier that [`ops::bfs_push`] pushes (beyond,
+/// The most out-edges of a frontier that [`ext::bfs_push`] pushes (beyond,
 /// one warp per row would be too unbalanced: the level is pulled).
 const PUSH_MAX_EDGES: u64 = 1 << 15;
 
@@ -239,15 +226,19 @@ const PULL_MIN_EDGES: u64 = 1 << 12;
 
 /// Levels (on every backend; on the CPU a push level is a vertex queue in
 /// `O(frontier out-edges)`): runs of push levels fused into one
-/// [`ops::bfs_push`] each (on `A` in CSR; a host round trip per run), and
-/// pulled levels ([`ops::bfs_pull`] on `A'`: each unvisited vertex stops at
+/// [`ext::bfs_push`] each (on `A` in CSR; a host round trip per run), and
+/// pulled levels ([`ext::bfs_pull`] on `A'`: each unvisited vertex stops at
 /// its first in-neighbour in the frontier; one launch and one round trip)
 /// where Beamer's rule on edges says so (`frontier edges · α > unvisited
 /// edges`, for frontiers with more than [`PULL_MIN_EDGES`] out-edges) or
 /// the frontier is too heavy to push ([`PUSH_MAX_EDGES`]).
-fn levels_fused<B>(g: &Graph<'_, B>, source: usize, direction: Direction) -> Result<BfsDevice<B>>
+pub(crate) fn levels_fused<B>(
+    g: &Graph<'_, B>,
+    source: usize,
+    direction: Direction,
+) -> Result<BfsDevice<B>>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
 {
     let b = g.backend();
@@ -256,16 +247,10 @@ where
     let (a, at) = (g.a_bool_csr()?, g.at_bool()?);
     // full and dense: the fused kernels read degrees in place
     let degree = g.out_degree_full()?;
-    // The source alone, at level 0. On the CPU a one-entry vector (the
-    // queue push makes it dense once, in place); a device backend's push
-    // reads a dense level vector.
-    let mut level: B::Vector<i64> = if B::HOST_MEMORY {
-        b.upload_vector(&Vector::from_entries(n, vec![(source, 0)])?)?
-    } else {
-        let mut l = b.vector_new(n, None, VectorFormat::Dense)?;
-        ops::assign_scalar(b, &mut l, 0, Some(&[source]), &Desc::new())?;
-        l
-    };
+    // The source alone, at level 0, in a dense vector (what the fused levels
+    // read and write in place; absent entries are the unvisited vertices).
+    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
     let mut frontier: B::Vector<bool> =
         b.upload_vector(&Vector::from_bits(BitVec::from_indices(n, [source])))?;
     let alpha = ALPHA as u64;
@@ -295,30 +280,25 @@ where
             max_edges: PUSH_MAX_EDGES,
         },
     };
-    let measure = run(0, &Pushed::default());
     // `depth`: the level of the frontier
     let mut depth = 0i64;
-    let mut st = if B::HOST_MEMORY {
-        // What the measuring push would report for the source alone, from
-        // the host pattern (no pass over the vertices): its out-edges, and
-        // every other edge unvisited.
-        let rp = g.pattern().as_csr().row_ptr()[source..source + 2].to_vec();
-        let edges = (rp[1] - rp[0]) as u64;
-        Pushed {
-            levels: 0,
-            nvals: 1,
-            edges,
-            unvisited_edges: g.nedges() as u64 - edges,
-        }
-    } else {
-        ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, measure)?
+    // What a measuring push (`max_levels` 0) would report for the source
+    // alone, from the host pattern (no pass over the vertices, no round
+    // trip): its out-edges, and every other edge unvisited.
+    let csr = g.pattern().as_csr();
+    let edges = (csr.row_ptr()[source + 1] - csr.row_ptr()[source]) as u64;
+    let mut st = Pushed {
+        levels: 0,
+        nvals: 1,
+        edges,
+        unvisited_edges: g.nedges() as u64 - edges,
     };
     while st.nvals > 0 {
         st = if pull_next(&st) {
-            ops::bfs_pull(b, &mut level, &mut frontier, at, degree, depth)?
+            ext::bfs_pull(b, &mut level, &mut frontier, at, degree, depth)?
         } else {
             let limits = run(usize::MAX, &st);
-            ops::bfs_push(b, &mut level, &mut frontier, a, degree, depth, limits)?
+            ext::bfs_push(b, &mut level, &mut frontier, a, degree, depth, limits)?
         };
         depth += st.levels as i64;
     }
@@ -332,84 +312,34 @@ where
 /// The most levels between two reads of the frontier size while pushing.
 const MAX_CHECK_INTERVAL: usize = 16;
 
-/// Where the search keeps levels, parents and the visited set.
-enum Record<B: Backend, T: Scalar> {
-    /// On the host (backends whose vectors live in host memory).
-    Host {
-        levels: Vec<i64>,
-        parents: Option<Vec<i64>>,
-        visited_h: BitVec,
-        visited: B::Vector<bool>,
-    },
-    /// On the backend: the level vector (absent = unvisited, so its structure
-    /// is the visited set), and with parents the parent vector and the vertex ids.
-    Device {
-        level: B::Vector<i64>,
-        parent: Option<(B::Vector<T>, B::Vector<T>)>,
-    },
-}
-
-/// The one search loop, on `LOR.LAND` bits (levels) or `MIN.SECOND` ids
-/// (levels and parents).
-fn search<B, S>(
+/// The one search loop with parents, on `MIN.SECOND` ids: the level vector
+/// (absent = unvisited, so its structure is the visited set), the parent
+/// vector and the vertex ids live on the backend; per level
+/// `next<¬struct(level), replace> = frontier min.second A` (pushed, or
+/// pulled through `A'`), `level<struct(next)> = depth`, `parent = parent ∪
+/// next` and the next frontier `next ⊙ ids`, with the frontier size read
+/// back every 1 to [`MAX_CHECK_INTERVAL`] levels.
+fn search<B>(
     g: &Graph<'_, B>,
     source: usize,
-    s: S,
-    a: &B::Matrix<S::T>,
-    at: &B::Matrix<S::T>,
-    parents: bool,
+    a: &B::Matrix<u64>,
+    at: &B::Matrix<u64>,
     direction: Direction,
 ) -> Result<BfsResult>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
-    S: Semiring,
-    S::T: Into<u64>,
 {
     let b = g.backend();
     let n = g.nvertices();
-    let id = |v: usize| S::T::from_usize(v);
-    let (seed, fmt) = if parents {
-        (
-            Vector::from_entries(n, vec![(source, id(source))])?,
-            VectorFormat::Dense,
-        )
-    } else {
-        (
-            Vector::from_bits(BitVec::from_indices(n, [source])),
-            VectorFormat::Bits,
-        )
-    };
-    let mut frontier: B::Vector<S::T> = b.upload_vector(&seed)?;
-    let mut next: B::Vector<S::T> = b.vector_new(n, None, fmt)?;
-    let mut rec: Record<B, S::T> = if B::HOST_MEMORY {
-        let visited_h = BitVec::from_indices(n, [source]);
-        let mut levels = vec![-1i64; n];
-        levels[source] = 0;
-        Record::Host {
-            levels,
-            parents: parents.then(|| {
-                let mut p = vec![-1i64; n];
-                p[source] = source as i64;
-                p
-            }),
-            visited: b.upload_vector(&Vector::from_bits(visited_h.clone()))?,
-            visited_h,
-        }
-    } else {
-        let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
-        ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
-        let parent = if parents {
-            let ids: Vec<S::T> = (0..n).map(id).collect();
-            Some((
-                b.upload_vector(&seed)?,
-                b.upload_vector(&Vector::from_dense(ids))?,
-            ))
-        } else {
-            None
-        };
-        Record::Device { level, parent }
-    };
+    let s = MinSecond::<u64>::new();
+    let seed = Vector::from_entries(n, vec![(source, source as u64)])?;
+    let mut frontier: B::Vector<u64> = b.upload_vector(&seed)?;
+    let mut next: B::Vector<u64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
+    let mut parent: B::Vector<u64> = b.upload_vector(&seed)?;
+    let ids: B::Vector<u64> = b.upload_vector(&Vector::from_dense((0..n as u64).collect()))?;
     let (mut nf, mut nvisited, mut depth) = (1usize, 1usize, 0i64);
     let (mut since_check, mut interval) = (0usize, 1usize);
     loop {
@@ -419,21 +349,16 @@ where
             Direction::Push => false,
             Direction::Pull => true,
         };
-        {
-            let visited = match &rec {
-                Record::Host { visited, .. } => B::mask(visited),
-                Record::Device { level, .. } => B::mask(level),
-            };
-            let d = Desc::new().mask(visited.structure().complement()).replace();
-            if pulled {
-                ops::mxv(b, &mut next, s, at, &frontier, &d)?;
-            } else {
-                push_or_pull(b, &mut next, s, &frontier, a, at, &d)?;
-            }
+        let d = Desc::new()
+            .mask(B::mask(&level).structure().complement())
+            .replace();
+        if pulled {
+            ops::mxv(b, &mut next, s, at, &frontier, &d)?;
+        } else {
+            push_or_pull(b, &mut next, s, &frontier, a, at, &d)?;
         }
         since_check += 1;
-        let host = matches!(rec, Record::Host { .. });
-        if host || pulled || since_check >= interval {
+        if pulled || since_check >= interval {
             let count = b.vector_nvals(&next)?;
             if count == 0 {
                 break;
@@ -446,70 +371,25 @@ where
             (nf, since_check) = (count, 0);
         }
         nvisited += nf;
-        match &mut rec {
-            Record::Host {
-                levels,
-                parents,
-                visited_h,
-                visited,
-            } => {
-                let got = b.download_vector(&next)?;
-                if let Some(p) = parents {
-                    for (v, x) in got.entries() {
-                        p[v] = Into::<u64>::into(x) as i64;
-                    }
-                }
-                let reached = got.into_pattern();
-                for v in reached.iter_ones() {
-                    levels[v] = depth;
-                }
-                if parents.is_some() {
-                    // The next frontier carries its own vertex ids.
-                    let e = reached.iter_ones().map(|v| (v, id(v))).collect();
-                    frontier = b.upload_vector(&Vector::from_entries(n, e)?)?;
-                } else {
-                    std::mem::swap(&mut frontier, &mut next);
-                }
-                visited_h.or_assign(&reached);
-                *visited = b.upload_vector(&Vector::from_bits(visited_h.clone()))?;
-            }
-            Record::Device { level, parent } => {
-                ops::assign_scalar(
-                    b,
-                    level,
-                    depth,
-                    None,
-                    &Desc::new().mask(B::mask(&next).structure()),
-                )?;
-                match parent {
-                    Some((parent, ids)) => {
-                        // `next` is disjoint from the visited set: a union.
-                        let old = std::mem::replace(parent, b.vector_new(n, None, fmt)?);
-                        ops::ewise_add(b, parent, First, &old, &next, &Desc::new())?;
-                        ops::ewise_mult(b, &mut frontier, Second, &next, ids, &Desc::new())?;
-                    }
-                    None => std::mem::swap(&mut frontier, &mut next),
-                }
-            }
-        }
+        ext::bfs_record(
+            b,
+            &mut level,
+            &mut parent,
+            &mut frontier,
+            &next,
+            &ids,
+            depth,
+        )?;
     }
-    let to_i64 = |x: S::T| Into::<u64>::into(x) as i64;
-    Ok(match rec {
-        Record::Host {
-            levels, parents, ..
-        } => BfsResult { levels, parents },
-        Record::Device { level, parent } => BfsResult {
-            levels: b.download_vector(&level)?.into_vec(-1),
-            parents: match parent {
-                Some((p, _)) => Some(b.download_vector(&p)?.entries().into_iter().fold(
-                    vec![-1i64; n],
-                    |mut out, (v, x)| {
-                        out[v] = to_i64(x);
-                        out
-                    },
-                )),
-                None => None,
-            },
+    let parents = b.download_vector(&parent)?.entries().into_iter().fold(
+        vec![-1i64; n],
+        |mut out, (v, x)| {
+            out[v] = x as i64;
+            out
         },
+    );
+    Ok(BfsResult {
+        levels: b.download_vector(&level)?.into_vec(-1),
+        parents: Some(parents),
     })
 }

@@ -20,7 +20,7 @@
 use std::cell::OnceCell;
 
 use bitgraphblas::algebra::{IndexOp, Lor};
-use bitgraphblas::backend::Backend;
+use bitgraphblas::backend::{Backend, Content};
 use bitgraphblas::storage::b2sr::Profile;
 use bitgraphblas::{ops, Cpu, Desc, Error, Format, Matrix, Result, Scalar, TileSize, Vector};
 
@@ -128,41 +128,33 @@ impl<'b, B: Backend> Graph<'b, B> {
         }
         let host = pattern.to_format(Format::Csr)?;
         // Auto is resolved here, on the host, by the sampling profile (a backend
-        // may not pack with Auto itself).
-        // Valued products (f64 in PageRank and betweenness, u64 vertex ids in
-        // connected components) run on CSR on the CPU backend when the format is
-        // left to Auto: measured on the graphs of ../shared/data, the generic CSR
-        // product beats the B2SR valued kernel 2-4x (benches/results/
-        // algorithms-cpu.md). An explicit tile size is obeyed for every product.
-        let value_auto = format == Format::Auto && B::HOST_MEMORY;
-        // On a device backend left to Auto, valued products take tiles of at
-        // most 8x8: there one launch does the whole product (the fused k <= 8
-        // kernel), and `bin_full_full` at k = 8 runs twice as fast as at
-        // k = 32 on the grids (benches/results/gpu-h100.md).
-        let device_auto = format == Format::Auto && !B::HOST_MEMORY;
-        let format = match format {
-            Format::Auto | Format::B2sr(TileSize::Auto) => {
-                let p = Profile::sample(&host.as_csr());
-                match (format, p.recommend()) {
-                    (Format::Auto, None) => Format::Csr,
-                    (Format::Auto, Some(t)) => Format::B2sr(t),
-                    _ => Format::B2sr(p.best_tile()),
-                }
+        // may not pack with Auto itself); the backend then says which format
+        // it wants for each kind of product ([`Backend::auto_format`]: on the
+        // CPU valued products run on CSR, on the CUDA backend on tiles of at
+        // most 8x8). An explicit format or tile size is obeyed for every product.
+        let (format, value_format) = match format {
+            Format::Auto => {
+                let profiled = match Profile::sample(&host.as_csr()).recommend() {
+                    None => Format::Csr,
+                    Some(t) => Format::B2sr(t),
+                };
+                (
+                    backend.auto_format(profiled, Content::Pattern),
+                    backend.auto_format(profiled, Content::Values),
+                )
             }
-            f => f,
+            Format::B2sr(TileSize::Auto) => {
+                let f = Format::B2sr(Profile::sample(&host.as_csr()).best_tile());
+                (f, f)
+            }
+            f => (f, f),
         };
         let t = Matrix::from_csr(host.as_csr().transpose());
         let host_t = (t != host).then_some(t);
         Ok(Graph {
             backend,
             format,
-            value_format: match format {
-                _ if value_auto => Format::Csr,
-                Format::B2sr(TileSize::T16 | TileSize::T32 | TileSize::T64) if device_auto => {
-                    Format::B2sr(TileSize::T8)
-                }
-                f => f,
-            },
+            value_format,
             host,
             host_t,
             weights: weights.map(|w| w.to_format(Format::Csr)).transpose()?,
@@ -238,8 +230,8 @@ impl<'b, B: Backend> Graph<'b, B> {
         cached(&self.a_bool, || self.upload(false, self.format))
     }
     /// `A` (boolean) in CSR: the rows of single vertices, for the fused push
-    /// levels of a device BFS (`ops::bfs_push`), whose small frontiers read a
-    /// vertex's out-edges and nothing else (a B2SR tile row holds 32 rows).
+    /// levels of BFS ([`bitgraphblas::ext::bfs_push`]), whose small frontiers
+    /// read a vertex's out-edges and nothing else (a B2SR tile row holds 32 rows).
     pub fn a_bool_csr(&self) -> Result<&B::Matrix<bool>> {
         if self.format == Format::Csr {
             return self.a_bool();
@@ -266,8 +258,9 @@ impl<'b, B: Backend> Graph<'b, B> {
     }
     /// The format of the valued products (`f64` PageRank and betweenness, `u64`
     /// ids in connected components): the graph's format, except, when the
-    /// format was left to Auto, CSR on the CPU backend and tiles of at most
-    /// 8x8 on a device backend (bit products stay on the graph's format).
+    /// format was left to Auto, the one the backend asks for valued products
+    /// ([`Backend::auto_format`] with [`Content::Values`]: CSR on the CPU,
+    /// tiles of at most 8x8 on the CUDA backend).
     pub fn value_format(&self) -> Format {
         self.value_format
     }
@@ -283,8 +276,8 @@ impl<'b, B: Backend> Graph<'b, B> {
         cached(&self.at_f64, || self.upload(true, self.value_format))
     }
     /// `A` with `f64` ones in the graph's format (B2SR where chosen, even where
-    /// [`Graph::value_format`] is CSR): the `MIN.PLUS` products of unweighted
-    /// shortest paths.
+    /// [`Graph::value_format`] is CSR): valued products that want the
+    /// pattern's own tiles (the bit kernels of `MIN.PLUS` with unit weights).
     pub fn a_f64_tiled(&self) -> Result<&B::Matrix<f64>> {
         if self.value_format == self.format {
             return self.a_f64();
@@ -390,7 +383,7 @@ impl<'b, B: Backend> Graph<'b, B> {
 
     /// Out-degrees with every vertex present (0 where a vertex has no
     /// out-edge), dense, cached: what the fused push levels of BFS read
-    /// ([`bitgraphblas::ops::bfs_push`]), without a conversion per search.
+    /// ([`bitgraphblas::ext::bfs_push`]), without a conversion per search.
     ///
     /// ```
     /// use bitgraphblas::{Backend, Cpu, Format, Matrix};
@@ -473,12 +466,9 @@ impl<'b, B: Backend> Graph<'b, B> {
                 self.a_bool_csr()?;
                 self.out_degree_full()?;
             }
-            Algorithm::Sssp => {
-                if self.weights.is_none() {
-                    self.a_f64_tiled()?;
-                    self.at_f64_tiled()?;
-                }
-            }
+            // unit weights: the levels of a breadth-first search
+            Algorithm::Sssp if self.weights.is_none() => self.prepare(Algorithm::Bfs)?,
+            Algorithm::Sssp => {}
             Algorithm::PageRank => {
                 self.at_f64()?;
                 self.pagerank_scale(crate::PageRankOptions::default().damping)?;

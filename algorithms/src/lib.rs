@@ -23,6 +23,8 @@
 //! assert_eq!(triangle_count(&g).unwrap(), 1);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod bc;
 pub mod bfs;
 pub mod cc;

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::backend::{MatrixShape, VectorShape};
+use bitgraphblas::ext::BackendExt;
 use bitgraphblas::storage::b2sr::Profile;
 use bitgraphblas::storage::B2sr;
 use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -405,7 +406,7 @@ fn secs(d: Duration) -> f64 {
 
 fn job_on<B>(b: &B, path: &Path, job: Job, c: &Common) -> AnyResult<()>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -484,7 +485,7 @@ where
 /// JSON fields.
 fn compute<B>(g: &alg::Graph<'_, B>, job: &Job) -> AnyResult<(Vec<String>, String)>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -555,7 +556,7 @@ fn cuda_tour(path: &Path, tile: TileSize) -> AnyResult<()> {
 /// The main job: each algorithm once, with its time and a one-line result.
 fn tour<B>(b: &B, path: &Path, tile: TileSize) -> AnyResult<()>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {

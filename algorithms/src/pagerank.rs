@@ -2,6 +2,7 @@
 
 use bitgraphblas::algebra::{AbsDiff, Plus, PlusTimes, Times};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::ext::{self, BackendExt};
 use bitgraphblas::{ops, Desc, Error, Result, VectorFormat};
 
 use crate::graph::Graph;
@@ -65,7 +66,7 @@ pub struct PageRankDevice<B: Backend> {
 /// ```
 pub fn pagerank<B>(g: &Graph<'_, B>, opts: &PageRankOptions) -> Result<PageRank>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -82,7 +83,7 @@ where
 /// the host (the dangling mass, when some vertex has no out-edge, and the L1
 /// change, when `tol > 0`), once per iteration.
 ///
-/// Each iteration is one affine product ([`ops::mxv_affine`]):
+/// Each iteration is one affine product ([`ext::mxv_affine`]):
 /// `x' = c + A' (+.×) (s ⊙ x)` with `s = α / d_out` (zero at vertices
 /// without out-edges, whose columns of `A'` are empty) and the constant
 /// `c = (1 - α)/n + α · Σ_{dangling} x / n`.
@@ -118,7 +119,7 @@ where
 /// ```
 pub fn pagerank_on_backend<B>(g: &Graph<'_, B>, opts: &PageRankOptions) -> Result<PageRankDevice<B>>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -177,7 +178,7 @@ where
         };
         let c = (1.0 - alpha) / nf + alpha * dsum / nf;
         // `x' = c + A' (scale ⊙ x)`, into the buffer of the iterate before last.
-        ops::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), c, at, scale, &x)?;
+        ext::mxv_affine(b, &mut xn, PlusTimes::<f64>::new(), c, at, scale, &x)?;
         std::mem::swap(&mut x, &mut xn);
         if measure {
             // The L1 change, on the backend (only a scalar comes back).

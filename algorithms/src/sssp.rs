@@ -1,12 +1,12 @@
-//! Single-source shortest paths: delta-stepping on real weights, and a
-//! level-synchronous `MIN.PLUS` search on B2SR for unweighted graphs.
+//! Single-source shortest paths: delta-stepping on real weights, and the
+//! levels of a breadth-first search for unweighted graphs.
 
 use bitgraphblas::algebra::{Identity, IndexOp, Min, MinPlus, Minus};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
-use bitgraphblas::storage::BitVec;
-use bitgraphblas::{ops, Cpu, Desc, Error, Matrix, Result, Vector, VectorFormat};
+use bitgraphblas::ext::BackendExt;
+use bitgraphblas::{ops, Cpu, Desc, Error, Matrix, Result, VectorFormat};
 
-use crate::bfs::push_or_pull;
+use crate::bfs::{levels_fused, push_or_pull, Direction};
 use crate::graph::Graph;
 
 /// Shortest-path distances from `source` (`f64::INFINITY` where unreachable).
@@ -14,29 +14,17 @@ use crate::graph::Graph;
 /// Edge weights come from the graph ([`Graph::weights`]); a graph without
 /// weights weighs every edge 1. Weights must be non-negative and finite.
 ///
-/// **Unweighted graphs** (every weight 1) take the B2SR `MIN.PLUS` path: `A`
-/// and `A'` in the graph's format with iso value `1.0` (`f64`), a frontier `f`
-/// holding the vertices whose distance changed in the last step (with their
-/// distances), and per step
-/// `t<¬settled, replace> = f min.+ A` (the settled set, every vertex with a
-/// finite distance, as a complemented structural mask), `d = min(d, t)`,
-/// `f = t`, until `t` is empty. With unit weights the first distance a vertex
-/// gets is final (a Bellman-Ford pass over the frontier, level-synchronous).
-/// **Direction**: push (`vxm(f, A)`, the frontier's rows of `A` scatter
-/// `f_i + 1`) while the frontier is small, pull (`mxv(A', f)`, each unsettled
-/// row takes the minimum over its in-edges) once the frontier holds `n / 16`
-/// vertices (a valued result is `O(n)`, so a small frontier pushes even when
-/// few vertices are left). On a backend whose vectors live in host memory `d`
-/// and the settled set stay on the host (`O(|t|)` per step, plus `n / 64`
-/// words for the mask), and a pull, or a push of a frontier with at least
-/// `n / 4` out-edges, takes the frontier as packed bits: every entry of `f`
-/// equals the step's distance `s`, so it goes in as `f - (s - 1)` (bits,
-/// each entry one; `min.+` commutes with the shift, the result reads back as
-/// `s - 1 + t`); a pull's bit kernel stops each row at its first frontier
-/// hit, a push ORs the frontier's tile rows. Elsewhere `d` is a backend vector (its structure is the
-/// settled set) updated with `d = min(d, t)` by a `MIN`-accumulated apply.
-/// Cost `O(n + m)` over the search (the frontier's tile rows per push, the
-/// unsettled tile rows per pull).
+/// **Unweighted graphs** (every weight 1): with unit weights the distance
+/// of a vertex is its breadth-first level, so the search is the levels of
+/// [`crate::bfs`] (direction-optimising: runs of pushed levels
+/// [`bitgraphblas::ext::bfs_push`] on `A` in CSR, pulled levels
+/// [`bitgraphblas::ext::bfs_pull`] on `A'` in the graph's format, the
+/// complemented structure of the level vector as the mask), read back once
+/// as `f64` distances. It is the level-synchronous `MIN.PLUS` search (`t<¬settled,
+/// replace> = f min.+ A`, `d = min(d, t)`, `f = t`) with the values dropped:
+/// every entry of the frontier `f` equals the step's distance, so the
+/// product's pattern (`ANY.PAIR`) carries all it computes. Cost `O(n + m)`
+/// over the search.
 ///
 /// **Weighted graphs** use delta-stepping (Meyer and Sanders) in the
 /// LAGraph formulation, on CSR with `MIN.PLUS` (`f64`). The edges split into
@@ -58,7 +46,7 @@ use crate::graph::Graph;
 /// ```
 pub fn sssp<B>(g: &Graph<'_, B>, source: usize, delta: Option<f64>) -> Result<Vec<f64>>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -101,135 +89,20 @@ where
     }
 }
 
-/// True when the next step should pull: once the frontier holds a sixteenth
-/// of the vertices. (Unlike the bit steps of BFS, a pull here writes a valued
-/// `O(n)` result whatever the frontier, so a small frontier pushes even when
-/// few vertices are left unsettled.)
-fn pull_valued(frontier: usize, n: usize) -> bool {
-    frontier * 16 >= n
-}
-
-/// On the host, a frontier whose out-edges number at least `n /
-/// PUSH_BITS_EDGES` pushes as packed bits (the tile rows of the frontier
-/// ORed, plus `O(n)` for the iso result); a lighter one pushes its valued
-/// entries (`O(edges)`, sorted).
-const PUSH_BITS_EDGES: usize = 4;
-
-/// Where the unweighted search keeps the distances and the settled set.
-enum Dist<B: Backend> {
-    /// On the host: distances, and the settled set as packed bits (uploaded
-    /// once per step as the mask).
-    Host {
-        dist: Vec<f64>,
-        settled_h: BitVec,
-        settled: B::Vector<bool>,
-    },
-    /// On the backend: the distance vector, absent where unreached (its
-    /// structure is the settled set).
-    Device(B::Vector<f64>),
-}
-
+/// Unit weights: the distances are the levels of a breadth-first search
+/// ([`crate::bfs::levels_fused`]), `∞` where a vertex has no level.
 fn sssp_unweighted<B>(g: &Graph<'_, B>, source: usize) -> Result<Vec<f64>>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
-    B::MatrixMaskSource: MatrixShape,
 {
-    let b = g.backend();
-    let n = g.nvertices();
-    let (a, at) = (g.a_f64_tiled()?, g.at_f64_tiled()?);
-    let s = MinPlus::<f64>::new();
-    let mut f: B::Vector<f64> = b.upload_vector(&Vector::from_entries(n, vec![(source, 0.0)])?)?;
-    let mut t: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    let mut rec: Dist<B> = if B::HOST_MEMORY {
-        let mut dist = vec![f64::INFINITY; n];
-        dist[source] = 0.0;
-        let settled_h = BitVec::from_indices(n, [source]);
-        Dist::Host {
-            dist,
-            settled: b.upload_vector(&Vector::from_bits(settled_h.clone()))?,
-            settled_h,
-        }
-    } else {
-        let mut d: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Dense)?;
-        ops::assign_scalar(b, &mut d, 0.0, Some(&[source]), &Desc::new())?;
-        Dist::Device(d)
-    };
-    // The frontier's vertices (host only) and the distance of the frontier.
-    let mut front = vec![source];
-    let (mut nf, mut step) = (1usize, 0.0f64);
-    // Out-edge counts for the host's choice of frontier form.
-    let host = g.pattern().as_csr();
-    let rp = host.row_ptr();
-    // Whether t holds distances less `step - 1` (a packed-bit frontier).
-    let mut shifted;
-    loop {
-        {
-            let settled = match &rec {
-                Dist::Host { settled, .. } => B::mask(settled),
-                Dist::Device(d) => B::mask(d),
-            };
-            let desc = Desc::new().mask(settled.structure().complement()).replace();
-            shifted = false;
-            match &rec {
-                Dist::Host { .. } => {
-                    let edges: usize = front.iter().map(|&v| rp[v + 1] - rp[v]).sum();
-                    if pull_valued(nf, n) || edges * PUSH_BITS_EDGES >= n {
-                        // Every entry of f is `step`: the product takes
-                        // f - (step - 1), packed bits.
-                        let bits = b.upload_vector(&Vector::from_bits(BitVec::from_indices(
-                            n,
-                            front.iter().copied(),
-                        )))?;
-                        if pull_valued(nf, n) {
-                            ops::mxv(b, &mut t, s, at, &bits, &desc)?;
-                        } else {
-                            push_or_pull(b, &mut t, s, &bits, a, at, &desc)?;
-                        }
-                        shifted = true;
-                    } else {
-                        // A light frontier pushes its distances (`O(edges)`).
-                        let e = front.iter().map(|&v| (v, step)).collect();
-                        f = b.upload_vector(&Vector::from_entries(n, e)?)?;
-                        push_or_pull(b, &mut t, s, &f, a, at, &desc)?;
-                    }
-                }
-                Dist::Device(_) if pull_valued(nf, n) => {
-                    ops::mxv(b, &mut t, s, at, &f, &desc)?;
-                }
-                _ => push_or_pull(b, &mut t, s, &f, a, at, &desc)?,
-            }
-        }
-        nf = b.vector_nvals(&t)?;
-        if nf == 0 {
-            break;
-        }
-        match &mut rec {
-            Dist::Host {
-                dist,
-                settled_h,
-                settled,
-            } => {
-                let shift = if shifted { step - 1.0 } else { 0.0 };
-                front.clear();
-                for (v, x) in b.download_vector(&t)?.entries() {
-                    dist[v] = shift + x;
-                    settled_h.set(v, true);
-                    front.push(v);
-                }
-                *settled = b.upload_vector(&Vector::from_bits(settled_h.clone()))?;
-            }
-            Dist::Device(d) => {
-                ops::apply(b, d, Identity, &t, &Desc::new().accum(Min))?;
-            }
-        }
-        step += 1.0;
-        std::mem::swap(&mut f, &mut t);
-    }
-    match rec {
-        Dist::Host { dist, .. } => Ok(dist),
-        Dist::Device(d) => Ok(b.download_vector(&d)?.to_vec(f64::INFINITY)),
-    }
+    let d = levels_fused(g, source, Direction::Auto)?;
+    let levels = g.backend().download_vector_owned(d.levels)?;
+    Ok(levels
+        .into_vec(-1)
+        .into_iter()
+        .map(|l| if l < 0 { f64::INFINITY } else { l as f64 })
+        .collect())
 }
 
 /// The light and heavy parts of a host weight matrix (split on the host with
@@ -254,7 +127,7 @@ struct Relax<B: Backend> {
     at: Option<B::Matrix<f64>>,
 }
 
-impl<B: Backend> Relax<B>
+impl<B: BackendExt> Relax<B>
 where
     B::MaskSource: VectorShape,
 {
@@ -263,7 +136,7 @@ where
         match &self.at {
             Some(at) if nvals * 16 >= t.len() => ops::mxv(b, out, s, at, t, &Desc::new()),
             None if nvals * 16 >= t.len() => ops::mxv(b, out, s, &self.a, t, &Desc::new()),
-            _ => crate::bfs::push_or_pull(
+            _ => push_or_pull(
                 b,
                 out,
                 s,
@@ -313,7 +186,7 @@ where
 
 fn delta_stepping<B>(g: &Graph<'_, B>, source: usize, delta: f64) -> Result<Vec<f64>>
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {

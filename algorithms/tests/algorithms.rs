@@ -4,8 +4,8 @@
 
 mod common;
 
-use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
-use bitgraphblas::{Cpu, Format, TileSize};
+use bitgraphblas::backend::{MatrixShape, VectorShape};
+use bitgraphblas::{BackendExt, Cpu, Format, TileSize};
 use bitgraphblas_algorithms as alg;
 use common::Plain;
 
@@ -30,7 +30,7 @@ struct Checks {
 
 fn check_graph<B>(b: &B, p: &Plain, format: Format, checks: Checks, what: &str)
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -234,7 +234,7 @@ fn bad_arguments_are_errors() {
 /// BFS alone (levels and parents) from the first, middle and last vertex.
 fn check_bfs<B>(b: &B, p: &Plain, format: Format, what: &str)
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -262,7 +262,7 @@ where
 /// the depth, against the reference levels `want` from `s`.
 fn check_levels_on_backend<B>(g: &alg::Graph<'_, B>, want: &[i64], s: usize, what: &str)
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -357,8 +357,8 @@ fn high_diameter_bfs() {
     }
 }
 
-/// Unweighted shortest paths (the B2SR `MIN.PLUS` search) against Dijkstra
-/// where the search both pushes and pulls: a hub reaching a third of the
+/// Unweighted shortest paths (the levels of a direction-optimising BFS)
+/// against Dijkstra where the search both pushes and pulls: a hub reaching a third of the
 /// graph (a large frontier: pull), long directed paths out of it (small
 /// frontiers: push), a part the source cannot reach, vertices without
 /// out-edges, and sizes that are not multiples of the tile size.
@@ -534,7 +534,7 @@ fn gpu_backend_all_algorithms() {
 /// without dangling vertices, in CSR (iso-valued on the device) and B2SR.
 fn check_pagerank_on_backend<B>(b: &B, formats: &[Format], what: &str)
 where
-    B: Backend,
+    B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
@@ -621,4 +621,55 @@ fn pagerank_on_backend_gpu() {
         Format::Auto,
     ];
     check_pagerank_on_backend(&gpu, &formats, "gpu");
+}
+
+/// The fused operations the algorithms call ([`bitgraphblas::ext::brandes`],
+/// [`bitgraphblas::ext::bfs_record`]) agree with their generic defaults on
+/// the primitives (what a backend without an override, such as CUDA for
+/// these, runs), on the CPU.
+#[test]
+fn fused_operations_match_their_generic_defaults() {
+    use bitgraphblas::ext::{self, bc::brandes_generic, bfs::bfs_record_generic};
+    use bitgraphblas::Vector;
+    let cpu = Cpu::new();
+    for (seed, n, deg, sym) in [
+        (21, 40, 2.0, false),
+        (22, 130, 3.0, true),
+        (23, 300, 1.5, false),
+    ] {
+        let p = common::random_graph(seed, n, deg, sym);
+        let g = alg::Graph::new(&cpu, p.pattern(), None, Format::Csr).unwrap();
+        let (a, at) = (g.a_f64().unwrap(), g.at_f64().unwrap());
+        let sources = alg::even_sources(n, 7);
+        let got = ext::brandes(&cpu, a, at, &sources).unwrap().to_vec(-1.0);
+        let want = brandes_generic(&cpu, a, at, &sources).unwrap().to_vec(-1.0);
+        assert_eq!(got.len(), want.len());
+        for (x, y) in got.iter().zip(&want) {
+            assert!(
+                (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+                "seed {seed}: {x} vs {y}"
+            );
+        }
+        // One level recorded: the source's out-neighbours, each with parent s.
+        let s = n / 3;
+        let ids = Vector::from_dense((0..n as u64).collect());
+        let next_e: Vec<(usize, u64)> = p.adj[s]
+            .iter()
+            .map(|&(j, _)| j)
+            .filter(|&j| j != s)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .map(|j| (j, s as u64))
+            .collect();
+        let next = Vector::from_entries(n, next_e).unwrap();
+        let start = |x: i64| Vector::from_entries(n, vec![(s, x)]).unwrap();
+        let startu = || Vector::from_entries(n, vec![(s, s as u64)]).unwrap();
+        let (mut l1, mut p1, mut f1) = (start(0), startu(), startu());
+        let (mut l2, mut p2, mut f2) = (start(0), startu(), startu());
+        ext::bfs_record(&cpu, &mut l1, &mut p1, &mut f1, &next, &ids, 1).unwrap();
+        bfs_record_generic(&cpu, &mut l2, &mut p2, &mut f2, &next, &ids, 1).unwrap();
+        assert_eq!(l1.to_vec(-1), l2.to_vec(-1), "seed {seed}: levels");
+        assert_eq!(p1.entries(), p2.entries(), "seed {seed}: parents");
+        assert_eq!(f1.entries(), f2.entries(), "seed {seed}: frontier");
+    }
 }

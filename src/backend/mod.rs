@@ -107,6 +107,27 @@ pub trait Backend: Sized + Send + Sync {
         profiled
     }
 
+
+    /// Whether this backend runs the push form of a product on `a`,
+    /// `w = u ⊕.⊗ A` (`vxm`, or `mxv` with `A` transposed: scattered from
+    /// `u`'s entries along the rows of `A`), for `semiring`. An algorithm
+    /// that can take either form asks this before choosing `vxm(u, A)` or
+    /// the same product pulled through a stored `A'` (`mxv(A', u)`), instead
+    /// of trying the push and catching [`crate::Error::NoKernel`]. The
+    /// default is `true` (the CPU and CUDA backends push on CSR and B2SR for
+    /// every semiring they multiply with); a backend without a push kernel
+    /// for some matrix or semiring answers `false` there.
+    ///
+    /// ```
+    /// use bitgraphblas::{algebra::MinPlus, Backend, Cpu, Matrix};
+    /// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 1.0f64)]).unwrap();
+    /// assert!(Cpu::new().pushes(&MinPlus::<f64>::new(), &a));
+    /// ```
+    fn pushes<S: Semiring>(&self, semiring: &S, a: &Self::Matrix<S::T>) -> bool {
+        let _ = (semiring, a);
+        true
+    }
+
     /// A valued mask over `v`.
     fn mask<T: Scalar>(v: &Self::Vector<T>) -> Mask<'_, Self>;
     /// A valued mask over `m`.

@@ -35,4 +35,3 @@ pub fn mxv_affine_generic<B: Backend, S: Semiring>(
     let accum = Accum(semiring.add_op());
     b.mxv(w, None, accum, semiring, a, &t, flags)
 }
-

@@ -2,8 +2,8 @@
 //! [`super::bfs_push`] and [`super::bfs_pull`], and their generic defaults
 //! (each level a masked product and a masked assign, counted on the host).
 
-use crate::algebra::AnyPair;
-use crate::backend::{Backend, VectorShape};
+use crate::algebra::{AnyPair, First, Second};
+use crate::backend::{Backend, EwiseKind, VectorShape};
 use crate::container::{Flags, NoAccum, Vector, VectorFormat};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -129,4 +129,45 @@ pub fn bfs_pull_generic<B: Backend>(
     let (deg, mut out) = measure(b, level, frontier, degree)?;
     generic_level(b, (level, frontier), at, true, (&deg, depth), &mut out)?;
     Ok(out)
+}
+
+/// [`super::BackendExt::bfs_record`] from the other entry points: a masked
+/// `assign` of `depth` into `level`, the union `parent ∪ next` (`ewise_add`
+/// with `FIRST`) and `frontier = next ⊙ ids` (`ewise_mult` with `SECOND`).
+#[allow(clippy::too_many_arguments)]
+pub fn bfs_record_generic<B: Backend>(
+    b: &B,
+    level: &mut B::Vector<i64>,
+    parent: &mut B::Vector<u64>,
+    frontier: &mut B::Vector<u64>,
+    next: &B::Vector<u64>,
+    ids: &B::Vector<u64>,
+    depth: i64,
+) -> Result<()> {
+    let flags = Flags::default();
+    let reached = B::mask(next).structure();
+    b.assign_vector_scalar(level, Some(reached), NoAccum, depth, None, flags)?;
+    // `next` is disjoint from the visited set: a union.
+    let fresh = b.vector_new(next.len(), None, VectorFormat::Dense)?;
+    let old = std::mem::replace(parent, fresh);
+    b.ewise_vector(
+        parent,
+        None,
+        NoAccum,
+        EwiseKind::Add,
+        First,
+        &old,
+        next,
+        flags,
+    )?;
+    b.ewise_vector(
+        frontier,
+        None,
+        NoAccum,
+        EwiseKind::Mult,
+        Second,
+        next,
+        ids,
+        flags,
+    )
 }

@@ -19,6 +19,7 @@
 //! ```
 
 pub mod affine;
+pub mod bc;
 pub mod bfs;
 
 pub use bfs::{PushLimits, Pushed};
@@ -31,7 +32,9 @@ use crate::ops::need;
 /// The fused operations a backend may override. Every method has a generic
 /// default built from the [`Backend`] primitives; entry points take
 /// already-checked arguments, so call them through this module's functions
-/// ([`bfs_push`], [`bfs_pull`], [`mxv_affine`]).
+/// ([`bfs_push`], [`bfs_pull`], [`bfs_record`], [`mxv_affine`],
+/// [`brandes`]), and the
+/// capability [`BackendExt::pushes`] directly.
 ///
 /// A new backend gets them all by `impl BackendExt for MyBackend {}`.
 pub trait BackendExt: Backend {
@@ -79,6 +82,34 @@ pub trait BackendExt: Backend {
         depth: i64,
     ) -> Result<Pushed> {
         bfs::bfs_pull_generic(self, level, frontier, at, degree, depth)
+    }
+
+    /// Records one level of a breadth-first search with parents (see
+    /// [`bfs_record`]). The default is [`bfs::bfs_record_generic`]: a masked
+    /// `assign`, an `ewise_add` and an `ewise_mult`.
+    #[allow(clippy::too_many_arguments)]
+    fn bfs_record(
+        &self,
+        level: &mut Self::Vector<i64>,
+        parent: &mut Self::Vector<u64>,
+        frontier: &mut Self::Vector<u64>,
+        next: &Self::Vector<u64>,
+        ids: &Self::Vector<u64>,
+        depth: i64,
+    ) -> Result<()> {
+        bfs::bfs_record_generic(self, level, parent, frontier, next, ids, depth)
+    }
+
+    /// Brandes' dependencies of a batch of sources (see [`brandes`]).
+    /// The default is [`bc::brandes_generic`]: every step a backend
+    /// operation on flattened `n × k` vectors, two dense products a level.
+    fn brandes(
+        &self,
+        a: &Self::Matrix<f64>,
+        at: &Self::Matrix<f64>,
+        sources: &[usize],
+    ) -> Result<Self::Vector<f64>> {
+        bc::brandes_generic(self, a, at, sources)
     }
 }
 
@@ -199,6 +230,60 @@ pub fn bfs_pull<B: BackendExt>(
     b.bfs_pull(level, frontier, at, degree, depth)
 }
 
+/// Records one level of a breadth-first search with parents, fused: with
+/// `next` the level's new vertices, each holding its parent (the result of
+/// `next<¬struct(level), replace> = frontier MIN.SECOND A` on `u64` vertex
+/// ids, so disjoint from the visited set), and `ids` the full vector of
+/// vertex ids (`ids_i = i`),
+///
+/// ```text
+/// level<struct(next)> = depth
+/// parent = parent ∪ next            (parent<struct(next)> = next)
+/// frontier = next ⊙ ids             (the new vertices, each carrying its own id)
+/// ```
+///
+/// By default a masked `assign`, an `ewise_add` and an `ewise_mult`; on the
+/// CPU one pass over `next`'s entries that writes `level` and `parent` in
+/// place and makes `frontier` a sparse vector (`O(|next|)` besides reading
+/// `next`; `ids` is not read).
+///
+/// ```
+/// use bitgraphblas::{ext, Cpu, Vector};
+/// let cpu = Cpu::new();
+/// // Vertex 0 at level 0; level 1 reached 1 and 3 from 0.
+/// let mut level = Vector::from_entries(4, vec![(0, 0i64)]).unwrap();
+/// let mut parent = Vector::from_entries(4, vec![(0, 0u64)]).unwrap();
+/// let mut frontier = Vector::from_entries(4, vec![(0, 0u64)]).unwrap();
+/// let next = Vector::from_entries(4, vec![(1, 0u64), (3, 0)]).unwrap();
+/// let ids = Vector::from_dense(vec![0u64, 1, 2, 3]);
+/// ext::bfs_record(&cpu, &mut level, &mut parent, &mut frontier, &next, &ids, 1).unwrap();
+/// assert_eq!(level.to_vec(-1), vec![0, 1, -1, 1]);
+/// assert_eq!(parent.entries(), vec![(0, 0), (1, 0), (3, 0)]);
+/// assert_eq!(frontier.entries(), vec![(1, 1), (3, 3)]);
+/// ```
+pub fn bfs_record<B: BackendExt>(
+    b: &B,
+    level: &mut B::Vector<i64>,
+    parent: &mut B::Vector<u64>,
+    frontier: &mut B::Vector<u64>,
+    next: &B::Vector<u64>,
+    ids: &B::Vector<u64>,
+    depth: i64,
+) -> Result<()> {
+    let n = next.len();
+    for (what, len) in [
+        ("level", level.len()),
+        ("parent", parent.len()),
+        ("frontier", frontier.len()),
+        ("ids", ids.len()),
+    ] {
+        need("bfs_record", len == n, || {
+            format!("next has length {n}, {what} has length {len}")
+        })?;
+    }
+    b.bfs_record(level, parent, frontier, next, ids, depth)
+}
+
 /// The affine product `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, fused: for every row `i` of
 /// `A`,
 ///
@@ -243,4 +328,65 @@ pub fn mxv_affine<B: BackendExt, S: Semiring>(
         })?;
     }
     b.mxv_affine(w, semiring, c, a, d, u)
+}
+
+/// Brandes' dependencies of a batch of `k` sources, fused: with `a` = `A`
+/// and `at` = `A'` (`PLUS.TIMES` on `f64`, the values of `A` read as edge
+/// multiplicities: ones for a graph), the result is `δ` flattened row-major
+/// `n × k`, entry `i · k + j` the dependency `δ_s(i) = Σ_{t ≠ s, i} σ_st(i) /
+/// σ_st` of vertex `i` on the `j`-th source `s` (zero at the source itself
+/// and where `s` does not reach `i`; every entry present). Each source's
+/// shortest-path counts `σ` come from a breadth-first search,
+///
+/// ```text
+/// N = A' (+.×) F        F<¬σ, replace> = N (where N > 0)        σ += F
+/// ```
+///
+/// one level at a time (`F` the `n × k` frontier, the sources' columns side
+/// by side), and the dependencies are accumulated back from the deepest level
+///
+/// ```text
+/// T = (1 + δ) / σ on level d     U = A (+.×) T     δ += σ ⊙ U on level d - 1
+/// ```
+///
+/// Cost: two dense products per level, `O(k · (m + n))` each at most,
+/// `O(k · (m + n) · depth)` in all. The default ([`bc::brandes_generic`])
+/// runs each step as a backend operation and keeps one frontier a level
+/// (`O(k · n · depth)` memory); the CPU keeps `σ`, `δ` and the (vertex,
+/// source) pairs of each level on the host and works in place in the
+/// products' operand and result (`O(k · n)` memory, a level's element-wise
+/// work in the size of the level).
+///
+/// ```
+/// use bitgraphblas::{ext, Backend, Cpu, Matrix};
+/// // The path 0 - 1 - 2, sources 0 and 2: vertex 1 lies between them.
+/// let e = vec![(0, 1, 1.0), (1, 0, 1.0), (1, 2, 1.0), (2, 1, 1.0)];
+/// let a = Matrix::from_triplets(3, 3, e).unwrap();
+/// let cpu = Cpu::new();
+/// let d = ext::brandes(&cpu, &a, &a, &[0, 2]).unwrap();
+/// // rows: vertices 0, 1, 2; columns: sources 0, 2
+/// assert_eq!(cpu.download_vector(&d).unwrap().to_vec(-1.0), vec![0.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+/// ```
+pub fn brandes<B: BackendExt>(
+    b: &B,
+    a: &B::Matrix<f64>,
+    at: &B::Matrix<f64>,
+    sources: &[usize],
+) -> Result<B::Vector<f64>> {
+    let n = a.nrows();
+    need("brandes", a.ncols() == n, || {
+        format!("A is {n}x{}, not square", a.ncols())
+    })?;
+    need("brandes", (at.nrows(), at.ncols()) == (n, n), || {
+        format!("A is {n}x{n}, A' is {}x{}", at.nrows(), at.ncols())
+    })?;
+    need("brandes", !sources.is_empty(), || "no source".into())?;
+    if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+        return Err(crate::Error::IndexOutOfBounds {
+            op: "brandes",
+            index: s,
+            len: n,
+        });
+    }
+    b.brandes(a, at, sources)
 }

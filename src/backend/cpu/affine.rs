@@ -89,8 +89,8 @@ mod tests {
     use crate::algebra::{MinPlus, PlusTimes};
     use crate::backend::cpu::short_rows::tests::random;
     use crate::backend::cpu::Cpu;
-    use crate::ext::affine::mxv_affine_generic;
     use crate::container::{Matrix, Vector};
+    use crate::ext::affine::mxv_affine_generic;
     use rand::{Rng, SeedableRng};
 
     /// The fused pass against the generic default (element-wise product,

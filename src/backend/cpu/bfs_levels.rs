@@ -10,9 +10,9 @@
 use super::Cpu;
 use crate::algebra::AnyPair;
 use crate::backend::Backend;
-use crate::ext::{PushLimits, Pushed};
 use crate::container::{Flags, Matrix, NoAccum, Vector, VectorFormat, VectorRepr};
 use crate::error::Result;
+use crate::ext::{PushLimits, Pushed};
 use crate::storage::{BitVec, Csr};
 
 /// Frontiers with at most `n / SPARSE_BELOW` vertices leave as sorted
@@ -229,8 +229,8 @@ fn put_dense(level: &mut Vector<i64>, values: Vec<i64>, visited: BitVec) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ext::bfs::{bfs_pull_generic, bfs_push_generic};
     use crate::container::Matrix;
+    use crate::ext::bfs::{bfs_pull_generic, bfs_push_generic};
     use crate::Cpu;
     use rand::{Rng, SeedableRng};
 

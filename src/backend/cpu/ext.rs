@@ -1,6 +1,8 @@
 //! The CPU's fused operations ([`BackendExt`]): pushed BFS levels as a vertex
 //! queue over CSR rows, pulled levels stopping at the first frontier
-//! in-neighbour, and the affine product as one pass over CSR rows.
+//! in-neighbour, the levels of a search with parents recorded in one pass,
+//! the affine product as one pass over CSR rows, and Brandes'
+//! dependencies with the element-wise work in place on the host.
 
 use super::dense_view::dense_view;
 use super::Cpu;
@@ -21,7 +23,9 @@ impl BackendExt for Cpu {
     ) -> Result<Pushed> {
         match a.repr() {
             // A vertex queue over the rows of the frontier's vertices.
-            MatrixRepr::Csr(c) => super::bfs_levels::bfs_push(level, frontier, c, degree, depth, limits),
+            MatrixRepr::Csr(c) => {
+                super::bfs_levels::bfs_push(level, frontier, c, degree, depth, limits)
+            }
             // B2SR: the levels as masked products.
             MatrixRepr::B2sr { .. } => {
                 bfs::bfs_push_generic(self, level, frontier, a, degree, depth, limits)
@@ -66,5 +70,24 @@ impl BackendExt for Cpu {
         super::affine::mxv_affine_csr(semiring, c, m, &dv.values, &uv.values, &mut values);
         *w = Vector::from_dense(values);
         Ok(())
+    }
+
+    /// One pass over `next`'s entries ([`super::bfs_record::bfs_record`]).
+    fn bfs_record(
+        &self,
+        level: &mut Vector<i64>,
+        parent: &mut Vector<u64>,
+        frontier: &mut Vector<u64>,
+        next: &Vector<u64>,
+        _ids: &Vector<u64>,
+        depth: i64,
+    ) -> Result<()> {
+        super::bfs_record::bfs_record(level, parent, frontier, next, depth)
+    }
+
+    /// The products on the backend, `σ`, `δ` and the pairs of each level in
+    /// host arrays ([`super::brandes::brandes`]).
+    fn brandes(&self, a: &Matrix<f64>, at: &Matrix<f64>, sources: &[usize]) -> Result<Vector<f64>> {
+        super::brandes::brandes(self, a, at, sources)
     }
 }

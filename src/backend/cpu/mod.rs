@@ -5,6 +5,8 @@
 mod affine;
 pub(crate) mod b2sr;
 mod bfs_levels;
+mod bfs_record;
+mod brandes;
 mod dense_view;
 mod ext;
 pub(crate) mod generic;
