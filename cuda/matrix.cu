@@ -154,36 +154,18 @@ ENTRY(ewise_fill)(int kind, int op, u64 abits, u64 bbits, const u32* a_rowptr, c
 
 // ---- flags and compaction -------------------------------------------------------
 
-// flags[p] = 1 where the predicate keeps entry p (codes of vec.cu's vec_select,
-// with the entry's row and column); flags[nnz] = 0.
+// flags[p] = 1 where the predicate keeps entry p (SELECT_* codes, `select_keep`
+// in common.cuh, on the entry's row, column and value); flags[nnz] = 0.
 ENTRY(select_flags)(int code, i64 k, u64 tbits, const u32* rowptr, u64 nrows, const u32* colidx, const T* vals,
                     u64 nnz, u32* flags) {
   const T th = Sc<T>::from_bits(tbits);
   for (u64 p = gtid(); p <= nnz; p += gthreads()) {
     if (p == nnz) { flags[p] = 0; continue; }
-    bool keep;
-    if (code < 6) {
-      const i64 i = (i64)row_of(rowptr, nrows, p), j = (i64)colidx[p];
-      switch (code) {
-        case 0: keep = j <= i + k; break;
-        case 1: keep = j >= i + k; break;
-        case 2: keep = j == i + k; break;
-        case 3: keep = j != i + k; break;
-        case 4: keep = i <= k; break;
-        default: keep = i > k; break;
-      }
-    } else {
-      const T x = vals[p];
-      switch (code) {
-        case 6: keep = x == th; break;
-        case 7: keep = x != th; break;
-        case 8: keep = x > th; break;
-        case 9: keep = x >= th; break;
-        case 10: keep = x < th; break;
-        default: keep = x <= th; break;
-      }
-    }
-    flags[p] = keep ? 1u : 0u;
+    // the row (a search) and column only for the index predicates, the value only for the others
+    const bool by_index = code < SELECT_VALUE_EQ;
+    const i64 i = by_index ? (i64)row_of(rowptr, nrows, p) : 0, j = by_index ? (i64)colidx[p] : 0;
+    const T x = by_index ? Sc<T>::zero() : vals[p];
+    flags[p] = select_keep<T>(code, i, j, k, x, th) ? 1u : 0u;
   }
 }
 

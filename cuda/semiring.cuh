@@ -1,6 +1,6 @@
 // cuda/semiring.cuh: the semiring of a module compiled with
 //   -DSR_T=<type> -DSR_ADD=<op code> -DSR_MUL=<op code>
-// (cuda/sr.cu, cuda/push.cu): its operators, folding, and the atomic
+// (cuda/sr.cu and its parts, cuda/push.cu): its operators, folding, and the atomic
 // `*p = *p ⊕ x` of the scatter (push) products.
 #pragma once
 #include "common.cuh"
@@ -27,28 +27,17 @@ __device__ __forceinline__ void fold(T& acc, bool& has, T x) {
 }
 
 // Atomic `*p = *p ⊕ x` (outputs start at the identity).
-__device__ __forceinline__ void cas32(u32* a, T x) {
-  u32 old = *a, assumed;
+// W: the unsigned word of T's size.
+template <class W> __device__ __forceinline__ void cas_fold(W* a, T x) {
+  W old = *a, assumed;
   do {
     assumed = old;
     T cur;
     memcpy(&cur, &assumed, sizeof(T));
     T nv = SR::add(cur, x);
-    u32 nb = 0;
+    W nb = 0;
     memcpy(&nb, &nv, sizeof(T));
     old = atomicCAS(a, assumed, nb);
-  } while (old != assumed);
-}
-__device__ __forceinline__ void cas64(u64* a, T x) {
-  u64 old = *a, assumed;
-  do {
-    assumed = old;
-    T cur;
-    memcpy(&cur, &assumed, sizeof(T));
-    T nv = SR::add(cur, x);
-    u64 nb = 0;
-    memcpy(&nb, &nv, sizeof(T));
-    old = atomicCAS((unsigned long long*)a, assumed, nb);
   } while (old != assumed);
 }
 __device__ __forceinline__ void atomic_fold(T* p, T x) {
@@ -66,5 +55,5 @@ __device__ __forceinline__ void atomic_fold(T* p, T x) {
   if (SR_ADD == OP_PLUS && sizeof(T) == 8 && Sc<T>::is_float) { atomicAdd((double*)p, (double)x); return; }
   if (SR_ADD == OP_PLUS && sizeof(T) == 4) { u32 b; memcpy(&b, &x, 4); atomicAdd((u32*)p, b); return; }
   if (SR_ADD == OP_PLUS && sizeof(T) == 8) { u64 b; memcpy(&b, &x, 8); atomicAdd((unsigned long long*)p, (unsigned long long)b); return; }
-  if (sizeof(T) == 4) cas32((u32*)p, x); else cas64((u64*)p, x);
+  if (sizeof(T) == 4) cas_fold((u32*)p, x); else cas_fold((u64*)p, x);
 }

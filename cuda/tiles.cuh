@@ -6,6 +6,9 @@
 #pragma once
 #include "common.cuh"
 
+// No tile (an empty hash slot, an unmatched tile).
+#define EMPTY_KEY 0xffffffffu
+
 // The low K bits.
 template <int K> __device__ __forceinline__ u32 row_mask() { return K == 32 ? FULL_MASK : ((1u << (K % 32)) - 1u); }
 

@@ -88,16 +88,17 @@ ENTRY(vec_ewise)(int kind, int op, u64 abits, u64 bbits, const T* u_vals, const 
   }
 }
 
-// Unary codes: 0 identity, 1 ainv, 2 abs, 3 lnot, 4 one, 100 + op: op(s, x), 200 + op: op(x, s).
+// Unary codes (UNARY_*): the built-in unary operators, UNARY_BIND_FIRST + op:
+// op(s, x), UNARY_BIND_SECOND + op: op(x, s).
 __device__ __forceinline__ T unop(int code, T x, T s) {
-  if (code >= 200) return binop<T>(code - 200, x, s);
-  if (code >= 100) return binop<T>(code - 100, s, x);
+  if (code >= UNARY_BIND_SECOND) return binop<T>(code - UNARY_BIND_SECOND, x, s);
+  if (code >= UNARY_BIND_FIRST) return binop<T>(code - UNARY_BIND_FIRST, s, x);
   switch (code) {
-    case 0: return x;
-    case 1: return sizeof(T) == 1 ? x : Sc<T>::minus(Sc<T>::zero(), x);
-    case 2: return x < Sc<T>::zero() ? Sc<T>::minus(Sc<T>::zero(), x) : x;
-    case 3: return Sc<T>::nz(x) ? Sc<T>::zero() : Sc<T>::one();
-    default: return Sc<T>::one();
+    case UNARY_IDENTITY: return x;
+    case UNARY_AINV: return sizeof(T) == 1 ? x : Sc<T>::minus(Sc<T>::zero(), x);
+    case UNARY_ABS: return x < Sc<T>::zero() ? Sc<T>::minus(Sc<T>::zero(), x) : x;
+    case UNARY_LNOT: return Sc<T>::nz(x) ? Sc<T>::zero() : Sc<T>::one();
+    default: return Sc<T>::one();  // UNARY_ONE
   }
 }
 
@@ -107,7 +108,7 @@ ENTRY(vec_apply)(int code, u64 sbits, const T* u_vals, u64 n, T* out_vals) {
   for (u64 i = gtid(); i < n; i += gthreads()) out_vals[i] = unop(code, u_vals ? u_vals[i] : Sc<T>::one(), s);
 }
 
-// Select codes: 0..5 as in pack.cu's keep_ij (i = index, j = 0), 6 ==, 7 !=, 8 >, 9 >=, 10 <, 11 <=.
+// Select: SELECT_* codes (`select_keep` in common.cuh, i = the index, j = 0).
 ENTRY(vec_select)(int code, i64 k, u64 tbits, const T* u_vals, const u32* u_pres, u64 n, T* out_vals,
                   u32* out_pres) {
   const T th = Sc<T>::from_bits(tbits);
@@ -117,22 +118,7 @@ ENTRY(vec_select)(int code, i64 k, u64 tbits, const T* u_vals, const u32* u_pres
     bool p = false;
     if (i < n) {
       const T x = u_vals ? u_vals[i] : Sc<T>::one();
-      bool keep;
-      const i64 ii = (i64)i;
-      switch (code) {
-        case 0: keep = 0 <= ii + k; break;
-        case 1: keep = 0 >= ii + k; break;
-        case 2: keep = 0 == ii + k; break;
-        case 3: keep = 0 != ii + k; break;
-        case 4: keep = ii <= k; break;
-        case 5: keep = ii > k; break;
-        case 6: keep = x == th; break;
-        case 7: keep = x != th; break;
-        case 8: keep = x > th; break;
-        case 9: keep = x >= th; break;
-        case 10: keep = x < th; break;
-        default: keep = x <= th; break;
-      }
+      const bool keep = select_keep<T>(code, (i64)i, 0, k, x, th);
       p = present(u_pres, i) && keep;
       out_vals[i] = x;
     }
