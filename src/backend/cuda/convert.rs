@@ -2,9 +2,10 @@
 //! into chunks), B2SR -> CSR unpacking, copies, the `convert` entry point
 //! and entry counts.
 
-use super::device::{from_bytes, opt_ptr, DBuf, DevPtr};
+use super::device::{opt_ptr, DBuf, DevPtr};
 use super::launch::{pack, Tiles};
-use super::mem::{no_kernel, DMat, DevB2sr, PACK_CHUNK};
+use super::mem::{no_kernel, DMat, DevB2sr, Parts, PACK_CHUNK};
+use super::transfer::from_bytes;
 use super::{CudaBackend, CudaMatrix};
 use crate::container::Format;
 use crate::error::{Error, Result};
@@ -150,60 +151,42 @@ impl CudaBackend {
             Format::B2sr(t) if t != TileSize::T64 && t != TileSize::Auto => t.k(),
             _ => return Err(no_kernel("convert", format!("{format:?} on the device"))),
         };
-        let repr = match (&m.repr, k) {
-            (
-                DMat::Csr {
-                    rowptr,
-                    colidx,
-                    vals,
-                    nnz,
-                    iso,
-                },
-                None,
-            ) => DMat::Csr {
+        let repr = match (m.repr.parts(), k) {
+            (Parts::Csr((rowptr, colidx, vals, nnz, iso)), None) => DMat::Csr {
                 rowptr: self.dev.copy(rowptr)?,
                 colidx: self.dev.copy(colidx)?,
                 vals: self.dev.copy(vals)?,
-                nnz: *nnz,
-                iso: *iso,
+                nnz,
+                iso,
             },
-            (DMat::B2sr { pat, value }, Some(k)) if pat.k == k => DMat::B2sr {
+            (Parts::B2sr(pat, value), Some(k)) if pat.k == k => DMat::B2sr {
                 pat: self.copy_b2sr(pat)?,
-                value: *value,
+                value,
             },
-            (DMat::B2sr { pat, value }, k) => {
+            (Parts::B2sr(pat, value), k) => {
                 let (rowptr, colidx, nnz) = self.unpack(pat)?;
                 match k {
                     None => DMat::Csr {
                         rowptr,
                         colidx,
-                        vals: self.fill(nnz, *value)?,
+                        vals: self.fill(nnz, value)?,
                         nnz,
-                        iso: (nnz > 0 && value.is_nonzero()).then_some(*value),
+                        iso: (nnz > 0 && value.is_nonzero()).then_some(value),
                     },
                     Some(k) => DMat::B2sr {
                         pat: self.pack(&rowptr, &colidx, m.nrows, m.ncols, k)?,
-                        value: *value,
+                        value,
                     },
                 }
             }
-            (
-                DMat::Csr {
-                    rowptr,
-                    colidx,
-                    vals,
-                    nnz,
-                    ..
-                },
-                Some(k),
-            ) => {
-                let value = if *nnz == 0 {
+            (Parts::Csr((rowptr, colidx, vals, nnz, _)), Some(k)) => {
+                let value = if nnz == 0 {
                     T::one()
                 } else {
                     let b = self.dev.download_bytes(vals, 1)?;
                     from_bytes::<T>(&b, 1)[0]
                 };
-                if *nnz > 0 && self.count_ne(vals.ptr(), DevPtr::null(), *nnz, value)? > 0 {
+                if nnz > 0 && self.count_ne(vals.ptr(), DevPtr::null(), nnz, value)? > 0 {
                     return Err(Error::invalid(
                         "convert",
                         "B2SR stores one value for all entries but they differ",

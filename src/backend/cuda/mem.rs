@@ -1,7 +1,8 @@
 //! Device-resident matrices, vectors and dense matrices, and their transfers.
 
-use super::device::{from_bytes, u32_to_words, words_to_u32, DBuf, Dev};
+use super::device::{DBuf, Dev};
 use super::launch::pack;
+use super::transfer::{from_bytes, u32_to_words, words_to_u32};
 use crate::backend::{MatrixShape, VectorShape};
 use crate::container::{Matrix, MatrixRepr, Vector, VectorRepr};
 use crate::error::{Error, Result};
@@ -232,6 +233,33 @@ pub(crate) enum DMat<T> {
         pat: DevB2sr,
         value: T,
     },
+}
+
+/// A CSR matrix as a product reads it: `(rowptr, colidx, vals, nnz, iso)`.
+pub(crate) type CsrParts<'a, T> = (&'a DBuf<u32>, &'a DBuf<u32>, &'a DBuf<T>, usize, Option<T>);
+
+/// A [`DMat`] borrowed as its parts, for a match on the format.
+pub(crate) enum Parts<'a, T> {
+    /// CSR: its buffers, entry count and iso value.
+    Csr(CsrParts<'a, T>),
+    /// B2SR: the pattern and the iso value.
+    B2sr(&'a DevB2sr, T),
+}
+
+impl<T: Copy> DMat<T> {
+    /// The matrix as its parts.
+    pub(crate) fn parts(&self) -> Parts<'_, T> {
+        match self {
+            DMat::Csr {
+                rowptr,
+                colidx,
+                vals,
+                nnz,
+                iso,
+            } => Parts::Csr((rowptr, colidx, vals, *nnz, *iso)),
+            DMat::B2sr { pat, value } => Parts::B2sr(pat, *value),
+        }
+    }
 }
 
 impl<T> MatrixShape for CudaMatrix<T> {

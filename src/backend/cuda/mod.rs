@@ -33,6 +33,7 @@
 //! The layers, bottom up:
 //!
 //! - `device`: the context, stream, module cache, buffers and the untyped launch;
+//!   `transfer`: copies between host and device;
 //!   `kernels`: the module table; `launch/`: one typed function per kernel;
 //! - `mem`: the device containers; `mask`: vectors and matrices as masks;
 //! - `vector/`: vector views, forms and operations; `reduce`: reductions;
@@ -41,7 +42,8 @@
 //!   CSR with values; `b2sr/`: products, transposes, selection and the
 //!   write-back with a B2SR result; `dense`: products and scaling with
 //!   dense matrices;
-//! - `visit`: fused breadth-first levels; `backend`: the [`Backend`]
+//! - `visit`: fused breadth-first levels and the [`BackendExt`](crate::ext::BackendExt)
+//!   implementation; `backend`: the [`Backend`]
 //!   implementation, a list of delegations to the above.
 
 mod b2sr;
@@ -51,13 +53,13 @@ mod convert;
 mod csr;
 mod dense;
 mod device;
-mod ext;
 pub mod kernels;
 mod launch;
 mod mask;
 mod mem;
 mod mxv;
 mod reduce;
+mod transfer;
 mod vector;
 mod visit;
 

@@ -2,9 +2,10 @@
 //! (two block-level passes), and the rows or columns of a matrix to a vector.
 
 use super::codes::{accum_code, op_code};
-use super::device::{bits_of, from_bytes, DevPtr};
+use super::device::{bits_of, DevPtr};
 use super::launch::vec;
 use super::mem::{bit_words, DMat, DVec};
+use super::transfer::from_bytes;
 use super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::Monoid;
 use crate::backend::Backend;

@@ -1,6 +1,7 @@
-//! Breadth-first push levels fused into few launches (`ext::bfs_push`), and
-//! pulled levels in one launch each (`ext::bfs_pull`); kernels in
-//! `cuda/visit.cu`.
+//! The CUDA backend's fused operations ([`BackendExt`]): breadth-first push
+//! levels fused into few launches (`ext::bfs_push`), and pulled levels in
+//! one launch each (`ext::bfs_pull`), kernels in `cuda/visit.cu`; the
+//! affine product is `mxv/affine.rs`'s.
 //!
 //! One call costs a statistics kernel (the frontier's size and out-edges, the
 //! unvisited vertices' out-edges, and the frontier as a vertex queue), then
@@ -19,13 +20,15 @@
 
 use std::sync::atomic::Ordering;
 
-use super::device::{from_bytes, DBuf};
+use super::device::DBuf;
 use super::launch::visit::{self, Pull, Search};
 use super::launch::Tiles;
 use super::mem::{bit_words, DMat, DVec};
+use super::transfer::from_bytes;
 use super::{CudaBackend, CudaMatrix, CudaVector};
+use crate::algebra::Semiring;
 use crate::error::Result;
-use crate::ext::{PushLimits, Pushed};
+use crate::ext::{BackendExt, PushLimits, Pushed};
 
 /// Counter words (`cuda/visit.cu`: `ST_*`).
 const ST_WORDS: usize = 16;
@@ -43,11 +46,23 @@ pub(super) const BLOCK_EDGES: u64 = 1 << 15;
 /// The most vertices of a frontier the one-block kernel takes (its queue length).
 pub(super) const BLOCK_QUEUE: u64 = 1 << 16;
 
-impl CudaBackend {
+impl BackendExt for CudaBackend {
+    fn mxv_affine<S: Semiring>(
+        &self,
+        w: &mut CudaVector<S::T>,
+        semiring: S,
+        c: S::T,
+        a: &CudaMatrix<S::T>,
+        d: &CudaVector<S::T>,
+        u: &CudaVector<S::T>,
+    ) -> Result<()> {
+        self.mxv_affine_fused(w, semiring, c, a, d, u)
+    }
+
     /// `ext::bfs_push` on the device. The kernels read the level vector as
     /// dense values with presence bits and the frontier as packed bits (its
     /// pattern); other forms are converted first (both are outputs).
-    pub(crate) fn bfs_push_fused(
+    fn bfs_push(
         &self,
         level: &mut CudaVector<i64>,
         frontier: &mut CudaVector<bool>,
@@ -162,49 +177,11 @@ impl CudaBackend {
         Ok(pushed(&s))
     }
 
-    /// The forms the BFS kernels read: the level vector as dense values with
-    /// presence bits, the frontier as packed bits (its pattern); other forms
-    /// are converted (both are outputs). Returns the level values, their
-    /// presence bits and the frontier bits.
-    fn search_forms<'v>(
-        &self,
-        level: &'v mut CudaVector<i64>,
-        frontier: &'v mut CudaVector<bool>,
-    ) -> Result<(&'v DBuf<i64>, &'v DBuf<u32>, &'v DBuf<u32>)> {
-        match &mut frontier.repr {
-            DVec::Bits(_) => {}
-            DVec::Dense {
-                pres: pres @ Some(_),
-                ..
-            } => {
-                frontier.repr = DVec::Bits(pres.take().expect("matched Some"));
-            }
-            _ => frontier.repr = DVec::Bits(self.owned_dense(frontier)?.1),
-        }
-        if !matches!(level.repr, DVec::Dense { pres: Some(_), .. }) {
-            let (vals, pres) = self.owned_dense(level)?;
-            level.repr = DVec::Dense {
-                vals,
-                pres: Some(pres),
-            };
-        }
-        match (&level.repr, &frontier.repr) {
-            (
-                DVec::Dense {
-                    vals,
-                    pres: Some(pres),
-                },
-                DVec::Bits(bits),
-            ) => Ok((vals, pres, bits)),
-            _ => unreachable!("converted above"),
-        }
-    }
-
     /// `ext::bfs_pull` on the device: one `bfs_pull_*` launch (a lane per
     /// vertex, a warp per row of more than 32 items, stopping at the first
     /// frontier in-neighbour) writing the next frontier's bits, the reached
     /// vertices' levels and visited bits, and three counters, read back once.
-    pub(crate) fn bfs_pull_fused(
+    fn bfs_pull(
         &self,
         level: &mut CudaVector<i64>,
         frontier: &mut CudaVector<bool>,
@@ -247,6 +224,46 @@ impl CudaBackend {
             edges: c[1],
             unvisited_edges: c[2],
         })
+    }
+}
+
+impl CudaBackend {
+    /// The forms the BFS kernels read: the level vector as dense values with
+    /// presence bits, the frontier as packed bits (its pattern); other forms
+    /// are converted (both are outputs). Returns the level values, their
+    /// presence bits and the frontier bits.
+    fn search_forms<'v>(
+        &self,
+        level: &'v mut CudaVector<i64>,
+        frontier: &'v mut CudaVector<bool>,
+    ) -> Result<(&'v DBuf<i64>, &'v DBuf<u32>, &'v DBuf<u32>)> {
+        match &mut frontier.repr {
+            DVec::Bits(_) => {}
+            DVec::Dense {
+                pres: pres @ Some(_),
+                ..
+            } => {
+                frontier.repr = DVec::Bits(pres.take().expect("matched Some"));
+            }
+            _ => frontier.repr = DVec::Bits(self.owned_dense(frontier)?.1),
+        }
+        if !matches!(level.repr, DVec::Dense { pres: Some(_), .. }) {
+            let (vals, pres) = self.owned_dense(level)?;
+            level.repr = DVec::Dense {
+                vals,
+                pres: Some(pres),
+            };
+        }
+        match (&level.repr, &frontier.repr) {
+            (
+                DVec::Dense {
+                    vals,
+                    pres: Some(pres),
+                },
+                DVec::Bits(bits),
+            ) => Ok((vals, pres, bits)),
+            _ => unreachable!("converted above"),
+        }
     }
 
     /// Limits of the fused BFS's one-block levels (`ext::bfs_push`): the

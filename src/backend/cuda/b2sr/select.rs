@@ -1,36 +1,28 @@
-//! The `select_matrix` entry point: structural predicates on a B2SR input
-//! (no mask, accumulator or transpose) keep a B2SR result, selected tile by
-//! tile on the device (`cuda/pack.cu`); every other case goes through CSR
-//! (`csr/elementwise.rs`).
+//! `select_matrix` with a B2SR result: structural predicates on a B2SR
+//! input (no mask, accumulator or transpose; the entry point in
+//! `csr/elementwise.rs` decides) are selected tile by tile on the device
+//! (`cuda/pack.cu`), a value predicate on the iso value keeps all or nothing.
 
 use super::super::codes::{select_code, SELECT_VALUE_EQ};
 use super::super::launch::{pack, Tiles};
-use super::super::mem::{no_kernel, DMat, DevB2sr};
+use super::super::mem::{DMat, DevB2sr};
 use super::super::{CudaBackend, CudaMatrix};
-use crate::algebra::IndexUnaryOp;
-use crate::container::{Accumulate, Flags, MatrixMask};
+use crate::algebra::{IndexOp, IndexUnaryOp};
 use crate::error::Result;
 use crate::scalar::Scalar;
 
 impl CudaBackend {
-    /// The `select_matrix` entry point.
-    pub(crate) fn select_matrix_op<T: Scalar, P: IndexUnaryOp<T>, A: Accumulate<T>>(
+    /// The entries of the B2SR `a` that the built-in predicate `p` (`pred`'s)
+    /// keeps, as B2SR; `None` for a CSR `a` (the caller's CSR path).
+    pub(crate) fn select_b2sr<T: Scalar, P: IndexUnaryOp<T>>(
         &self,
-        c: &mut CudaMatrix<T>,
-        mask: Option<MatrixMask<'_, Self>>,
-        pred: P,
+        pred: &P,
+        p: IndexOp<T>,
         a: &CudaMatrix<T>,
-        flags: Flags,
-    ) -> Result<()> {
-        let (DMat::B2sr { pat, value }, false, None, false) =
-            (&a.repr, flags.transpose_a, &mask, A::ACTIVE)
-        else {
-            // CSR, transposed, masked or accumulated: the CSR path.
-            return self.select_matrix_csr::<T, P, A>(c, mask, pred, a, flags);
+    ) -> Result<Option<CudaMatrix<T>>> {
+        let DMat::B2sr { pat, value } = &a.repr else {
+            return Ok(None);
         };
-        let p = pred
-            .builtin()
-            .ok_or_else(|| no_kernel("select_matrix", "a user predicate"))?;
         let (code, kk, _) = select_code(p);
         let new_pat = if code >= SELECT_VALUE_EQ {
             // A value predicate on an iso-valued matrix keeps all or nothing.
@@ -51,15 +43,14 @@ impl CudaBackend {
         } else {
             self.b2sr_select(pat, code, kk)?
         };
-        *c = CudaMatrix {
+        Ok(Some(CudaMatrix {
             nrows: a.nrows,
             ncols: a.ncols,
             repr: DMat::B2sr {
                 pat: new_pat,
                 value: *value,
             },
-        };
-        Ok(())
+        }))
     }
 
     /// The entries of `pat` a structural predicate (`code` below

@@ -4,7 +4,7 @@
 //! Also the `transpose` entry point (B2SR here, CSR in `csr/transpose.rs`).
 
 use super::super::launch::transpose;
-use super::super::mem::{no_kernel, DMat, DevB2sr};
+use super::super::mem::{DMat, DevB2sr};
 use super::super::{CudaBackend, CudaMatrix};
 use crate::container::{Accumulate, Flags, MatrixMask};
 use crate::error::Result;
@@ -49,8 +49,8 @@ impl CudaBackend {
         DevB2sr::new(&self.dev, k, p.ncols, p.nrows, nt, rowptr, colidx, tiles)
     }
 
-    /// The `transpose` entry point: a B2SR result for a B2SR `A`, CSR
-    /// otherwise ([`Self::transpose_into`]).
+    /// The `transpose` entry point, `C<mask> = accum(C, op(A)')`: a B2SR
+    /// result for a B2SR `A`, CSR otherwise ([`Self::transpose_into`]).
     pub(crate) fn transpose_op<T: Scalar, A: Accumulate<T>>(
         &self,
         c: &mut CudaMatrix<T>,
@@ -59,23 +59,8 @@ impl CudaBackend {
         a: &CudaMatrix<T>,
         flags: Flags,
     ) -> Result<()> {
-        match a.repr {
-            DMat::B2sr { .. } => self.transpose_b2sr(c, mask, accum, a, flags),
-            DMat::Csr { .. } => self.transpose_into::<T, A>(c, mask, a, flags),
-        }
-    }
-
-    /// `C<mask> = accum(C, op(A)')` for a B2SR `A`.
-    fn transpose_b2sr<T: Scalar, A: Accumulate<T>>(
-        &self,
-        c: &mut CudaMatrix<T>,
-        mask: Option<MatrixMask<'_, Self>>,
-        accum: A,
-        a: &CudaMatrix<T>,
-        flags: Flags,
-    ) -> Result<()> {
         let DMat::B2sr { pat, value } = &a.repr else {
-            return Err(no_kernel("transpose", "a CSR matrix (convert it to B2SR)"));
+            return self.transpose_into::<T, A>(c, mask, a, flags);
         };
         // A transposed input descriptor cancels the transpose.
         let t = if flags.transpose_a {

@@ -8,7 +8,7 @@ use super::super::launch::{mat, vec};
 use super::super::mem::{no_kernel, DMat};
 use super::super::vector::ewise_kind;
 use super::super::{CudaBackend, CudaMatrix, CudaVector};
-use super::{csr, CsrRef};
+use super::CsrRef;
 use crate::algebra::{BinaryOp, IndexUnaryOp, UnaryOp};
 use crate::backend::EwiseKind;
 use crate::container::{Accumulate, Flags, MatrixMask};
@@ -27,38 +27,41 @@ impl CudaBackend {
         b: &CsrRef<T>,
     ) -> Result<CudaMatrix<T>> {
         let n = a.nrows;
-        let (rowptr, nnz) = self.count_scan(n, |counts| {
-            mat::ewise_count::<T>(
-                kind,
-                a.rowptr,
-                a.colidx,
-                b.rowptr,
-                b.colidx,
-                n as u64,
-                counts.ptr(),
-            )
-            .run(&self.dev, n)
-        })?;
-        let colidx = self.dev.alloc::<u32>(nnz)?;
-        let vals = self.dev.alloc::<T>(nnz)?;
-        mat::ewise_fill(
-            kind,
-            op,
-            bits_of(alpha),
-            bits_of(beta),
-            a.rowptr,
-            a.colidx,
-            a.vals,
-            b.rowptr,
-            b.colidx,
-            b.vals,
-            n as u64,
-            rowptr.ptr(),
-            colidx.ptr(),
-            vals.ptr(),
+        self.count_fill(
+            n,
+            a.ncols,
+            |counts| {
+                mat::ewise_count::<T>(
+                    kind,
+                    a.rowptr,
+                    a.colidx,
+                    b.rowptr,
+                    b.colidx,
+                    n as u64,
+                    counts.ptr(),
+                )
+                .run(&self.dev, n)
+            },
+            |rowptr, colidx, vals| {
+                mat::ewise_fill(
+                    kind,
+                    op,
+                    bits_of(alpha),
+                    bits_of(beta),
+                    a.rowptr,
+                    a.colidx,
+                    a.vals,
+                    b.rowptr,
+                    b.colidx,
+                    b.vals,
+                    n as u64,
+                    rowptr,
+                    colidx,
+                    vals,
+                )
+                .run(&self.dev, n)
+            },
         )
-        .run(&self.dev, n)?;
-        Ok(csr(n, a.ncols, rowptr, colidx, vals, nnz))
     }
 
     /// The `ewise_matrix` entry point.
@@ -117,8 +120,11 @@ impl CudaBackend {
         self.write_matrix(c, t, mask, acc, flags.replace)
     }
 
-    /// The `select_matrix` entry point on CSR (any input, through `csr_input`).
-    pub(crate) fn select_matrix_csr<T: Scalar, P: IndexUnaryOp<T>, A: Accumulate<T>>(
+    /// The `select_matrix` entry point: a structural predicate on a B2SR
+    /// input with no mask, accumulator or transpose keeps a B2SR result
+    /// (`b2sr/select.rs`); every other case goes through CSR (any input,
+    /// through `csr_input`).
+    pub(crate) fn select_matrix_op<T: Scalar, P: IndexUnaryOp<T>, A: Accumulate<T>>(
         &self,
         c: &mut CudaMatrix<T>,
         mask: Option<MatrixMask<'_, Self>>,
@@ -129,6 +135,12 @@ impl CudaBackend {
         let p = pred
             .builtin()
             .ok_or_else(|| no_kernel("select_matrix", "a user predicate"))?;
+        if mask.is_none() && !A::ACTIVE && !flags.transpose_a {
+            if let Some(t) = self.select_b2sr(&pred, p, a)? {
+                *c = t;
+                return Ok(());
+            }
+        }
         let acc = accum_code::<T, A>("select_matrix")?;
         let (code, k, th) = select_code(p);
         let r = self.csr_input(a, flags.transpose_a)?;

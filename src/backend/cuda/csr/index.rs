@@ -8,7 +8,7 @@ use super::super::launch::mat;
 use super::super::mem::DMat;
 use super::super::vector::checked_u32;
 use super::super::{CudaBackend, CudaMatrix};
-use super::{csr, CsrRef};
+use super::CsrRef;
 use crate::container::{Accumulate, Flags, MatrixMask};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -45,33 +45,36 @@ impl CudaBackend {
             self.dev.upload(map_ptr)?,
             self.dev.upload(map_k)?,
         );
-        let (rowptr, nnz) = self.count_scan(n, |counts| {
-            mat::map_count::<T>(
-                a.rowptr,
-                src.ptr(),
-                n as u64,
-                a.colidx,
-                ptr.ptr(),
-                counts.ptr(),
-            )
-            .run(&self.dev, n)
-        })?;
-        let colidx = self.dev.alloc::<u32>(nnz)?;
-        let vals = self.dev.alloc::<T>(nnz)?;
-        mat::map_fill(
-            a.rowptr,
-            a.colidx,
-            a.vals,
-            src.ptr(),
-            n as u64,
-            ptr.ptr(),
-            k.ptr(),
-            rowptr.ptr(),
-            colidx.ptr(),
-            vals.ptr(),
-        )
-        .run(&self.dev, n)?;
-        let t = csr(n, ncols_out, rowptr, colidx, vals, nnz);
+        let t = self.count_fill(
+            n,
+            ncols_out,
+            |counts| {
+                mat::map_count::<T>(
+                    a.rowptr,
+                    src.ptr(),
+                    n as u64,
+                    a.colidx,
+                    ptr.ptr(),
+                    counts.ptr(),
+                )
+                .run(&self.dev, n)
+            },
+            |rowptr, colidx, vals| {
+                mat::map_fill(
+                    a.rowptr,
+                    a.colidx,
+                    a.vals,
+                    src.ptr(),
+                    n as u64,
+                    ptr.ptr(),
+                    k.ptr(),
+                    rowptr,
+                    colidx,
+                    vals,
+                )
+                .run(&self.dev, n)
+            },
+        )?;
         if sorted {
             Ok(t)
         } else {

@@ -156,18 +156,25 @@ impl CudaBackend {
         Ok(csr(r.nrows, r.ncols, rowptr, colidx, vals, r.nnz))
     }
 
-    /// Counts per row into a zeroed `nrows + 1` buffer via `count`, scans it
-    /// into row pointers, and returns them with the total.
-    fn count_scan(
+    /// A CSR result built in two passes: `count` writes the entries per row
+    /// into a zeroed `nrows + 1` buffer, which is scanned into row pointers;
+    /// then `fill` writes the columns and values of the total into buffers of
+    /// that size (its arguments: row pointers, columns, values).
+    fn count_fill<T: Scalar>(
         &self,
         nrows: usize,
+        ncols: usize,
         count: impl FnOnce(&DBuf<u32>) -> Result<()>,
-    ) -> Result<(DBuf<u32>, usize)> {
+        fill: impl FnOnce(DevPtr<u32>, DevPtr<u32>, DevPtr<T>) -> Result<()>,
+    ) -> Result<CudaMatrix<T>> {
         let rowptr = self.dev.zeros::<u32>(nrows + 1)?;
         count(&rowptr)?;
         self.dev.scan(&rowptr, nrows + 1)?;
         let nnz = self.dev.read_u32(&rowptr, nrows)? as usize;
-        Ok((rowptr, nnz))
+        let colidx = self.dev.alloc::<u32>(nnz)?;
+        let vals = self.dev.alloc::<T>(nnz)?;
+        fill(rowptr.ptr(), colidx.ptr(), vals.ptr())?;
+        Ok(csr(nrows, ncols, rowptr, colidx, vals, nnz))
     }
 
     /// The entries of `r` whose flag is set (`flags`: `nnz + 1` entries, the

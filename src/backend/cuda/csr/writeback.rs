@@ -7,7 +7,6 @@ use super::super::device::{DBuf, DevPtr};
 use super::super::launch::mat;
 use super::super::mem::DMat;
 use super::super::{CudaBackend, CudaMatrix};
-use super::csr;
 use crate::container::MatrixMask;
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -86,44 +85,35 @@ impl CudaBackend {
         let cr = self.csr_input(c, false)?;
         let tr = self.csr_input(&t, false)?;
         let n = cr.nrows;
-        let (rowptr, nnz) = self.count_scan(n, |counts| {
-            mat::mat_write_count::<T>(
-                cr.rowptr,
-                cr.colidx,
-                tr.rowptr,
-                tr.colidx,
-                m_rowptr,
-                m_col,
-                comp,
-                accum,
-                replace,
-                n as u64,
-                counts.ptr(),
-            )
-            .run(&self.dev, n)
-        })?;
-        let colidx = self.dev.alloc::<u32>(nnz)?;
-        let vals = self.dev.alloc::<T>(nnz)?;
-        mat::mat_write_fill(
-            cr.rowptr,
-            cr.colidx,
-            cr.vals,
-            tr.rowptr,
-            tr.colidx,
-            tr.vals,
-            m_rowptr,
-            m_col,
-            comp,
-            accum,
-            replace,
-            n as u64,
-            rowptr.ptr(),
-            colidx.ptr(),
-            vals.ptr(),
-        )
-        .run(&self.dev, n)?;
+        let out = self.count_fill(
+            n,
+            c.ncols,
+            |counts| {
+                mat::mat_write_count::<T>(
+                    cr.rowptr,
+                    cr.colidx,
+                    tr.rowptr,
+                    tr.colidx,
+                    m_rowptr,
+                    m_col,
+                    comp,
+                    accum,
+                    replace,
+                    n as u64,
+                    counts.ptr(),
+                )
+                .run(&self.dev, n)
+            },
+            |rowptr, colidx, vals| {
+                mat::mat_write_fill(
+                    cr.rowptr, cr.colidx, cr.vals, tr.rowptr, tr.colidx, tr.vals, m_rowptr, m_col,
+                    comp, accum, replace, n as u64, rowptr, colidx, vals,
+                )
+                .run(&self.dev, n)
+            },
+        )?;
         drop((cr, tr, pat));
-        *c = csr(n, c.ncols, rowptr, colidx, vals, nnz);
+        *c = out;
         Ok(())
     }
 }

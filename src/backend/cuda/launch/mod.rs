@@ -299,25 +299,11 @@ macro_rules! kernels {
     (@tiled $k:ident) => { true };
     (@k) => { None };
     (@k $k:ident) => { Some($k) };
-    (@fn { <$T:ident> ($($mp:ident: $mty:ty),*) => $id:expr }
+    (@fn { $(<$T:ident>)? ($($mp:ident: $mty:ty),*) => $id:expr }
         [$(#[$doc:meta])*] $name:ident [$($k:ident)?] ($($arg:ident: $aty:ty),*)) => {
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
-        pub(crate) fn $name<$T: $crate::scalar::Scalar>(
-            $($mp: $mty,)* $($k: usize,)? $($arg: $aty),*
-        ) -> $crate::backend::cuda::launch::Launch {
-            #[allow(unused_mut)]
-            let mut args = Vec::new();
-            $($crate::backend::cuda::launch::KernelArg::push_to($arg, &mut args);)*
-            $crate::backend::cuda::launch::Launch::new(
-                $id, Entry::$name.name(), $crate::backend::cuda::launch::kernels!(@k $($k)?), args)
-        }
-    };
-    (@fn { ($($mp:ident: $mty:ty),*) => $id:expr }
-        [$(#[$doc:meta])*] $name:ident [$($k:ident)?] ($($arg:ident: $aty:ty),*)) => {
-        $(#[$doc])*
-        #[allow(clippy::too_many_arguments)]
-        pub(crate) fn $name(
+        pub(crate) fn $name$(<$T: $crate::scalar::Scalar>)?(
             $($mp: $mty,)* $($k: usize,)? $($arg: $aty),*
         ) -> $crate::backend::cuda::launch::Launch {
             #[allow(unused_mut)]

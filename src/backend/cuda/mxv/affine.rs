@@ -22,9 +22,10 @@ use std::sync::atomic::Ordering;
 use super::super::codes::ACCUM_NONE;
 use super::super::device::{bits_of, DBuf, DevPtr};
 use super::super::launch::Sr;
-use super::super::mem::{DMat, DVec};
+use super::super::mem::{DMat, DVec, Parts};
 use super::super::{CudaBackend, CudaMatrix, CudaVector};
 use super::csr::operand;
+use super::Io;
 use crate::algebra::Semiring;
 use crate::backend::{Backend, EwiseKind};
 use crate::container::{Flags, NoAccum};
@@ -103,7 +104,7 @@ impl CudaBackend {
     /// `t = d ⊗ u` in a pass of their own and gather `t` alone (`Some(true)`),
     /// gather `d_j` and `u_j` in the product (`Some(false)`), or choose
     /// (`None`, the default: pre-scaled on CSR with more than 2 entries per
-    /// column, gathered otherwise; see `src/backend/cuda/affine.rs`). The results do not depend on it
+    /// column, gathered otherwise; see `src/backend/cuda/mxv/affine.rs`). The results do not depend on it
     /// (benchmarks and tests compare the forms).
     ///
     /// ```no_run
@@ -129,20 +130,18 @@ impl CudaBackend {
         out: &DBuf<T>,
         affine: Option<(DevPtr<T>, u64)>,
     ) -> Result<()> {
-        let (u, out) = ((u_vals, DevPtr::null()), (out.ptr(), DevPtr::null()));
-        match &a.repr {
-            DMat::B2sr { pat, value } => {
-                self.b2sr_mxv_fused(m, pat, bits_of(*value), u, None, out, ACCUM_NONE, affine)
+        let io = Io {
+            u: (u_vals, DevPtr::null()),
+            allowed: DevPtr::null(),
+            out: (out.ptr(), DevPtr::null()),
+        };
+        match a.repr.parts() {
+            Parts::B2sr(pat, value) => {
+                self.b2sr_mxv_fused(m, pat, bits_of(value), io, ACCUM_NONE, affine)
             }
-            DMat::Csr {
-                rowptr,
-                colidx,
-                vals,
-                nnz,
-                iso,
-            } => {
-                let operand = operand((rowptr, colidx, vals, *nnz, *iso));
-                self.csr_mxv_merge(m, operand, *nnz, a.nrows, u, None, out, ACCUM_NONE, affine)
+            Parts::Csr(csr) => {
+                let (operand, nnz) = (operand(csr), csr.3);
+                self.csr_mxv_merge(m, operand, nnz, a.nrows, io, ACCUM_NONE, affine)
             }
         }
     }

@@ -7,6 +7,7 @@ use super::super::device::{bits_of, opt_ptr, DBuf, DevPtr};
 use super::super::launch::{sr, Segments, Sr, Tiles};
 use super::super::mem::{bit_words, DVec, DevB2sr, SHORT_MAX};
 use super::super::{CudaBackend, CudaVector};
+use super::Io;
 use crate::algebra::SemiringKind;
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -46,12 +47,11 @@ impl CudaBackend {
         m: Sr<T>,
         pat: &DevB2sr,
         vbits: u64,
-        (u_vals, u_pres): (DevPtr<T>, DevPtr<u32>),
-        allowed: Option<&DBuf<u32>>,
-        (out_vals, out_pres): (DevPtr<T>, DevPtr<u32>),
+        io: Io<T>,
         accum: i32,
         affine: Option<(DevPtr<T>, u64)>,
     ) -> Result<()> {
+        let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
         let k = pat.k;
         let (d_vals, cbits) = affine.unwrap_or((DevPtr::null(), 0));
         let scratch = if pat.nsplit > 0 {
@@ -77,7 +77,7 @@ impl CudaBackend {
             vbits,
             u_vals,
             u_pres,
-            opt_ptr(allowed),
+            allowed,
             out_vals,
             out_pres,
             opt_ptr(scratch.map(|s| &s.part_vals)).cast::<T>(),
@@ -150,18 +150,15 @@ impl CudaBackend {
             }
         };
         let vbits = bits_of(value);
+        let io = Io {
+            u: (uv.vals, uv.pres),
+            allowed: opt_ptr(allowed),
+            out: (out_vals, out_pres),
+        };
         if k <= 8 {
-            let (u, out) = ((uv.vals, uv.pres), (out_vals, out_pres));
-            self.b2sr_mxv_fused(m, pat, vbits, u, allowed, out, accum, None)?;
+            self.b2sr_mxv_fused(m, pat, vbits, io, accum, None)?;
         } else {
-            self.b2sr_mxv_wide(
-                m,
-                pat,
-                vbits,
-                (uv.vals, uv.pres),
-                allowed,
-                (out_vals, out_pres),
-            )?;
+            self.b2sr_mxv_wide(m, pat, vbits, io)?;
         }
         drop(uv);
         Ok(fresh.map(|(vals, pres)| match vals {
@@ -180,13 +177,12 @@ impl CudaBackend {
         m: Sr<T>,
         pat: &DevB2sr,
         vbits: u64,
-        (u_vals, u_pres): (DevPtr<T>, DevPtr<u32>),
-        allowed: Option<&DBuf<u32>>,
-        (out_vals, out_pres): (DevPtr<T>, DevPtr<u32>),
+        io: Io<T>,
     ) -> Result<()> {
+        let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
         let k = pat.k;
         let tiles = Tiles::of(pat);
-        let (nrows, allowed) = (pat.nrows as u64, opt_ptr(allowed));
+        let nrows = pat.nrows as u64;
         // k lanes per tile row
         let lanes = pat.tile_rows.div_ceil(32 / k) * 32;
         sr::b2sr_mxv_short(

@@ -2,9 +2,11 @@
 //! and ANY, which keep the row-group kernel (a row stops at its first hit),
 //! with long rows cut into chunks for whole warps.
 
-use super::super::device::{bits_of, opt_ptr, DBuf, DevPtr};
+use super::super::device::{bits_of, DevPtr};
 use super::super::launch::{sr, Sr};
+use super::super::mem::CsrParts;
 use super::super::CudaBackend;
+use super::Io;
 use crate::algebra::SemiringKind;
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -16,9 +18,6 @@ const CSR_MERGE_ITEMS: usize = 192;
 /// The matrix of a CSR product: row pointers, columns, values (NULL when
 /// iso) and the iso value's bits.
 pub(crate) type CsrOperand<T> = (DevPtr<u32>, DevPtr<u32>, DevPtr<T>, u64);
-
-/// A CSR matrix as a product reads it: `(rowptr, colidx, vals, nnz, iso)`.
-pub(crate) type CsrParts<'a, T> = (&'a DBuf<u32>, &'a DBuf<u32>, &'a DBuf<T>, usize, Option<T>);
 
 /// The operand of the product kernels: the values are not read when every
 /// entry holds the iso value.
@@ -44,11 +43,10 @@ impl CudaBackend {
         m: Sr<T>,
         a: CsrParts<'_, T>,
         nrows: usize,
-        (u_vals, u_pres): (DevPtr<T>, DevPtr<u32>),
-        allowed: Option<&DBuf<u32>>,
-        (out_vals, out_pres): (DevPtr<T>, DevPtr<u32>),
+        io: Io<T>,
         accum: i32,
     ) -> Result<()> {
+        let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
         let nnz = a.3;
         let (rowptr, colidx, avals, isobits) = operand(a);
         // LOR and ANY stop a row at its first hit: the row kernel keeps them.
@@ -58,14 +56,15 @@ impl CudaBackend {
                 (rowptr, colidx, avals, isobits),
                 nnz,
                 nrows,
-                (u_vals, u_pres),
-                allowed,
-                (out_vals, out_pres),
+                Io {
+                    u: (u_vals, u_pres),
+                    allowed,
+                    out: (out_vals, out_pres),
+                },
                 accum,
                 None,
             );
         }
-        let allowed = opt_ptr(allowed);
         let avg = nnz / nrows.max(1);
         let vlog = (usize::BITS - 1 - avg.max(1).leading_zeros()).clamp(1, 5);
         let long_min = (32u32 << vlog).max(256);
@@ -108,12 +107,11 @@ impl CudaBackend {
         (rowptr, colidx, avals, isobits): CsrOperand<T>,
         nnz: usize,
         nrows: usize,
-        (u_vals, u_pres): (DevPtr<T>, DevPtr<u32>),
-        allowed: Option<&DBuf<u32>>,
-        (out_vals, out_pres): (DevPtr<T>, DevPtr<u32>),
+        io: Io<T>,
         accum: i32,
         affine: Option<(DevPtr<T>, u64)>,
     ) -> Result<()> {
+        let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
         let (d_vals, cbits) = affine.unwrap_or((DevPtr::null(), 0));
         let affine = affine.is_some();
         let nchunks = (nrows + nnz).div_ceil(CSR_MERGE_ITEMS);
@@ -121,7 +119,6 @@ impl CudaBackend {
             return Ok(());
         }
         let (n, nc) = (nrows as u64, nchunks as u64);
-        let allowed = opt_ptr(allowed);
         let start_row = self.dev.alloc::<u32>(nchunks + 1)?;
         sr::csr_merge_start(m, rowptr, n, nnz as u64, nc, start_row.ptr())
             .run(&self.dev, nchunks + 1)?;

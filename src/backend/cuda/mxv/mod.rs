@@ -8,13 +8,26 @@ mod csr;
 mod push;
 
 use super::codes::{accum_code, ACCUM_NONE};
-use super::device::DevPtr;
+use super::device::{opt_ptr, DevPtr};
 use super::launch::Sr;
-use super::mem::{bit_words, DMat, DVec};
+use super::mem::{bit_words, DVec, Parts};
 use super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::Semiring;
 use crate::container::{Accumulate, Flags, Mask};
 use crate::error::Result;
+
+/// The vectors one product launch reads and writes: `u`'s values and
+/// presence bits, the rows allowed (NULL: every row), and the output's
+/// values and presence bits.
+#[derive(Clone, Copy)]
+pub(crate) struct Io<T> {
+    /// Values and presence bits of the input vector.
+    pub u: (DevPtr<T>, DevPtr<u32>),
+    /// Bits of the rows the mask allows (NULL: every row).
+    pub allowed: DevPtr<u32>,
+    /// Values and presence bits of the output.
+    pub out: (DevPtr<T>, DevPtr<u32>),
+}
 
 impl CudaBackend {
     /// The `mxv` entry point.
@@ -32,11 +45,11 @@ impl CudaBackend {
         let acc = accum_code::<S::T, A>("mxv")?;
         if flags.transpose_a {
             // A' u (vxm): pushed from u's entries, no transpose (push.rs).
-            return self.mxv_push::<S, A>(w, mask, semiring, a, u, flags);
+            return self.mxv_push(w, mask, (sr, semiring.zero()), acc, a, u, flags.replace);
         }
         let allowed = self.allowed(mask)?;
-        let t = match &a.repr {
-            DMat::B2sr { pat, value } => {
+        let t = match a.repr.parts() {
+            Parts::B2sr(pat, value) => {
                 // w = A u with no mask or accumulator: write into w's buffers;
                 // w ⊕= A u into a full w with no mask: folded in place (k <= 8)
                 let plain = allowed.is_none() && acc < 0;
@@ -46,7 +59,7 @@ impl CudaBackend {
                 match self.b2sr_mxv(
                     sr,
                     pat,
-                    *value,
+                    value,
                     u,
                     allowed.as_ref(),
                     (plain || in_place).then_some(&*w),
@@ -56,15 +69,8 @@ impl CudaBackend {
                     None => return Ok(()),
                 }
             }
-            DMat::Csr {
-                rowptr,
-                colidx,
-                vals,
-                nnz,
-                iso,
-            } => {
+            Parts::Csr(csr) => {
                 let uv = self.view(u)?;
-                let csr = (rowptr, colidx, vals, *nnz, *iso);
                 // `w += A u` into a full `w` with no mask: folded in place by
                 // the product itself (no temporary, no second pass).
                 if let (
@@ -77,7 +83,12 @@ impl CudaBackend {
                 ) = (&allowed, acc >= 0, &w.repr)
                 {
                     let out = (w_vals.ptr(), DevPtr::null());
-                    return self.csr_mxv(sr, csr, a.nrows, (uv.vals, uv.pres), None, out, acc);
+                    let io = Io {
+                        u: (uv.vals, uv.pres),
+                        allowed: DevPtr::null(),
+                        out,
+                    };
+                    return self.csr_mxv(sr, csr, a.nrows, io, acc);
                 }
                 let out_vals = self.dev.alloc::<S::T>(a.nrows)?;
                 let out_pres = self.dev.zeros::<u32>(bit_words(a.nrows))?;
@@ -85,9 +96,11 @@ impl CudaBackend {
                     sr,
                     csr,
                     a.nrows,
-                    (uv.vals, uv.pres),
-                    allowed.as_ref(),
-                    (out_vals.ptr(), out_pres.ptr()),
+                    Io {
+                        u: (uv.vals, uv.pres),
+                        allowed: opt_ptr(allowed.as_ref()),
+                        out: (out_vals.ptr(), out_pres.ptr()),
+                    },
                     ACCUM_NONE,
                 )?;
                 self.dense_vec(a.nrows, out_vals, out_pres)

@@ -9,13 +9,12 @@
 //! complemented or not) is read in place; with replace or no mask, and no
 //! accumulator, the product is the result and needs no write-back pass.
 
-use super::super::codes::accum_code;
 use super::super::device::{bits_of, opt_ptr, DevPtr};
 use super::super::launch::{push, Segments, Sr, Tiles};
 use super::super::mem::{bit_words, DMat, DVec, SHORT_MAX};
 use super::super::{CudaBackend, CudaMatrix, CudaVector};
-use crate::algebra::{Semiring, SemiringKind};
-use crate::container::{Accumulate, Flags, Mask};
+use crate::algebra::SemiringKind;
+use crate::container::Mask;
 use crate::error::Result;
 use crate::scalar::Scalar;
 
@@ -25,23 +24,23 @@ const MASK_SET: i32 = 1;
 const MASK_CLEAR: i32 = 2;
 
 impl CudaBackend {
-    /// `w<mask> = accum(w, A' ⊕.⊗ u)` by scattering from `u`'s entries.
+    /// `w<mask> = accum(w, A' ⊕.⊗ u)` by scattering from `u`'s entries, for
+    /// `mxv_op` (its semiring's module `sr`, its zero, the accumulator code).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn mxv_push<S: Semiring, A: Accumulate<S::T>>(
+    pub(super) fn mxv_push<T: Scalar>(
         &self,
-        w: &mut CudaVector<S::T>,
+        w: &mut CudaVector<T>,
         mask: Option<Mask<'_, Self>>,
-        semiring: S,
-        a: &CudaMatrix<S::T>,
-        u: &CudaVector<S::T>,
-        flags: Flags,
+        (sr, zero): (Sr<T>, T),
+        acc: i32,
+        a: &CudaMatrix<T>,
+        u: &CudaVector<T>,
+        replace: bool,
     ) -> Result<()> {
-        let sr = Sr::of::<S>("vxm")?;
         let (kind, module) = (sr.kind(), sr.push());
-        let acc = accum_code::<S::T, A>("vxm")?;
         let n_out = a.ncols;
         // The product is the result: no accumulator, and no mask or replace.
-        let direct = acc < 0 && (mask.is_none() || flags.replace);
+        let direct = acc < 0 && (mask.is_none() || replace);
         let in_place = match mask {
             Some(m) if direct => m
                 .source
@@ -66,7 +65,7 @@ impl CudaBackend {
         let out_vals = if bits_out {
             None
         } else {
-            Some(self.fill(n_out, semiring.zero())?)
+            Some(self.fill(n_out, zero)?)
         };
         let ov = opt_ptr(out_vals.as_ref());
         let (u_vals, u_pres, op) = (uv.vals, uv.pres, out_pres.ptr());
@@ -142,7 +141,7 @@ impl CudaBackend {
             *w = t;
             Ok(())
         } else {
-            self.write_vector(w, t, allowed.as_ref(), acc, flags.replace)
+            self.write_vector(w, t, allowed.as_ref(), acc, replace)
         }
     }
 }
