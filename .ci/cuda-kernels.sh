@@ -11,4 +11,5 @@ fi
 export LD_LIBRARY_PATH="$PWD/$tools/nvidia/cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export BITGRAPHBLAS_PTXAS="$PWD/$tools/nvidia/cu13/bin/ptxas"
 export BITGRAPHBLAS_REQUIRE_NVRTC=1
-cargo test --release --features cuda --test cuda_kernels -- --nocapture
+# The test profile and features of the README test command, so .ci/run builds once.
+cargo test --workspace --all-features --test cuda_kernels -- --nocapture

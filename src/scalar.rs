@@ -89,6 +89,29 @@ pub trait Scalar: Copy + Send + Sync + PartialEq + PartialOrd + Debug + Default 
     fn from_usize(n: usize) -> Self;
 }
 
+/// The methods the integer and float impls share: `min_of`, `max_of` (the
+/// type's own `min`, `max`) and the `as` casts from and to `f64`.
+macro_rules! numeric_common {
+    ($t:ty) => {
+        #[inline]
+        fn min_of(a: Self, b: Self) -> Self {
+            a.min(b)
+        }
+        #[inline]
+        fn max_of(a: Self, b: Self) -> Self {
+            a.max(b)
+        }
+        #[inline]
+        fn from_f64(v: f64) -> Self {
+            v as $t
+        }
+        #[inline]
+        fn to_f64(self) -> f64 {
+            self as f64
+        }
+    };
+}
+
 macro_rules! int_scalar {
     ($t:ty, $tag:ident) => {
         impl Scalar for $t {
@@ -130,25 +153,10 @@ macro_rules! int_scalar {
                     a.wrapping_div(b)
                 }
             }
-            #[inline]
-            fn min_of(a: Self, b: Self) -> Self {
-                a.min(b)
-            }
-            #[inline]
-            fn max_of(a: Self, b: Self) -> Self {
-                a.max(b)
-            }
+            numeric_common!($t);
             #[inline]
             fn is_nonzero(self) -> bool {
                 self != 0
-            }
-            #[inline]
-            fn from_f64(v: f64) -> Self {
-                v as $t
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
             }
             #[inline]
             fn from_usize(n: usize) -> Self {
@@ -199,25 +207,10 @@ macro_rules! float_scalar {
             fn div(a: Self, b: Self) -> Self {
                 a / b
             }
-            #[inline]
-            fn min_of(a: Self, b: Self) -> Self {
-                a.min(b)
-            }
-            #[inline]
-            fn max_of(a: Self, b: Self) -> Self {
-                a.max(b)
-            }
+            numeric_common!($t);
             #[inline]
             fn is_nonzero(self) -> bool {
                 self != 0.0
-            }
-            #[inline]
-            fn from_f64(v: f64) -> Self {
-                v as $t
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
             }
             #[inline]
             fn from_usize(n: usize) -> Self {

@@ -107,7 +107,6 @@ pub trait Backend: Sized + Send + Sync {
         profiled
     }
 
-
     /// Whether this backend runs the push form of a product on `a`,
     /// `w = u ⊕.⊗ A` (`vxm`, or `mxv` with `A` transposed: scattered from
     /// `u`'s entries along the rows of `A`), for `semiring`. An algorithm

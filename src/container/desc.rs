@@ -9,106 +9,89 @@ use crate::algebra::{BinaryOp, BuiltinOp};
 use crate::backend::Backend;
 use crate::scalar::Scalar;
 
-/// A vector mask on backend `B`: by value (default) or by structure, complemented or not.
-///
-/// A valued mask allows index `i` where the mask vector holds a nonzero value;
-/// a structural one ([`Mask::structure`]) wherever it holds any value.
-///
-/// ```
-/// use bitgraphblas::{ops, Cpu, Desc, Vector};
-/// let m = Vector::from_entries(4, vec![(0, 1i32), (2, 0)])?;
-/// let (cpu, mut w, mut s) = (Cpu::new(), Vector::empty(4), Vector::empty(4));
-/// ops::assign_scalar(&cpu, &mut w, 9i32, None, &Desc::new().mask(m.as_mask()))?;
-/// assert_eq!(w.entries(), vec![(0, 9)]); // m_2 = 0 does not allow
-/// ops::assign_scalar(&cpu, &mut s, 9i32, None, &Desc::new().mask(m.as_mask().structure()))?;
-/// assert_eq!(s.entries(), vec![(0, 9), (2, 9)]);
-/// # Ok::<(), bitgraphblas::Error>(())
-/// ```
-pub struct Mask<'a, B: Backend> {
-    /// The mask vector.
-    pub source: &'a B::MaskSource,
-    /// Use presence, not value.
-    pub structural: bool,
-    /// Allow where the mask does not.
-    pub complemented: bool,
-}
-
-impl<B: Backend> Clone for Mask<'_, B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<B: Backend> Copy for Mask<'_, B> {}
-
-impl<'a, B: Backend> Mask<'a, B> {
-    /// A valued mask over `source`.
-    pub fn new(source: &'a B::MaskSource) -> Self {
-        Mask {
-            source,
-            structural: false,
-            complemented: false,
+/// A mask type over a backend's source type: the struct, `Clone`,
+/// `Copy`, and its builder methods (the vector and matrix masks differ only
+/// in the source and in their docs).
+macro_rules! mask_type {
+    ($(#[$doc:meta])* $name:ident, $source:ident, $source_doc:literal) => {
+        $(#[$doc])*
+        pub struct $name<'a, B: Backend> {
+            #[doc = $source_doc]
+            pub source: &'a B::$source,
+            /// Use presence, not value.
+            pub structural: bool,
+            /// Allow where the mask does not.
+            pub complemented: bool,
         }
-    }
-    /// Read presence only.
-    pub fn structure(mut self) -> Self {
-        self.structural = true;
-        self
-    }
-    /// Complement the mask.
-    pub fn complement(mut self) -> Self {
-        self.complemented = !self.complemented;
-        self
-    }
-}
 
-/// A matrix mask on backend `B` (for `mxm`, element-wise and other matrix results).
-///
-/// ```
-/// use bitgraphblas::{ops, algebra::PlusTimes, Cpu, Desc, Matrix};
-/// let a = Matrix::from_triplets(2, 2, vec![(0, 0, 1i64), (0, 1, 2), (1, 0, 3), (1, 1, 4)])?;
-/// let diag = Matrix::from_triplets(2, 2, vec![(0, 0, true), (1, 1, true)])?;
-/// let mut c = Matrix::empty(2, 2);
-/// // Only the diagonal of A A: [[7, 10], [15, 22]].
-/// ops::mxm(&Cpu::new(), &mut c, PlusTimes::<i64>::new(), &a, &a, &Desc::new().mask(diag.as_mask()))?;
-/// assert_eq!((c.get(0, 0), c.get(1, 1), c.nvals()), (Some(7), Some(22), 2));
-/// # Ok::<(), bitgraphblas::Error>(())
-/// ```
-pub struct MatrixMask<'a, B: Backend> {
-    /// The mask matrix.
-    pub source: &'a B::MatrixMaskSource,
-    /// Use presence, not value.
-    pub structural: bool,
-    /// Allow where the mask does not.
-    pub complemented: bool,
-}
-
-impl<B: Backend> Clone for MatrixMask<'_, B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<B: Backend> Copy for MatrixMask<'_, B> {}
-
-impl<'a, B: Backend> MatrixMask<'a, B> {
-    /// A valued mask over `source`.
-    pub fn new(source: &'a B::MatrixMaskSource) -> Self {
-        MatrixMask {
-            source,
-            structural: false,
-            complemented: false,
+        impl<B: Backend> Clone for $name<'_, B> {
+            fn clone(&self) -> Self {
+                *self
+            }
         }
-    }
-    /// Read presence only.
-    pub fn structure(mut self) -> Self {
-        self.structural = true;
-        self
-    }
-    /// Complement the mask.
-    pub fn complement(mut self) -> Self {
-        self.complemented = !self.complemented;
-        self
-    }
+        impl<B: Backend> Copy for $name<'_, B> {}
+
+        impl<'a, B: Backend> $name<'a, B> {
+            /// A valued mask over `source`.
+            pub fn new(source: &'a B::$source) -> Self {
+                $name {
+                    source,
+                    structural: false,
+                    complemented: false,
+                }
+            }
+            /// Read presence only.
+            pub fn structure(mut self) -> Self {
+                self.structural = true;
+                self
+            }
+            /// Complement the mask.
+            pub fn complement(mut self) -> Self {
+                self.complemented = !self.complemented;
+                self
+            }
+        }
+    };
 }
+
+mask_type!(
+    /// A vector mask on backend `B`: by value (default) or by structure, complemented or not.
+    ///
+    /// A valued mask allows index `i` where the mask vector holds a nonzero value;
+    /// a structural one ([`Mask::structure`]) wherever it holds any value.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, Cpu, Desc, Vector};
+    /// let m = Vector::from_entries(4, vec![(0, 1i32), (2, 0)])?;
+    /// let (cpu, mut w, mut s) = (Cpu::new(), Vector::empty(4), Vector::empty(4));
+    /// ops::assign_scalar(&cpu, &mut w, 9i32, None, &Desc::new().mask(m.as_mask()))?;
+    /// assert_eq!(w.entries(), vec![(0, 9)]); // m_2 = 0 does not allow
+    /// ops::assign_scalar(&cpu, &mut s, 9i32, None, &Desc::new().mask(m.as_mask().structure()))?;
+    /// assert_eq!(s.entries(), vec![(0, 9), (2, 9)]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    Mask,
+    MaskSource,
+    "The mask vector."
+);
+
+mask_type!(
+    /// A matrix mask on backend `B` (for `mxm`, element-wise and other matrix results).
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::PlusTimes, Cpu, Desc, Matrix};
+    /// let a = Matrix::from_triplets(2, 2, vec![(0, 0, 1i64), (0, 1, 2), (1, 0, 3), (1, 1, 4)])?;
+    /// let diag = Matrix::from_triplets(2, 2, vec![(0, 0, true), (1, 1, true)])?;
+    /// let mut c = Matrix::empty(2, 2);
+    /// // Only the diagonal of A A: [[7, 10], [15, 22]].
+    /// ops::mxm(&Cpu::new(), &mut c, PlusTimes::<i64>::new(), &a, &a, &Desc::new().mask(diag.as_mask()))?;
+    /// assert_eq!((c.get(0, 0), c.get(1, 1), c.nvals()), (Some(7), Some(22), 2));
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    MatrixMask,
+    MatrixMaskSource,
+    "The mask matrix."
+);
 
 /// No mask: every output entry may change (what [`Desc::new`] holds).
 ///

@@ -157,19 +157,16 @@ pub fn bfs_push<B: BackendExt>(
     depth: i64,
     limits: PushLimits,
 ) -> Result<Pushed> {
-    let n = a.nrows();
-    need("bfs_push", a.ncols() == n, || {
-        format!("A is {n}x{}, not square", a.ncols())
-    })?;
-    for (what, len) in [
-        ("level", level.len()),
-        ("frontier", frontier.len()),
-        ("degree", degree.len()),
-    ] {
-        need("bfs_push", len == n, || {
-            format!("A is {n}x{n}, {what} has length {len}")
-        })?;
-    }
+    let n = square_order("bfs_push", "A", a)?;
+    check_lengths(
+        "bfs_push",
+        || format!("A is {n}x{n}"),
+        [
+            ("level", level.len(), n),
+            ("frontier", frontier.len(), n),
+            ("degree", degree.len(), n),
+        ],
+    )?;
     b.bfs_push(level, frontier, a, degree, depth, limits)
 }
 
@@ -214,19 +211,16 @@ pub fn bfs_pull<B: BackendExt>(
     degree: &B::Vector<f64>,
     depth: i64,
 ) -> Result<Pushed> {
-    let n = at.nrows();
-    need("bfs_pull", at.ncols() == n, || {
-        format!("A' is {n}x{}, not square", at.ncols())
-    })?;
-    for (what, len) in [
-        ("level", level.len()),
-        ("frontier", frontier.len()),
-        ("degree", degree.len()),
-    ] {
-        need("bfs_pull", len == n, || {
-            format!("A' is {n}x{n}, {what} has length {len}")
-        })?;
-    }
+    let n = square_order("bfs_pull", "A'", at)?;
+    check_lengths(
+        "bfs_pull",
+        || format!("A' is {n}x{n}"),
+        [
+            ("level", level.len(), n),
+            ("frontier", frontier.len(), n),
+            ("degree", degree.len(), n),
+        ],
+    )?;
     b.bfs_pull(level, frontier, at, degree, depth)
 }
 
@@ -271,16 +265,16 @@ pub fn bfs_record<B: BackendExt>(
     depth: i64,
 ) -> Result<()> {
     let n = next.len();
-    for (what, len) in [
-        ("level", level.len()),
-        ("parent", parent.len()),
-        ("frontier", frontier.len()),
-        ("ids", ids.len()),
-    ] {
-        need("bfs_record", len == n, || {
-            format!("next has length {n}, {what} has length {len}")
-        })?;
-    }
+    check_lengths(
+        "bfs_record",
+        || format!("next has length {n}"),
+        [
+            ("level", level.len(), n),
+            ("parent", parent.len(), n),
+            ("frontier", frontier.len(), n),
+            ("ids", ids.len(), n),
+        ],
+    )?;
     b.bfs_record(level, parent, frontier, next, ids, depth)
 }
 
@@ -322,11 +316,11 @@ pub fn mxv_affine<B: BackendExt, S: Semiring>(
     u: &B::Vector<S::T>,
 ) -> Result<()> {
     let (m, n) = (a.nrows(), a.ncols());
-    for (what, len, want) in [("d", d.len(), n), ("u", u.len(), n), ("w", w.len(), m)] {
-        need("mxv_affine", len == want, || {
-            format!("A is {m}x{n}, {what} has length {len}")
-        })?;
-    }
+    check_lengths(
+        "mxv_affine",
+        || format!("A is {m}x{n}"),
+        [("d", d.len(), n), ("u", u.len(), n), ("w", w.len(), m)],
+    )?;
     b.mxv_affine(w, semiring, c, a, d, u)
 }
 
@@ -373,10 +367,7 @@ pub fn brandes<B: BackendExt>(
     at: &B::Matrix<f64>,
     sources: &[usize],
 ) -> Result<B::Vector<f64>> {
-    let n = a.nrows();
-    need("brandes", a.ncols() == n, || {
-        format!("A is {n}x{}, not square", a.ncols())
-    })?;
+    let n = square_order("brandes", "A", a)?;
     need("brandes", (at.nrows(), at.ncols()) == (n, n), || {
         format!("A is {n}x{n}, A' is {}x{}", at.nrows(), at.ncols())
     })?;
@@ -389,4 +380,30 @@ pub fn brandes<B: BackendExt>(
         });
     }
     b.brandes(a, at, sources)
+}
+
+/// The order of the square matrix `a` (called `name` in the error), else
+/// [`crate::Error::DimensionMismatch`] for `op`.
+fn square_order<M: MatrixShape>(op: &'static str, name: &str, a: &M) -> Result<usize> {
+    let n = a.nrows();
+    need(op, a.ncols() == n, || {
+        format!("{name} is {n}x{}, not square", a.ncols())
+    })?;
+    Ok(n)
+}
+
+/// Each `(what, len, want)` has `len == want`, else
+/// [`crate::Error::DimensionMismatch`] for `op` ("`context()`, `what` has
+/// length `len`"), the first that differs.
+fn check_lengths<const N: usize>(
+    op: &'static str,
+    context: impl Fn() -> String,
+    lengths: [(&str, usize, usize); N],
+) -> Result<()> {
+    for (what, len, want) in lengths {
+        need(op, len == want, || {
+            format!("{}, {what} has length {len}", context())
+        })?;
+    }
+    Ok(())
 }

@@ -76,3 +76,85 @@ pub(crate) fn check_distinct(op: &'static str, idx: &[usize]) -> Result<()> {
     }
     Ok(())
 }
+
+/// The output vector has length `len` (else [`Error::DimensionMismatch`] for
+/// `op` with `detail()`), and so has the vector mask, if any.
+pub(crate) fn check_vector_output<B: Backend, M: MaskArg<B>>(
+    op: &'static str,
+    mask: &M,
+    w_len: usize,
+    len: usize,
+    detail: impl FnOnce() -> String,
+) -> Result<()>
+where
+    B::MaskSource: VectorShape,
+{
+    need(op, w_len == len, detail)?;
+    check_vmask(op, mask, len)
+}
+
+/// The output matrix is `shape` (else [`Error::DimensionMismatch`] for `op`
+/// with `detail()`), and so is the matrix mask, if any.
+pub(crate) fn check_matrix_output<B: Backend, M: MatrixMaskArg<B>>(
+    op: &'static str,
+    mask: &M,
+    c_shape: (usize, usize),
+    shape: (usize, usize),
+    detail: impl FnOnce() -> String,
+) -> Result<()>
+where
+    B::MatrixMaskSource: MatrixShape,
+{
+    need(op, c_shape == shape, detail)?;
+    check_mmask(op, mask, shape)
+}
+
+/// `w = f(u)`: `w` has the length of `u`, and so has the mask, if any.
+pub(crate) fn check_unary_vector<B: Backend, M: MaskArg<B>>(
+    op: &'static str,
+    mask: &M,
+    w_len: usize,
+    u_len: usize,
+) -> Result<()>
+where
+    B::MaskSource: VectorShape,
+{
+    check_vector_output(op, mask, w_len, u_len, || {
+        format!("w has length {w_len}, u {u_len}")
+    })
+}
+
+/// `C = f(A)` (`f(A')` with `transpose`): `C` has the shape of `A`, and so has
+/// the mask, if any.
+pub(crate) fn check_unary_matrix<B: Backend, M: MatrixMaskArg<B>, A: MatrixShape>(
+    op: &'static str,
+    mask: &M,
+    c_shape: (usize, usize),
+    a: &A,
+    transpose: bool,
+) -> Result<()>
+where
+    B::MatrixMaskSource: MatrixShape,
+{
+    let sa = dims_of(a, transpose);
+    check_matrix_output(op, mask, c_shape, sa, || {
+        format!("C is {}x{}, A {sa:?}", c_shape.0, c_shape.1)
+    })
+}
+
+/// `(nrows, ncols)` of `m`.
+pub(crate) fn shape_of<M: MatrixShape>(m: &M) -> (usize, usize) {
+    dims_of(m, false)
+}
+
+/// The targets of an assign: every index of each `(indices, len)` set is
+/// `< len`, then no set repeats an index (all the bounds are checked first).
+pub(crate) fn check_targets(op: &'static str, sets: &[(&[usize], usize)]) -> Result<()> {
+    for &(idx, len) in sets {
+        check_indices(op, idx, len)?;
+    }
+    for &(idx, _) in sets {
+        check_distinct(op, idx)?;
+    }
+    Ok(())
+}

@@ -1,7 +1,7 @@
 //! Element-wise operations on two vectors or two matrices: on the union of
 //! their patterns (`add`, `union`) or on the intersection (`mult`).
 
-use super::check::{check_mmask, check_vmask, dims_of, need};
+use super::check::{check_mmask, check_vmask, dims_of, need, shape_of};
 use crate::algebra::BinaryOp;
 use crate::backend::{Backend, EwiseKind, MatrixShape, VectorShape};
 use crate::container::{Accumulate, Desc, MaskArg, MatrixMaskArg};
@@ -105,7 +105,7 @@ macro_rules! ewise_matrix_fn {
         {
             let sa = dims_of(a, desc.flags().transpose_a);
             let sb = dims_of(bm, desc.flags().transpose_b);
-            let sc = (c.nrows(), c.ncols());
+            let sc = shape_of(c);
             need($opname, sa == sb && sa == sc, || format!("C is {sc:?}, A {sa:?}, B {sb:?}"))?;
             check_mmask($opname, desc.mask_arg(), sc)?;
             b.ewise_matrix(c, desc.mask_arg().matrix_mask(), desc.accum_op(), $kind, op, a, bm, desc.flags())

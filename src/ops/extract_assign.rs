@@ -1,7 +1,10 @@
 //! `extract` (a sub-vector or sub-matrix at given indices) and `assign` (write
 //! into an output at given indices).
 
-use super::check::{check_distinct, check_indices, check_mmask, check_vmask, dims_of, need};
+use super::check::{
+    check_indices, check_matrix_output, check_mmask, check_targets, check_vector_output,
+    check_vmask, dims_of, need, shape_of,
+};
 use crate::backend::{Backend, MatrixShape, VectorShape};
 use crate::container::{Accumulate, Desc, MaskArg, MatrixMaskArg};
 use crate::error::Result;
@@ -34,10 +37,9 @@ where
     A: Accumulate<T>,
 {
     check_indices("extract", indices, u.len())?;
-    need("extract", w.len() == indices.len(), || {
+    check_vector_output("extract", desc.mask_arg(), w.len(), indices.len(), || {
         format!("w has length {}, {} indices", w.len(), indices.len())
     })?;
-    check_vmask("extract", desc.mask_arg(), w.len())?;
     b.extract_vector(
         w,
         desc.mask_arg().vector_mask(),
@@ -78,17 +80,10 @@ where
     let (m, n) = dims_of(a, desc.flags().transpose_a);
     check_indices("extract_matrix", rows, m)?;
     check_indices("extract_matrix", cols, n)?;
-    let sc = (c.nrows(), c.ncols());
-    need("extract_matrix", sc == (rows.len(), cols.len()), || {
-        format!(
-            "C is {}x{}, selection {}x{}",
-            sc.0,
-            sc.1,
-            rows.len(),
-            cols.len()
-        )
+    let (sc, sel) = (shape_of(c), (rows.len(), cols.len()));
+    check_matrix_output("extract_matrix", desc.mask_arg(), sc, sel, || {
+        format!("C is {}x{}, selection {}x{}", sc.0, sc.1, sel.0, sel.1)
     })?;
-    check_mmask("extract_matrix", desc.mask_arg(), sc)?;
     b.extract_matrix(
         c,
         desc.mask_arg().matrix_mask(),
@@ -126,8 +121,7 @@ where
     M: MaskArg<B>,
     A: Accumulate<T>,
 {
-    check_indices("assign", indices, w.len())?;
-    check_distinct("assign", indices)?;
+    check_targets("assign", &[(indices, w.len())])?;
     need("assign", u.len() == indices.len(), || {
         format!("u has length {}, {} indices", u.len(), indices.len())
     })?;
@@ -169,8 +163,7 @@ where
     A: Accumulate<T>,
 {
     if let Some(idx) = indices {
-        check_indices("assign_scalar", idx, w.len())?;
-        check_distinct("assign_scalar", idx)?;
+        check_targets("assign_scalar", &[(idx, w.len())])?;
     }
     check_vmask("assign_scalar", desc.mask_arg(), w.len())?;
     b.assign_vector_scalar(
@@ -209,10 +202,7 @@ where
     M: MatrixMaskArg<B>,
     A: Accumulate<T>,
 {
-    check_indices("assign_matrix", rows, c.nrows())?;
-    check_indices("assign_matrix", cols, c.ncols())?;
-    check_distinct("assign_matrix", rows)?;
-    check_distinct("assign_matrix", cols)?;
+    check_targets("assign_matrix", &[(rows, c.nrows()), (cols, c.ncols())])?;
     let sa = dims_of(a, desc.flags().transpose_a);
     need("assign_matrix", sa == (rows.len(), cols.len()), || {
         format!(
@@ -223,7 +213,7 @@ where
             cols.len()
         )
     })?;
-    check_mmask("assign_matrix", desc.mask_arg(), (c.nrows(), c.ncols()))?;
+    check_mmask("assign_matrix", desc.mask_arg(), shape_of(c))?;
     b.assign_matrix(
         c,
         desc.mask_arg().matrix_mask(),

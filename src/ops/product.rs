@@ -1,7 +1,9 @@
 //! Products with a semiring: matrix-vector, vector-matrix, matrix-matrix, the
 //! masked reduction of a product, and sparse times dense.
 
-use super::check::{check_mmask, check_vmask, dims_of, need};
+use super::check::{
+    check_matrix_output, check_mmask, check_vector_output, dims_of, need, shape_of,
+};
 use crate::algebra::Semiring;
 use crate::backend::{Backend, MatrixShape, VectorShape};
 use crate::container::{Accumulate, Desc, MaskArg, MatrixMaskArg, NoMask};
@@ -45,10 +47,9 @@ where
     need("mxv", u.len() == n, || {
         format!("A is {m}x{n}, u has length {}", u.len())
     })?;
-    need("mxv", w.len() == m, || {
+    check_vector_output("mxv", desc.mask_arg(), w.len(), m, || {
         format!("A is {m}x{n}, w has length {}", w.len())
     })?;
-    check_vmask("mxv", desc.mask_arg(), m)?;
     b.mxv(
         w,
         desc.mask_arg().vector_mask(),
@@ -96,10 +97,9 @@ where
     need("vxm", u.len() == n, || {
         format!("A is {n}x{m}, u has length {}", u.len())
     })?;
-    need("vxm", w.len() == m, || {
+    check_vector_output("vxm", desc.mask_arg(), w.len(), m, || {
         format!("A is {n}x{m}, w has length {}", w.len())
     })?;
-    check_vmask("vxm", desc.mask_arg(), m)?;
     let mut flags = desc.flags();
     flags.transpose_a = !flags.transpose_a;
     b.mxv(
@@ -148,10 +148,9 @@ where
     let (m, k) = dims_of(a, desc.flags().transpose_a);
     let (k2, n) = dims_of(bm, desc.flags().transpose_b);
     need("mxm", k == k2, || format!("A is {m}x{k}, B is {k2}x{n}"))?;
-    need("mxm", (c.nrows(), c.ncols()) == (m, n), || {
+    check_matrix_output("mxm", desc.mask_arg(), shape_of(c), (m, n), || {
         format!("C is {}x{}, A B is {m}x{n}", c.nrows(), c.ncols())
     })?;
-    check_mmask("mxm", desc.mask_arg(), (m, n))?;
     b.mxm(
         c,
         desc.mask_arg().matrix_mask(),

@@ -1,7 +1,7 @@
 //! Reductions with a monoid: a matrix to a vector (per row or column), a
 //! vector or a matrix to one value.
 
-use super::check::{check_vmask, dims_of, need};
+use super::check::{check_vector_output, dims_of};
 use crate::algebra::Monoid;
 use crate::backend::{Backend, VectorShape};
 use crate::container::{Accumulate, Desc, MaskArg};
@@ -39,10 +39,9 @@ where
     A: Accumulate<T>,
 {
     let (m, _) = dims_of(a, desc.flags().transpose_a);
-    need("reduce_rows", w.len() == m, || {
+    check_vector_output("reduce_rows", desc.mask_arg(), w.len(), m, || {
         format!("w has length {}, A has {m} rows", w.len())
     })?;
-    check_vmask("reduce_rows", desc.mask_arg(), m)?;
     b.reduce_rows(
         w,
         desc.mask_arg().vector_mask(),

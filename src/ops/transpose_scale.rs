@@ -1,7 +1,7 @@
 //! Transpose, and scaling the rows or columns of a matrix by a vector
 //! (multiplying by a diagonal matrix without building it).
 
-use super::check::{check_mmask, dims_of, need};
+use super::check::{check_matrix_output, dims_of, need, shape_of};
 use crate::algebra::BinaryOp;
 use crate::backend::{Backend, MatrixShape, VectorShape};
 use crate::container::{Accumulate, Desc, MatrixMaskArg};
@@ -34,10 +34,9 @@ where
 {
     // With `desc.transpose_a()` the input is read as `A'`, so `C = A`.
     let sa = dims_of(a, !desc.flags().transpose_a);
-    need("transpose", (c.nrows(), c.ncols()) == sa, || {
+    check_matrix_output("transpose", desc.mask_arg(), shape_of(c), sa, || {
         format!("C is {}x{}, A' {sa:?}", c.nrows(), c.ncols())
     })?;
-    check_mmask("transpose", desc.mask_arg(), sa)?;
     b.transpose(
         c,
         desc.mask_arg().matrix_mask(),
@@ -65,13 +64,12 @@ pub fn scale_rows<B: Backend, T: Scalar, Op: BinaryOp<T>>(
     d: &B::Vector<T>,
     a: &B::Matrix<T>,
 ) -> Result<()> {
-    need("scale_rows", d.len() == a.nrows(), || {
-        format!("d has length {}, A has {} rows", d.len(), a.nrows())
-    })?;
-    need(
+    check_scale(
         "scale_rows",
-        (c.nrows(), c.ncols()) == (a.nrows(), a.ncols()),
-        || "C and A differ in shape".into(),
+        d.len(),
+        ("A", a.nrows(), "rows"),
+        shape_of(c),
+        shape_of(a),
     )?;
     b.scale(c, op, d, a, true)
 }
@@ -95,13 +93,12 @@ pub fn scale_cols<B: Backend, T: Scalar, Op: BinaryOp<T>>(
     a: &B::Matrix<T>,
     d: &B::Vector<T>,
 ) -> Result<()> {
-    need("scale_cols", d.len() == a.ncols(), || {
-        format!("d has length {}, A has {} columns", d.len(), a.ncols())
-    })?;
-    need(
+    check_scale(
         "scale_cols",
-        (c.nrows(), c.ncols()) == (a.nrows(), a.ncols()),
-        || "C and A differ in shape".into(),
+        d.len(),
+        ("A", a.ncols(), "columns"),
+        shape_of(c),
+        shape_of(a),
     )?;
     b.scale(c, op, d, a, false)
 }
@@ -124,13 +121,29 @@ pub fn scale_dense_rows<B: Backend, T: Scalar, Op: BinaryOp<T>>(
     d: &B::Vector<T>,
     bd: &B::Dense<T>,
 ) -> Result<()> {
-    need("scale_dense_rows", d.len() == bd.nrows(), || {
-        format!("d has length {}, B has {} rows", d.len(), bd.nrows())
-    })?;
-    need(
+    check_scale(
         "scale_dense_rows",
-        (c.nrows(), c.ncols()) == (bd.nrows(), bd.ncols()),
-        || "C and B differ in shape".into(),
+        d.len(),
+        ("B", bd.nrows(), "rows"),
+        shape_of(c),
+        shape_of(bd),
     )?;
     b.scale_dense_rows(c, op, d, bd)
+}
+
+/// The checks of a scaling: `d` has `len` entries (the number of `dim` of the
+/// scaled matrix `name`), and `C` has the scaled matrix's shape.
+fn check_scale(
+    op: &'static str,
+    d_len: usize,
+    (name, len, dim): (&str, usize, &str),
+    c_shape: (usize, usize),
+    shape: (usize, usize),
+) -> Result<()> {
+    need(op, d_len == len, || {
+        format!("d has length {d_len}, {name} has {len} {dim}")
+    })?;
+    need(op, c_shape == shape, || {
+        format!("C and {name} differ in shape")
+    })
 }

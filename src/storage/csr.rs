@@ -43,6 +43,25 @@ impl<T> PartialEq for IsoCache<T> {
 }
 
 impl<T: Scalar> Csr<T> {
+    /// The matrix of these arrays, not validated (every constructor builds
+    /// through here; the public ones validate).
+    fn assemble(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: Vec<usize>,
+        col_idx: Vec<u32>,
+        values: Vec<T>,
+    ) -> Self {
+        Csr {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+            iso: IsoCache::default(),
+        }
+    }
+
     /// From raw arrays, validated.
     pub fn try_new(
         nrows: usize,
@@ -51,14 +70,7 @@ impl<T: Scalar> Csr<T> {
         col_idx: Vec<u32>,
         values: Vec<T>,
     ) -> Result<Self> {
-        let m = Csr {
-            nrows,
-            ncols,
-            row_ptr,
-            col_idx,
-            values,
-            iso: IsoCache::default(),
-        };
+        let m = Csr::assemble(nrows, ncols, row_ptr, col_idx, values);
         m.validate()?;
         Ok(m)
     }
@@ -71,28 +83,14 @@ impl<T: Scalar> Csr<T> {
         col_idx: Vec<u32>,
         values: Vec<T>,
     ) -> Self {
-        let m = Csr {
-            nrows,
-            ncols,
-            row_ptr,
-            col_idx,
-            values,
-            iso: IsoCache::default(),
-        };
+        let m = Csr::assemble(nrows, ncols, row_ptr, col_idx, values);
         debug_assert!(m.validate().is_ok(), "{:?}", m.validate());
         m
     }
 
     /// An `nrows x ncols` matrix with no entries.
     pub fn empty(nrows: usize, ncols: usize) -> Self {
-        Csr {
-            nrows,
-            ncols,
-            row_ptr: vec![0; nrows + 1],
-            col_idx: vec![],
-            values: vec![],
-            iso: IsoCache::default(),
-        }
+        Csr::assemble(nrows, ncols, vec![0; nrows + 1], vec![], vec![])
     }
 
     /// From `(row, col, value)` triplets in any order; duplicates are combined with `dup`.
@@ -146,14 +144,7 @@ impl<T: Scalar> Csr<T> {
         for i in 0..nrows {
             row_ptr[i + 1] += row_ptr[i];
         }
-        Ok(Csr {
-            nrows,
-            ncols,
-            row_ptr,
-            col_idx,
-            values,
-            iso: IsoCache::default(),
-        })
+        Ok(Csr::assemble(nrows, ncols, row_ptr, col_idx, values))
     }
 
     /// Checks every invariant.
@@ -294,26 +285,18 @@ impl<T: Scalar> Csr<T> {
                 *p += 1;
             }
         }
-        Csr {
-            nrows: self.ncols,
-            ncols: self.nrows,
-            row_ptr: ptr,
-            col_idx,
-            values,
-            iso: IsoCache::default(),
-        }
+        Csr::assemble(self.ncols, self.nrows, ptr, col_idx, values)
     }
 
     /// Same pattern, values mapped by `f`.
     pub fn map<U: Scalar>(&self, f: impl Fn(T) -> U) -> Csr<U> {
-        Csr {
-            nrows: self.nrows,
-            ncols: self.ncols,
-            row_ptr: self.row_ptr.clone(),
-            col_idx: self.col_idx.clone(),
-            values: self.values.iter().map(|&v| f(v)).collect(),
-            iso: IsoCache::default(),
-        }
+        Csr::assemble(
+            self.nrows,
+            self.ncols,
+            self.row_ptr.clone(),
+            self.col_idx.clone(),
+            self.values.iter().map(|&v| f(v)).collect(),
+        )
     }
 
     /// From a `sprs` matrix (CSR or CSC; sorted and deduplicated by sprs's invariants).

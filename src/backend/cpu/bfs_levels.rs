@@ -7,10 +7,11 @@
 //! - Pulled ([`crate::ext::bfs_pull`]): the packed-bit masked product, each
 //!   unvisited row stopping at its first hit, then `O(new frontier)` updates.
 
+use super::bfs_record::take_dense;
 use super::Cpu;
 use crate::algebra::AnyPair;
 use crate::backend::Backend;
-use crate::container::{Flags, Matrix, NoAccum, Vector, VectorFormat, VectorRepr};
+use crate::container::{Flags, Matrix, NoAccum, Vector, VectorRepr};
 use crate::error::Result;
 use crate::ext::{PushLimits, Pushed};
 use crate::storage::{BitVec, Csr};
@@ -197,23 +198,7 @@ pub(crate) fn bfs_pull(
     Ok(out)
 }
 
-/// `level` taken apart as dense values and its presence (the visited set),
-/// converted once where it is not dense; `level` is left empty until
-/// [`put_dense`].
-fn take_dense(level: &mut Vector<i64>) -> Result<(Vec<i64>, BitVec)> {
-    let n = level.len();
-    let old = std::mem::replace(level, Vector::empty(n));
-    let old = match old.repr() {
-        VectorRepr::Dense { .. } => old,
-        _ => old.to_format(VectorFormat::Dense)?,
-    };
-    let VectorRepr::Dense { values, present } = old.into_repr() else {
-        unreachable!("made dense above")
-    };
-    Ok((values, present.unwrap_or_else(|| BitVec::ones(n))))
-}
-
-/// The inverse of [`take_dense`] (no presence mask once every vertex is visited).
+/// The inverse of [`take_dense`] on `level` (no presence mask once every vertex is visited).
 fn put_dense(level: &mut Vector<i64>, values: Vec<i64>, visited: BitVec) -> Result<()> {
     let all = visited.count_ones() == visited.len();
     *level = Vector::from_repr(
@@ -233,6 +218,23 @@ mod tests {
     use crate::ext::bfs::{bfs_pull_generic, bfs_push_generic};
     use crate::Cpu;
     use rand::{Rng, SeedableRng};
+
+    /// A native step and the generic one agree: the counts, the levels and
+    /// the new frontier's pattern.
+    fn assert_same_step(
+        (got, want): (Pushed, Pushed),
+        lv: [&Vector<i64>; 2],
+        fr: [&Vector<bool>; 2],
+        (case, step): (usize, usize),
+    ) {
+        assert_eq!(got, want, "case {case} step {step}");
+        assert_eq!(
+            lv[0].to_vec(-1),
+            lv[1].to_vec(-1),
+            "case {case} step {step}"
+        );
+        assert_eq!(fr[0].pattern(), fr[1].pattern(), "case {case} step {step}");
+    }
 
     /// A random directed graph on `n` vertices with up to `max_degree * n`
     /// distinct edges (self loops kept), in CSR (`n` at least 1).
@@ -295,9 +297,7 @@ mod tests {
                 let got = bfs_push(&mut lv, &mut fr, a_repr, &degree, depth, limits).unwrap();
                 let want =
                     bfs_push_generic(&Cpu, &mut lv2, &mut fr2, &a, &degree, depth, limits).unwrap();
-                assert_eq!(got, want, "case {case} step {step}");
-                assert_eq!(lv.to_vec(-1), lv2.to_vec(-1), "case {case} step {step}");
-                assert_eq!(fr.pattern(), fr2.pattern(), "case {case} step {step}");
+                assert_same_step((got, want), [&lv, &lv2], [&fr, &fr2], (case, step));
                 depth += got.levels as i64;
                 if got.nvals == 0 {
                     break;
@@ -350,9 +350,7 @@ mod tests {
                             .unwrap(),
                     )
                 };
-                assert_eq!(got, want, "case {case} step {step}");
-                assert_eq!(lv.to_vec(-1), lv2.to_vec(-1), "case {case} step {step}");
-                assert_eq!(fr.pattern(), fr2.pattern(), "case {case} step {step}");
+                assert_same_step((got, want), [&lv, &lv2], [&fr, &fr2], (case, step));
                 depth += got.levels as i64;
                 if got.nvals == 0 {
                     break;

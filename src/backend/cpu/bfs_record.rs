@@ -6,8 +6,10 @@ use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::storage::BitVec;
 
-/// `v` as dense values and presence bits (in place when it is dense).
-fn take_dense<T: Scalar>(v: &mut Vector<T>) -> Result<(Vec<T>, BitVec)> {
+/// `v` taken apart as dense values and presence bits (in place when it is
+/// dense, else converted once); `v` is left empty until put back (for a BFS
+/// `level`, its presence is the visited set).
+pub(super) fn take_dense<T: Scalar>(v: &mut Vector<T>) -> Result<(Vec<T>, BitVec)> {
     let n = v.len();
     let old = std::mem::replace(v, Vector::empty(n));
     let old = match old.repr() {

@@ -377,13 +377,15 @@ pub(crate) fn csr_mxv_bits<S: Semiring>(
     Some(dense_result(values, hit))
 }
 
-/// Per-row `popcount(A_i AND x)`, finished into a value by `finish` where nonzero.
-fn count_pull<L: TileOps, T: Scalar>(
+/// The parallel frame of a pull over the rows of `b`: balanced ranges of
+/// tile rows (each starting on a word of the result's bits), each piece run
+/// by `piece(range, words, vals)` with its own words of the presence bits and
+/// its own values (`vals[0]` is row `range.start * K`, `words[0]` the word
+/// holding it). Returns the values (default where absent) and the presence.
+fn pull_pieces<L: TileOps, T: Scalar>(
     b: &B2srBlocks<L>,
     nrows: usize,
-    x: &[u64],
-    allowed: Option<&[u64]>,
-    finish: impl Fn(u32) -> T + Sync,
+    piece: impl Fn(std::ops::Range<usize>, &mut [u64], &mut [T]) + Sync + Send,
 ) -> (Vec<T>, BitVec) {
     let align = (64 / L::K).max(1);
     let ranges = weighted_ranges(&b.tile_row_ptr, align, L::K, SEQUENTIAL_BELOW_NS);
@@ -395,7 +397,19 @@ fn count_pull<L: TileOps, T: Scalar>(
     let wp = split_mut(present.words_mut(), &wl);
     let vp = split_mut(&mut values, &vl);
     let work: Vec<_> = ranges.into_iter().zip(wp).zip(vp).collect();
-    for_each_piece(work, |((range, words), vals)| {
+    for_each_piece(work, |((range, words), vals)| piece(range, words, vals));
+    (values, present)
+}
+
+/// Per-row `popcount(A_i AND x)`, finished into a value by `finish` where nonzero.
+fn count_pull<L: TileOps, T: Scalar>(
+    b: &B2srBlocks<L>,
+    nrows: usize,
+    x: &[u64],
+    allowed: Option<&[u64]>,
+    finish: impl Fn(u32) -> T + Sync,
+) -> (Vec<T>, BitVec) {
+    pull_pieces(b, nrows, |range, words, vals| {
         let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
         let mut cnt = [0u32; 64];
         for tr in range {
@@ -420,13 +434,15 @@ fn count_pull<L: TileOps, T: Scalar>(
             }
             words[base / 64 - w0] |= got << (base % 64);
         }
-    });
-    (values, present)
+    })
 }
 
 /// `t_i = ⊕_j a ⊗ u_j` over the set bits `j` of row `i` with `u_j` present.
 /// Tile by tile, every selected bit updates its row's accumulator without a
 /// data-dependent branch (the first term of a row replaces, later ones add).
+/// The walk over a piece's tile rows repeats [`count_pull`]'s on purpose: the
+/// inner loops differ (popcounts against per-bit accumulation) and each is
+/// kept as one straight loop nest for the compiler, with no callback per row.
 fn value_pull<S: Semiring, L: TileOps>(
     s: S,
     b: &B2srBlocks<L>,
@@ -436,18 +452,8 @@ fn value_pull<S: Semiring, L: TileOps>(
     upresent: Option<&[u64]>,
     allowed: Option<&[u64]>,
 ) -> (Vec<S::T>, BitVec) {
-    let align = (64 / L::K).max(1);
-    let ranges = weighted_ranges(&b.tile_row_ptr, align, L::K, SEQUENTIAL_BELOW_NS);
-    let ext: Vec<_> = ranges.iter().map(|r| extent::<L>(r, nrows)).collect();
-    let mut present = BitVec::zeros(nrows);
-    let mut values = vec![S::T::default(); nrows];
-    let wl: Vec<usize> = ext.iter().map(|e| e.2).collect();
-    let vl: Vec<usize> = ext.iter().map(|e| e.1 - e.0).collect();
-    let wp = split_mut(present.words_mut(), &wl);
-    let vp = split_mut(&mut values, &vl);
     let full = slice::<L>(&[u64::MAX], 0);
-    let work: Vec<_> = ranges.into_iter().zip(wp).zip(vp).collect();
-    for_each_piece(work, |((range, words), vals)| {
+    pull_pieces(b, nrows, |range, words, vals| {
         let (r0, w0) = (range.start * L::K, range.start * L::K / 64);
         let mut acc = [s.zero(); 64];
         for tr in range {
@@ -480,8 +486,7 @@ fn value_pull<S: Semiring, L: TileOps>(
             }
             words[base / 64 - w0] |= have << (base % 64);
         }
-    });
-    (values, present)
+    })
 }
 
 /// The transposed product `A' u` for a valued `u` and an idempotent `⊕`
