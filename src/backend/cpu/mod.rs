@@ -544,6 +544,34 @@ impl Backend for Cpu {
         flags: Flags,
     ) -> Result<()> {
         let allowed = allowed_bits(mask);
+        if allowed.is_none() && matches!(w.repr(), VectorRepr::Dense { .. }) {
+            // No mask and `w` dense: its entries at `indices` change in place
+            // (no copy of `w`: a search's level vector costs the indices).
+            let n = w.len();
+            let VectorRepr::Dense {
+                mut values,
+                present,
+            } = std::mem::replace(w, Vector::empty(n)).into_repr()
+            else {
+                unreachable!("w was checked dense above")
+            };
+            let mut present = present.unwrap_or_else(|| BitVec::ones(n));
+            let uv = dense_view(u);
+            for (k, &i) in indices.iter().enumerate() {
+                let old = present.get(i).then(|| values[i]);
+                let z = match (A::ACTIVE, old, uv.get(k)) {
+                    (true, Some(o), Some(x)) => Some(accum.combine(o, x)),
+                    (true, o, None) => o,
+                    (_, _, x) => x,
+                };
+                present.set(i, z.is_some());
+                if let Some(x) = z {
+                    values[i] = x;
+                }
+            }
+            *w = dense_view::dense_from_parts(values, present.words().to_vec());
+            return Ok(());
+        }
         let (wv, uv) = (dense_view(w), dense_view(u));
         let mut values = wv.values.clone().into_owned();
         let mut present = wv
