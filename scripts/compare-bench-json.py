@@ -28,9 +28,8 @@ def times(path):
                 for k, v in t.items():
                     if k.endswith("_ms") and isinstance(v, (int, float)):
                         out[(g["graph"], "k=%d" % t["k"], k)] = v
-            for k, v in (g.get("tc") or {}).items():
-                if k.endswith("_ms") and isinstance(v, (int, float)):
-                    out[(g["graph"], "tc", k)] = v
+            for t in g.get("triangle_counting") or []:
+                out[(g["graph"], "k=%d" % t["k"], "tc_ms")] = t["ms"]
     for r in d.get("rows", []):  # bench_gpu, bench_cpu, the anchors
         field = "median_ms" if "median_ms" in r else "best_ms"
         if isinstance(r.get(field), (int, float)):
