@@ -98,11 +98,13 @@ where
 {
     let d = levels_fused(g, source, Direction::Auto)?;
     let levels = g.backend().download_vector_owned(d.levels)?;
-    Ok(levels
-        .into_vec(-1)
-        .into_iter()
-        .map(|l| if l < 0 { f64::INFINITY } else { l as f64 })
-        .collect())
+    // One pass over the distances; the levels are read where present only
+    // (a search that reaches few vertices costs those).
+    let mut dist = vec![f64::INFINITY; g.nvertices()];
+    for (v, l) in levels.entries() {
+        dist[v] = l as f64;
+    }
+    Ok(dist)
 }
 
 /// The light and heavy parts of a host weight matrix (split on the host with
