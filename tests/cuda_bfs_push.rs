@@ -92,6 +92,7 @@ const ONE_LEVEL: PushLimits = PushLimits {
     max_levels: 1,
     alpha: 0,
     max_edges: u64::MAX,
+    unvisited_edges: None,
 };
 
 const LIMITS: [PushLimits; 6] = [
@@ -99,31 +100,37 @@ const LIMITS: [PushLimits; 6] = [
         max_levels: 0,
         alpha: 14,
         max_edges: u64::MAX,
+        unvisited_edges: None,
     },
     PushLimits {
         max_levels: 1,
         alpha: 14,
         max_edges: u64::MAX,
+        unvisited_edges: None,
     },
     PushLimits {
         max_levels: 3,
         alpha: 0,
         max_edges: u64::MAX,
+        unvisited_edges: None,
     },
     PushLimits {
         max_levels: usize::MAX,
         alpha: 14,
         max_edges: u64::MAX,
+        unvisited_edges: None,
     },
     PushLimits {
         max_levels: usize::MAX,
         alpha: 0,
         max_edges: 40,
+        unvisited_edges: None,
     },
     PushLimits {
         max_levels: usize::MAX,
         alpha: 0,
         max_edges: u64::MAX,
+        unvisited_edges: None,
     },
 ];
 

@@ -269,6 +269,7 @@ where
             max_levels,
             alpha: 0,
             max_edges: u64::MAX,
+            unvisited_edges: Some(p.unvisited_edges),
         },
         _ => PushLimits {
             max_levels,
@@ -278,6 +279,7 @@ where
                 alpha
             },
             max_edges: PUSH_MAX_EDGES,
+            unvisited_edges: Some(p.unvisited_edges),
         },
     };
     // `depth`: the level of the frontier

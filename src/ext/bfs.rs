@@ -18,6 +18,13 @@ pub struct PushLimits {
     pub alpha: u64,
     /// Stop after a level whose new frontier has more out-edges than this.
     pub max_edges: u64,
+    /// The out-edges of the vertices without a level, when the caller
+    /// already knows them (the `unvisited_edges` of the previous call's
+    /// [`Pushed`]): a backend may use the count instead of summing the
+    /// degrees again (the CPU does; a search that reaches few vertices then
+    /// costs only those). `None`: counted by the backend. A wrong count
+    /// changes where the levels stop and the counts returned, never the levels.
+    pub unvisited_edges: Option<u64>,
 }
 
 /// Where [`super::bfs_push`] stopped.

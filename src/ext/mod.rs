@@ -142,7 +142,7 @@ pub trait BackendExt: Backend {
 /// let degree = Vector::from_dense(vec![1.0, 1.0, 1.0, 0.0]);
 /// let mut level = Vector::from_entries(4, vec![(0, 0i64)]).unwrap();
 /// let mut frontier = Vector::from_entries(4, vec![(0, true)]).unwrap();
-/// let limits = PushLimits { max_levels: 2, alpha: 1, max_edges: 100 };
+/// let limits = PushLimits { max_levels: 2, alpha: 1, max_edges: 100, unvisited_edges: None };
 /// let r = ext::bfs_push(&cpu, &mut level, &mut frontier, &a, &degree, 0, limits).unwrap();
 /// assert_eq!((r.levels, r.nvals, r.edges, r.unvisited_edges), (2, 1, 1, 0));
 /// assert_eq!(level.to_vec(-1), vec![0, 1, 2, -1]);

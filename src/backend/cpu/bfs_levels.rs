@@ -89,7 +89,9 @@ pub(crate) fn bfs_push(
         levels: 0,
         nvals: cur.len(),
         edges: cur.iter().map(|&v| degree_of(degree, v as usize)).sum(),
-        unvisited_edges: unvisited_degree(degree, &visited),
+        unvisited_edges: limits
+            .unvisited_edges
+            .unwrap_or_else(|| unvisited_degree(degree, &visited)),
     };
     let (rp, ci) = (a.row_ptr(), a.col_idx());
     let mut next: Vec<u32> = Vec::new();
@@ -289,6 +291,7 @@ mod tests {
                     max_levels: if step == 0 { 0 } else { rng.gen_range(1..4) },
                     alpha: rng.gen_range(0..20),
                     max_edges: rng.gen_range(1..200),
+                    unvisited_edges: None,
                 };
                 let a_repr = match a.repr() {
                     crate::container::MatrixRepr::Csr(c) => c,
@@ -339,10 +342,13 @@ mod tests {
                         bfs_pull_generic(&Cpu, &mut lv2, &mut fr2, &at, &degree, depth).unwrap(),
                     )
                 } else {
+                    // The caller's count, where given, is the true one.
+                    let known = unvisited_degree(&degree, &lv.pattern());
                     let limits = PushLimits {
                         max_levels: rng.gen_range(1..3),
                         alpha: 0,
                         max_edges: u64::MAX,
+                        unvisited_edges: rng.gen_bool(0.5).then_some(known),
                     };
                     (
                         bfs_push(&mut lv, &mut fr, a_csr, &degree, depth, limits).unwrap(),
