@@ -77,8 +77,6 @@ pub struct Graph<'b, B: Backend> {
     at_u64: OnceCell<B::Matrix<u64>>,
     a_f64: OnceCell<B::Matrix<f64>>,
     at_f64: OnceCell<B::Matrix<f64>>,
-    a_f64_tiled: OnceCell<B::Matrix<f64>>,
-    at_f64_tiled: OnceCell<B::Matrix<f64>>,
     sym_u64: OnceCell<B::Matrix<u64>>,
     tril_u64: OnceCell<B::Matrix<u64>>,
     out_degree: OnceCell<B::Vector<f64>>,
@@ -165,8 +163,6 @@ impl<'b, B: Backend> Graph<'b, B> {
             at_u64: OnceCell::new(),
             a_f64: OnceCell::new(),
             at_f64: OnceCell::new(),
-            a_f64_tiled: OnceCell::new(),
-            at_f64_tiled: OnceCell::new(),
             sym_u64: OnceCell::new(),
             tril_u64: OnceCell::new(),
             out_degree: OnceCell::new(),
@@ -274,25 +270,6 @@ impl<'b, B: Backend> Graph<'b, B> {
             return self.a_f64();
         }
         cached(&self.at_f64, || self.upload(true, self.value_format))
-    }
-    /// `A` with `f64` ones in the graph's format (B2SR where chosen, even where
-    /// [`Graph::value_format`] is CSR): valued products that want the
-    /// pattern's own tiles (the bit kernels of `MIN.PLUS` with unit weights).
-    pub fn a_f64_tiled(&self) -> Result<&B::Matrix<f64>> {
-        if self.value_format == self.format {
-            return self.a_f64();
-        }
-        cached(&self.a_f64_tiled, || self.upload(false, self.format))
-    }
-    /// `A'` with `f64` ones in the graph's format (`A` itself when symmetric).
-    pub fn at_f64_tiled(&self) -> Result<&B::Matrix<f64>> {
-        if self.is_symmetric() {
-            return self.a_f64_tiled();
-        }
-        if self.value_format == self.format {
-            return self.at_f64();
-        }
-        cached(&self.at_f64_tiled, || self.upload(true, self.format))
     }
     /// True when the weights equal their transpose (or there are none and the pattern is symmetric).
     pub fn weights_symmetric(&self) -> bool {
