@@ -247,9 +247,9 @@ where
     let (a, at) = (g.a_bool_csr()?, g.at_bool()?);
     // full and dense: the fused kernels read degrees in place
     let degree = g.out_degree_full()?;
-    // The source alone, at level 0, in a dense vector (what the fused levels
-    // read and write in place; absent entries are the unvisited vertices).
-    let mut level: B::Vector<i64> = b.vector_new(n, None, VectorFormat::Dense)?;
+    // The source alone, at level 0, in the format the backend's fused levels
+    // grow in place (absent entries are the unvisited vertices).
+    let mut level: B::Vector<i64> = b.vector_new(n, None, b.bfs_level_format())?;
     ops::assign_scalar(b, &mut level, 0, Some(&[source]), &Desc::new())?;
     let mut frontier: B::Vector<bool> =
         b.upload_vector(&Vector::from_bits(BitVec::from_indices(n, [source])))?;

@@ -26,6 +26,7 @@ pub use bfs::{PushLimits, Pushed};
 
 use crate::algebra::Semiring;
 use crate::backend::{Backend, MatrixShape, VectorShape};
+use crate::container::VectorFormat;
 use crate::error::Result;
 use crate::ops::need;
 
@@ -38,6 +39,21 @@ use crate::ops::need;
 ///
 /// A new backend gets them all by `impl BackendExt for MyBackend {}`.
 pub trait BackendExt: Backend {
+    /// The vector format a search's level vector starts in (the source
+    /// alone at level 0). The default is dense: the fused levels read and
+    /// write it in place. A backend whose push keeps a search that reaches
+    /// few vertices sparse (the CPU's vertex queue) answers
+    /// [`VectorFormat::Sparse`], so such a search costs the vertices it
+    /// reaches, not a pass over all of them.
+    ///
+    /// ```
+    /// use bitgraphblas::{BackendExt, Cpu, VectorFormat};
+    /// assert_eq!(Cpu::new().bfs_level_format(), VectorFormat::Sparse);
+    /// ```
+    fn bfs_level_format(&self) -> VectorFormat {
+        VectorFormat::Dense
+    }
+
     /// Push levels of a breadth-first search (see [`bfs_push`]).
     /// The default runs each level as `vxm` (`ANY.PAIR`, mask `¬level`,
     /// replace) and a masked `assign`, counting on the host.

@@ -70,9 +70,87 @@ fn vertices(frontier: &Vector<bool>) -> Vec<u32> {
     }
 }
 
+/// The levels a push writes: dense values with visited bits, or, while the
+/// search has reached few vertices and `level` came sparse
+/// ([`crate::ext::BackendExt::bfs_level_format`]), the visited bits and a
+/// list of the reached entries, made dense once they pass `n /
+/// SPARSE_BELOW`. A search that reaches few vertices of a large graph then
+/// costs those vertices and `n / 8` bytes of bits, not `n` values.
+struct Levels {
+    visited: BitVec,
+    dense: Option<Vec<i64>>,
+    reached: Vec<(u32, i64)>,
+}
+
+impl Levels {
+    /// `level`'s entries, taken out of it (`level` is left empty).
+    fn take(level: &mut Vector<i64>) -> Result<Self> {
+        let n = level.len();
+        if let VectorRepr::Sparse { indices, .. } = level.repr() {
+            if indices.len() * SPARSE_BELOW <= n {
+                let old = std::mem::replace(level, Vector::empty(n));
+                let VectorRepr::Sparse { indices, values } = old.into_repr() else {
+                    unreachable!("matched sparse above")
+                };
+                let visited = BitVec::from_indices(n, indices.iter().map(|&i| i as usize));
+                return Ok(Levels {
+                    visited,
+                    dense: None,
+                    reached: indices.into_iter().zip(values).collect(),
+                });
+            }
+        }
+        let (values, visited) = take_dense(level)?;
+        Ok(Levels {
+            visited,
+            dense: Some(values),
+            reached: Vec::new(),
+        })
+    }
+
+    /// Gives `j` level `d` unless it is visited; true when it was not.
+    #[inline]
+    fn claim(&mut self, j: usize, d: i64) -> bool {
+        if self.visited.get(j) {
+            return false;
+        }
+        self.visited.set(j, true);
+        match &mut self.dense {
+            Some(values) => values[j] = d,
+            None => {
+                self.reached.push((j as u32, d));
+                if self.reached.len() * SPARSE_BELOW > self.visited.len() {
+                    let mut values = vec![0; self.visited.len()];
+                    for &(i, l) in &self.reached {
+                        values[i as usize] = l;
+                    }
+                    self.reached = Vec::new();
+                    self.dense = Some(values);
+                }
+            }
+        }
+        true
+    }
+
+    /// Puts the levels back into `level`: sorted entries or dense values.
+    fn put(mut self, level: &mut Vector<i64>) -> Result<()> {
+        match self.dense {
+            Some(values) => put_dense(level, values, self.visited),
+            None => {
+                self.reached.sort_unstable_by_key(|e| e.0);
+                let (indices, values) = self.reached.into_iter().unzip();
+                *level =
+                    Vector::from_repr(self.visited.len(), VectorRepr::Sparse { indices, values })?;
+                Ok(())
+            }
+        }
+    }
+}
+
 /// [`crate::ext::bfs_push`] on a CSR `a` (checked arguments): `level` is
-/// made dense with a presence mask (in place when it already is), each
-/// level walks the rows of the frontier's vertices and claims the unvisited
+/// kept sparse while the search is small and it came sparse, else made
+/// dense with a presence mask (in place when it already is); each level
+/// walks the rows of the frontier's vertices and claims the unvisited
 /// columns, and the new frontier leaves as sorted indices or packed bits.
 pub(crate) fn bfs_push(
     level: &mut Vector<i64>,
@@ -83,7 +161,7 @@ pub(crate) fn bfs_push(
     limits: PushLimits,
 ) -> Result<Pushed> {
     let n = level.len();
-    let (mut values, mut visited) = take_dense(level)?;
+    let mut levels = Levels::take(level)?;
     let mut cur = vertices(frontier);
     let mut out = Pushed {
         levels: 0,
@@ -91,7 +169,7 @@ pub(crate) fn bfs_push(
         edges: cur.iter().map(|&v| degree_of(degree, v as usize)).sum(),
         unvisited_edges: limits
             .unvisited_edges
-            .unwrap_or_else(|| unvisited_degree(degree, &visited)),
+            .unwrap_or_else(|| unvisited_degree(degree, &levels.visited)),
     };
     let (rp, ci) = (a.row_ptr(), a.col_idx());
     let mut next: Vec<u32> = Vec::new();
@@ -102,11 +180,8 @@ pub(crate) fn bfs_push(
         for &v in &cur {
             let v = v as usize;
             for &j in &ci[rp[v]..rp[v + 1]] {
-                let j = j as usize;
-                if !visited.get(j) {
-                    visited.set(j, true);
-                    values[j] = d;
-                    next.push(j as u32);
+                if levels.claim(j as usize, d) {
+                    next.push(j);
                 }
             }
         }
@@ -121,7 +196,7 @@ pub(crate) fn bfs_push(
             break;
         }
     }
-    put_dense(level, values, visited)?;
+    levels.put(level)?;
     if out.levels > 0 {
         *frontier = if cur.len() * SPARSE_BELOW <= n {
             cur.sort_unstable();
@@ -216,7 +291,7 @@ fn put_dense(level: &mut Vector<i64>, values: Vec<i64>, visited: BitVec) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::container::Matrix;
+    use crate::container::{Matrix, VectorFormat};
     use crate::ext::bfs::{bfs_pull_generic, bfs_push_generic};
     use crate::Cpu;
     use rand::{Rng, SeedableRng};
@@ -276,7 +351,11 @@ mod tests {
                 sparse
             };
             let s = rng.gen_range(0..n);
+            // sparse (grown in place, made dense past n / 64) or dense from the start
             let mut lv = Vector::from_entries(n, vec![(s, 0i64)]).unwrap();
+            if case % 4 == 1 {
+                lv = lv.to_format(VectorFormat::Dense).unwrap();
+            }
             let seed = BitVec::from_indices(n, [s]);
             let mut fr = if case % 3 == 0 {
                 Vector::from_bits(seed)

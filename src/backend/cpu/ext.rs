@@ -7,11 +7,17 @@
 use super::dense_view::dense_view;
 use super::Cpu;
 use crate::algebra::Semiring;
-use crate::container::{Matrix, MatrixRepr, Vector, VectorRepr};
+use crate::container::{Matrix, MatrixRepr, Vector, VectorFormat, VectorRepr};
 use crate::error::Result;
 use crate::ext::{affine, bfs, BackendExt, PushLimits, Pushed};
 
 impl BackendExt for Cpu {
+    /// Sparse: the vertex-queue push grows it in place and makes it dense
+    /// once the search reaches a sixty-fourth of the vertices.
+    fn bfs_level_format(&self) -> VectorFormat {
+        VectorFormat::Sparse
+    }
+
     fn bfs_push(
         &self,
         level: &mut Vector<i64>,

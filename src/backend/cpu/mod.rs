@@ -558,18 +558,47 @@ impl Backend for Cpu {
             let mut present = present.unwrap_or_else(|| BitVec::ones(n));
             let uv = dense_view(u);
             for (k, &i) in indices.iter().enumerate() {
-                let old = present.get(i).then(|| values[i]);
-                let z = match (A::ACTIVE, old, uv.get(k)) {
-                    (true, Some(o), Some(x)) => Some(accum.combine(o, x)),
-                    (true, o, None) => o,
-                    (_, _, x) => x,
-                };
+                let z = assigned(&accum, present.get(i).then(|| values[i]), uv.get(k));
                 present.set(i, z.is_some());
                 if let Some(x) = z {
                     values[i] = x;
                 }
             }
             *w = dense_view::dense_from_parts(values, present.words().to_vec());
+            return Ok(());
+        }
+        if allowed.is_none() && matches!(w.repr(), VectorRepr::Sparse { .. }) {
+            // No mask and `w` sparse: the sorted updates merged into its
+            // entries (a search's sparse level vector stays sparse).
+            let n = w.len();
+            let VectorRepr::Sparse {
+                indices: wi,
+                values: wval,
+            } = std::mem::replace(w, Vector::empty(n)).into_repr()
+            else {
+                unreachable!("w was checked sparse above")
+            };
+            let uv = dense_view(u);
+            let mut updates: Vec<(u32, Option<T>)> = indices
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| (i as u32, uv.get(k)))
+                .collect();
+            updates.sort_unstable_by_key(|e| e.0);
+            let mut merged = Vec::with_capacity(wi.len() + updates.len());
+            let mut old = wi.into_iter().zip(wval).peekable();
+            for (i, x) in updates {
+                while let Some(e) = old.next_if(|e| e.0 < i) {
+                    merged.push(e);
+                }
+                let o = old.next_if(|e| e.0 == i).map(|e| e.1);
+                if let Some(z) = assigned(&accum, o, x) {
+                    merged.push((i, z));
+                }
+            }
+            merged.extend(old);
+            let (indices, values) = merged.into_iter().unzip();
+            *w = Vector::from_repr(n, VectorRepr::Sparse { indices, values })?;
             return Ok(());
         }
         let (wv, uv) = (dense_view(w), dense_view(u));
@@ -579,11 +608,7 @@ impl Backend for Cpu {
             .as_ref()
             .map_or_else(|| BitVec::ones(w.len()), |p| p.clone().into_owned());
         for (k, &i) in indices.iter().enumerate() {
-            let z = match (A::ACTIVE, wv.get(i), uv.get(k)) {
-                (true, Some(o), Some(n)) => Some(accum.combine(o, n)),
-                (true, o, None) => o,
-                (_, _, n) => n,
-            };
+            let z = assigned(&accum, wv.get(i), uv.get(k));
             present.set(i, z.is_some());
             if let Some(x) = z {
                 values[i] = x;
@@ -746,5 +771,16 @@ impl Backend for Cpu {
         }
         *c = out;
         Ok(())
+    }
+}
+
+/// What `assign` leaves at one index: the old entry `old` combined with the
+/// assigned `x` through `accum` (an absent `x` keeps `old` under an
+/// accumulator and deletes it without one).
+fn assigned<T: Scalar, A: Accumulate<T>>(accum: &A, old: Option<T>, x: Option<T>) -> Option<T> {
+    match (A::ACTIVE, old, x) {
+        (true, Some(o), Some(x)) => Some(accum.combine(o, x)),
+        (true, o, None) => o,
+        (_, _, x) => x,
     }
 }
