@@ -84,7 +84,7 @@ pub(crate) fn pull_step(frontier: usize, unvisited: usize, n: usize) -> bool {
 ///
 /// **With parents**, every level is a product on `u64` ids,
 /// `next<¬struct(level), replace> = frontier min.second A` (pushed through
-/// `vxm` where the backend pushes, [`BackendExt::pushes`], else pulled
+/// `vxm` where the backend pushes, [`Backend::pushes`], else pulled
 /// through `A'`), then `level<next> = depth`, `parent = parent ∪ next` and
 /// the next frontier `next ⊙ ids` (one [`ext::bfs_record`]), with the frontier size read back every 1
 /// to 16 levels.
@@ -189,7 +189,7 @@ fn check_source(n: usize, source: usize) -> Result<()> {
 }
 
 /// `w = u ⊕.⊗ A` pushed (`vxm`); where the backend does not push on `A` for
-/// this semiring ([`BackendExt::pushes`]), the same product pulled through
+/// this semiring ([`Backend::pushes`]), the same product pulled through
 /// `A'` (`mxv(A', u)`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn push_or_pull<B, S, M>(

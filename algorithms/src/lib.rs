@@ -2,7 +2,7 @@
 //!
 //! Graph algorithms written against the public API of [`bitgraphblas`] only,
 //! generic over the [`Backend`](bitgraphblas::Backend), so each runs on the CPU
-//! and on the GPU: [`bfs`], [`sssp`], [`pagerank`], [`connected_components`],
+//! and on the GPU: [`bfs()`], [`sssp()`], [`pagerank()`], [`connected_components`],
 //! [`triangle_count`] and [`betweenness`]. Each states its semiring, masks and
 //! cost in its documentation.
 //!

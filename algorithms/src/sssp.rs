@@ -16,7 +16,7 @@ use crate::graph::Graph;
 ///
 /// **Unweighted graphs** (every weight 1): with unit weights the distance
 /// of a vertex is its breadth-first level, so the search is the levels of
-/// [`crate::bfs`] (direction-optimising: runs of pushed levels
+/// [`crate::bfs()`] (direction-optimising: runs of pushed levels
 /// [`bitgraphblas::ext::bfs_push`] on `A` in CSR, pulled levels
 /// [`bitgraphblas::ext::bfs_pull`] on `A'` in the graph's format, the
 /// complemented structure of the level vector as the mask), read back once

@@ -35,7 +35,7 @@ use crate::ops::need;
 /// already-checked arguments, so call them through this module's functions
 /// ([`bfs_push`], [`bfs_pull`], [`bfs_record`], [`mxv_affine`],
 /// [`brandes`]), and the
-/// capability [`BackendExt::pushes`] directly.
+/// capability [`Backend::pushes`] directly.
 ///
 /// A new backend gets them all by `impl BackendExt for MyBackend {}`.
 pub trait BackendExt: Backend {

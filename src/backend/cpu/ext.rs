@@ -51,7 +51,7 @@ impl BackendExt for Cpu {
     }
 
     /// CSR with full `d` and `u`: one fused pass over the rows
-    /// ([`super::affine`]); otherwise the generic default.
+    /// (`affine`); otherwise the generic default.
     fn mxv_affine<S: Semiring>(
         &self,
         w: &mut Vector<S::T>,
@@ -78,7 +78,7 @@ impl BackendExt for Cpu {
         Ok(())
     }
 
-    /// One pass over `next`'s entries ([`super::bfs_record::bfs_record`]).
+    /// One pass over `next`'s entries (`bfs_record`).
     fn bfs_record(
         &self,
         level: &mut Vector<i64>,
@@ -92,7 +92,7 @@ impl BackendExt for Cpu {
     }
 
     /// The products on the backend, `σ`, `δ` and the pairs of each level in
-    /// host arrays ([`super::brandes::brandes`]).
+    /// host arrays (`brandes`).
     fn brandes(&self, a: &Matrix<f64>, at: &Matrix<f64>, sources: &[usize]) -> Result<Vector<f64>> {
         super::brandes::brandes(self, a, at, sources)
     }

@@ -1,6 +1,6 @@
 //! The CPU backend: host memory, rayon threads. B2SR inputs with built-in
-//! semirings go to the bit kernels in [`b2sr`]; everything else takes the
-//! [`generic`] CSR path. [`dispatch_counts`] tells tests which tier ran.
+//! semirings go to the bit kernels in `b2sr`; everything else takes the
+//! `generic` CSR path. [`dispatch_counts`] tells tests which tier ran.
 
 mod affine;
 pub(crate) mod b2sr;
