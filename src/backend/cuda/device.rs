@@ -1,5 +1,6 @@
 //! The device: probing, the context and its one stream, the module cache
-//! (NVRTC at first use, for the device's own architecture), device buffers
+//! (NVRTC at first use, for the device's own architecture, kept on disk by
+//! `cache.rs`), device buffers
 //! (allocation, fill, device-to-device copy, scan) and the one place kernels
 //! are launched. Copies between host and device are `transfer.rs`'s.
 //!
@@ -16,6 +17,7 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, PushKernelArg,
 };
 
+use super::cache::{nvrtc_version, KernelCache};
 use super::kernels::{compile_ptx, ModuleId, ModuleSpec};
 use super::launch::pack;
 use super::transfer::Staging;
@@ -133,6 +135,10 @@ pub(crate) struct Dev {
     pub sm_count: u32,
     pub name: String,
     modules: Mutex<HashMap<ModuleId, Arc<CudaModule>>>,
+    /// Compiled modules kept on disk between processes (`cache.rs`).
+    kernel_cache: KernelCache,
+    /// The NVRTC version, part of every cache key.
+    nvrtc: (i32, i32),
     funcs: Mutex<HashMap<String, CudaFunction>>,
     poison: AtomicBool,
     /// Limits of the fused BFS's one-block levels (`visit.rs`): the most
@@ -222,6 +228,8 @@ impl Dev {
             sm_count,
             name,
             modules: Mutex::new(HashMap::new()),
+            kernel_cache: KernelCache::from_env(),
+            nvrtc: nvrtc_version(),
             funcs: Mutex::new(HashMap::new()),
             poison: AtomicBool::new(false),
             bfs_block: [
@@ -245,7 +253,10 @@ impl Dev {
             return Ok(x.clone());
         }
         let spec: ModuleSpec = id.spec();
-        let ptx = compile_ptx(&spec, self.arch)?;
+        let key = KernelCache::key(&spec, self.arch, self.nvrtc);
+        let ptx = self
+            .kernel_cache
+            .get_or_compile(&spec, &key, || compile_ptx(&spec, self.arch))?;
         let module = self
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))

@@ -48,6 +48,7 @@
 
 mod b2sr;
 mod backend;
+mod cache;
 mod codes;
 mod convert;
 mod csr;
@@ -66,6 +67,7 @@ mod visit;
 use std::sync::OnceLock;
 
 #[doc(hidden)]
+pub use cache::CACHE_ENV;
 pub use csr::MaskPattern;
 #[doc(hidden)]
 pub use mask::{DevB2srRef, DeviceBits};
