@@ -7,7 +7,8 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::epilogue::threshold_of;
+use super::epilogue::thresholds;
+use super::popcount::{pack_ge, Isa};
 use crate::algebra::BitDomain;
 use crate::backend::Cpu;
 use crate::container::{BitPlanes, Threshold};
@@ -118,14 +119,9 @@ pub(crate) fn binarize(
     x: &DenseMatrix<f32>,
     threshold: Threshold<'_, Cpu>,
 ) -> Result<()> {
-    let (t, per_col) = threshold_of(&threshold);
     let n = x.ncols();
-    let fill = |rm: &mut BitMatrix| {
-        fill_rows(rm, |i, line| {
-            let row = x.row(i);
-            pack(line, n, |j| row[j] >= per_col.map_or(t, |p| p[j]))
-        })
-    };
+    let (t, isa) = (thresholds(&threshold, n), Isa::detect());
+    let fill = |rm: &mut BitMatrix| fill_rows(rm, |i, line| pack_ge(isa, x.row(i), &t, line));
     if out.layout() == BitLayout::RowMajor {
         fill(out);
     } else {

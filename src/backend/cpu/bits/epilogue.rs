@@ -8,9 +8,11 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::popcount::{pack_ge, Isa};
 use crate::backend::Cpu;
 use crate::container::{BitOutput, Scales, Threshold};
 use crate::error::{Error, Result};
+use crate::storage::DenseMatrix;
 
 /// A product's value before the scales: an integer count or an `f32` sum.
 pub(super) trait Value: Copy + Default + Send + Sync + 'static {
@@ -41,62 +43,54 @@ impl Value for f32 {
     }
 }
 
-/// The scales and threshold of an output, resolved to host slices.
+/// The scales and threshold of an output, resolved to host slices, the
+/// absent ones as their identities (factor 1, bias -0.0: `x + -0.0 == x`
+/// bit for bit, so the loops below need no branch and `s` is exactly
+/// `v * row_i * col_j + bias_j` with the absent terms left out).
 struct Epilogue<'a> {
     row: Option<&'a [f32]>,
-    col: Option<&'a [f32]>,
-    bias: Option<&'a [f32]>,
-    /// Column `j`'s threshold: `per_col[j]`, or `t` for every column.
-    t: f32,
-    per_col: Option<&'a [f32]>,
+    col: Vec<f32>,
+    bias: Vec<f32>,
+    /// Column `j`'s threshold.
+    t: Vec<f32>,
+    isa: Isa,
 }
 
 impl<'a> Epilogue<'a> {
-    fn new(s: &Scales<'a, Cpu>, threshold: Option<&Threshold<'a, Cpu>>) -> Self {
-        let (t, per_col) = threshold.map_or((0.0, None), threshold_of);
+    fn new(s: &Scales<'a, Cpu>, threshold: Option<&Threshold<'a, Cpu>>, n: usize) -> Self {
+        let or = |d: Option<&DenseMatrix<f32>>, x: f32| {
+            d.map_or_else(|| vec![x; n], |d| d.as_slice().to_vec())
+        };
         Epilogue {
             row: s.row.map(|d| d.as_slice()),
-            col: s.col.map(|d| d.as_slice()),
-            bias: s.bias.map(|d| d.as_slice()),
-            t,
-            per_col,
+            col: or(s.col, 1.0),
+            bias: or(s.bias, -0.0),
+            t: threshold.map_or_else(Vec::new, |t| thresholds(t, n)),
+            isa: Isa::detect(),
         }
     }
 
-    /// `s = v * row_i * col_j + bias_j`, in that order, in `f32`.
-    #[inline(always)]
-    fn scaled(&self, i: usize, j: usize, v: f32) -> f32 {
-        let mut s = v;
-        if let Some(r) = self.row {
-            s *= r[i];
-        }
-        if let Some(c) = self.col {
-            s *= c[j];
-        }
-        if let Some(b) = self.bias {
-            s += b[j];
-        }
-        s
-    }
-
-    /// Row `i` as `f32`.
+    /// Row `i` as `f32`: `s = v * row_i * col_j + bias_j`, in that order.
     fn write_scaled<V: Value>(&self, i: usize, vals: &[V], out: &mut [f32]) {
-        for (j, (o, v)) in out.iter_mut().zip(vals).enumerate() {
-            *o = self.scaled(i, j, v.to_f32());
+        let r = self.row.map_or(1.0, |r| r[i]);
+        for (((o, v), c), b) in out.iter_mut().zip(vals).zip(&self.col).zip(&self.bias) {
+            *o = v.to_f32() * r * c + b;
         }
     }
 
-    /// Row `i` as bits `s >= t` (NaN gives 0), padding bits 0.
-    fn write_bits<V: Value>(&self, i: usize, vals: &[V], out: &mut [u64]) {
-        for (w, (o, chunk)) in out.iter_mut().zip(vals.chunks(64)).enumerate() {
-            let mut word = 0u64;
-            for (b, v) in chunk.iter().enumerate() {
-                let j = w * 64 + b;
-                let t = self.per_col.map_or(self.t, |p| p[j]);
-                word |= ((self.scaled(i, j, v.to_f32()) >= t) as u64) << b;
-            }
-            *o = word;
-        }
+    /// Row `i` as bits `s >= t` (NaN gives 0), through `tmp` (`n` entries).
+    fn write_bits<V: Value>(&self, i: usize, vals: &[V], tmp: &mut [f32], out: &mut [u64]) {
+        self.write_scaled(i, vals, tmp);
+        pack_ge(self.isa, tmp, &self.t, out);
+    }
+}
+
+/// Column `j`'s threshold, for `n` columns.
+pub(super) fn thresholds(t: &Threshold<'_, Cpu>, n: usize) -> Vec<f32> {
+    match t {
+        Threshold::Sign => vec![0.0; n],
+        Threshold::Value(t) => vec![*t; n],
+        Threshold::PerColumn(d) => d.as_slice().to_vec(),
     }
 }
 
@@ -129,7 +123,7 @@ pub(super) fn produce<V: Value>(
                 .for_each(|(t, block)| kernel(rows(t), block));
         }
         BitOutput::Scaled { out, scales } => {
-            let epi = Epilogue::new(&scales, None);
+            let epi = Epilogue::new(&scales, None, n);
             out.as_mut_slice()
                 .par_chunks_mut(r * n)
                 .enumerate()
@@ -148,20 +142,23 @@ pub(super) fn produce<V: Value>(
             scales,
             threshold,
         } => {
-            let epi = Epilogue::new(&scales, Some(&threshold));
+            let epi = Epilogue::new(&scales, Some(&threshold), n);
             let stride = out.stride();
             out.words_mut()
                 .par_chunks_mut(r * stride)
                 .enumerate()
-                .for_each_init(Vec::new, |buf, (t, block)| {
-                    let rs = rows(t);
-                    buf.clear();
-                    buf.resize(rs.len() * n, V::default());
-                    kernel(rs.clone(), buf);
-                    for (k, (o, v)) in block.chunks_mut(stride).zip(buf.chunks(n)).enumerate() {
-                        epi.write_bits(rs.start + k, v, o);
-                    }
-                });
+                .for_each_init(
+                    || (Vec::new(), vec![0f32; n]),
+                    |(buf, tmp), (t, block)| {
+                        let rs = rows(t);
+                        buf.clear();
+                        buf.resize(rs.len() * n, V::default());
+                        kernel(rs.clone(), buf);
+                        for (k, (o, v)) in block.chunks_mut(stride).zip(buf.chunks(n)).enumerate() {
+                            epi.write_bits(rs.start + k, v, tmp, o);
+                        }
+                    },
+                );
         }
     }
     Ok(())
@@ -172,14 +169,4 @@ fn no_counts(op: &'static str) -> Error {
         op,
         "an f32 left operand gives f32 values: ask for BitOutput::Scaled or Bits, not Counts",
     )
-}
-
-/// `(t, per-column thresholds)`: column `j`'s threshold is `per_col[j]`
-/// where given, else `t`.
-pub(super) fn threshold_of<'a>(t: &Threshold<'a, Cpu>) -> (f32, Option<&'a [f32]>) {
-    match t {
-        Threshold::Sign => (0.0, None),
-        Threshold::Value(t) => (*t, None),
-        Threshold::PerColumn(d) => (0.0, Some(d.as_slice())),
-    }
 }
