@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::popcount::{pack_ge, Isa};
+use super::popcount::{scale_pack, scale_row, Isa, Row};
 use crate::backend::Cpu;
 use crate::container::{BitOutput, Scales, Threshold};
 use crate::error::{Error, Result};
@@ -16,17 +16,17 @@ use crate::storage::DenseMatrix;
 
 /// A product's value before the scales: an integer count or an `f32` sum.
 pub(super) trait Value: Copy + Default + Send + Sync + 'static {
-    /// The value as `f32` (`i32` rounds to nearest above 2^24, as on the GPU).
-    fn to_f32(self) -> f32;
+    /// A row of these values, for the epilogue's kernels (`i32` becomes
+    /// `f32` rounded to nearest, as `as f32` and `cvt.rn` do).
+    fn row(v: &[Self]) -> Row<'_>;
     /// The output of [`BitOutput::Counts`] as a slice of values, where this
     /// value type can be written as counts.
     fn as_counts(out: &mut [i32]) -> Option<&mut [Self]>;
 }
 
 impl Value for i32 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self as f32
+    fn row(v: &[i32]) -> Row<'_> {
+        Row::I32(v)
     }
     fn as_counts(out: &mut [i32]) -> Option<&mut [i32]> {
         Some(out)
@@ -34,9 +34,8 @@ impl Value for i32 {
 }
 
 impl Value for f32 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self
+    fn row(v: &[f32]) -> Row<'_> {
+        Row::F32(v)
     }
     fn as_counts(_: &mut [i32]) -> Option<&mut [f32]> {
         None
@@ -73,15 +72,21 @@ impl<'a> Epilogue<'a> {
     /// Row `i` as `f32`: `s = v * row_i * col_j + bias_j`, in that order.
     fn write_scaled<V: Value>(&self, i: usize, vals: &[V], out: &mut [f32]) {
         let r = self.row.map_or(1.0, |r| r[i]);
-        for (((o, v), c), b) in out.iter_mut().zip(vals).zip(&self.col).zip(&self.bias) {
-            *o = v.to_f32() * r * c + b;
-        }
+        scale_row(self.isa, V::row(vals), r, &self.col, &self.bias, out);
     }
 
-    /// Row `i` as bits `s >= t` (NaN gives 0), through `tmp` (`n` entries).
-    fn write_bits<V: Value>(&self, i: usize, vals: &[V], tmp: &mut [f32], out: &mut [u64]) {
-        self.write_scaled(i, vals, tmp);
-        pack_ge(self.isa, tmp, &self.t, out);
+    /// Row `i` as bits `s >= t` (NaN gives 0), no `f32` row written.
+    fn write_bits<V: Value>(&self, i: usize, vals: &[V], out: &mut [u64]) {
+        let r = self.row.map_or(1.0, |r| r[i]);
+        scale_pack(
+            self.isa,
+            V::row(vals),
+            r,
+            &self.col,
+            &self.bias,
+            &self.t,
+            out,
+        );
     }
 }
 
@@ -147,18 +152,15 @@ pub(super) fn produce<V: Value>(
             out.words_mut()
                 .par_chunks_mut(r * stride)
                 .enumerate()
-                .for_each_init(
-                    || (Vec::new(), vec![0f32; n]),
-                    |(buf, tmp), (t, block)| {
-                        let rs = rows(t);
-                        buf.clear();
-                        buf.resize(rs.len() * n, V::default());
-                        kernel(rs.clone(), buf);
-                        for (k, (o, v)) in block.chunks_mut(stride).zip(buf.chunks(n)).enumerate() {
-                            epi.write_bits(rs.start + k, v, tmp, o);
-                        }
-                    },
-                );
+                .for_each_init(Vec::new, |buf, (t, block)| {
+                    let rs = rows(t);
+                    buf.clear();
+                    buf.resize(rs.len() * n, V::default());
+                    kernel(rs.clone(), buf);
+                    for (k, (o, v)) in block.chunks_mut(stride).zip(buf.chunks(n)).enumerate() {
+                        epi.write_bits(rs.start + k, v, o);
+                    }
+                });
         }
     }
     Ok(())

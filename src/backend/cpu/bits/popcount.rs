@@ -346,26 +346,87 @@ fn add_scaled_bits_portable(acc: &mut [f32], words: &[u64], x: f32, signed: bool
     }
 }
 
-/// `out`'s bit `j` = `s[j] >= t[j]` (NaN gives 0; `out`'s padding bits 0):
-/// the re-binarisation of a row of a product, and `binarize`.
+/// A row of a product's values before the epilogue.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Row<'a> {
+    /// Integer values (counts, semiring values).
+    I32(&'a [i32]),
+    /// `f32` values (an `f32` left operand, dequantised codes, `binarize`).
+    F32(&'a [f32]),
+}
+
+impl Row<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Row::I32(v) => v.len(),
+            Row::F32(v) => v.len(),
+        }
+    }
+    #[inline(always)]
+    fn get(&self, j: usize) -> f32 {
+        match self {
+            Row::I32(v) => v[j] as f32,
+            Row::F32(v) => v[j],
+        }
+    }
+    fn from(&self, j: usize) -> Self {
+        match self {
+            Row::I32(v) => Row::I32(&v[j..]),
+            Row::F32(v) => Row::F32(&v[j..]),
+        }
+    }
+}
+
+/// `out[j] = v[j] * r * col[j] + bias[j]` (in that order, in `f32`): the
+/// scaled output of a product row.
 #[inline]
-pub(super) fn pack_ge(isa: Isa, s: &[f32], t: &[f32], out: &mut [u64]) {
+pub(super) fn scale_row(isa: Isa, v: Row<'_>, r: f32, col: &[f32], bias: &[f32], out: &mut [f32]) {
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: Avx512 is chosen only where the CPU has AVX-512F.
-        Isa::Avx512 => unsafe { gather::pack_ge(s, t, out) },
-        _ => pack_ge_portable(s, t, out),
+        Isa::Avx512 => unsafe { gather::scale_row(v, r, col, bias, out) },
+        _ => scale_row_portable(v, r, col, bias, out),
     }
 }
 
 #[inline]
-fn pack_ge_portable(s: &[f32], t: &[f32], out: &mut [u64]) {
-    for (o, (sc, tc)) in out.iter_mut().zip(s.chunks(64).zip(t.chunks(64))) {
-        *o = sc
-            .iter()
-            .zip(tc)
-            .enumerate()
-            .fold(0u64, |w, (b, (x, y))| w | ((x >= y) as u64) << b);
+fn scale_row_portable(v: Row<'_>, r: f32, col: &[f32], bias: &[f32], out: &mut [f32]) {
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = v.get(j) * r * col[j] + bias[j];
+    }
+}
+
+/// `out`'s bit `j` = `v[j] * r * col[j] + bias[j] >= t[j]` (NaN gives 0;
+/// `out`'s padding bits 0): a product row re-binarised without an `f32`
+/// row in memory, and `binarize` (with identity factors).
+#[inline]
+pub(super) fn scale_pack(
+    isa: Isa,
+    v: Row<'_>,
+    r: f32,
+    col: &[f32],
+    bias: &[f32],
+    t: &[f32],
+    out: &mut [u64],
+) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: Avx512 is chosen only where the CPU has AVX-512F.
+        Isa::Avx512 => unsafe { gather::scale_pack(v, r, col, bias, t, out) },
+        _ => scale_pack_portable(v, r, col, bias, t, out),
+    }
+}
+
+#[inline]
+fn scale_pack_portable(v: Row<'_>, r: f32, col: &[f32], bias: &[f32], t: &[f32], out: &mut [u64]) {
+    let n = v.len();
+    for (w, o) in out.iter_mut().enumerate() {
+        let mut x = 0u64;
+        for b in 0..(n - w * 64).min(64) {
+            let j = w * 64 + b;
+            x |= ((v.get(j) * r * col[j] + bias[j] >= t[j]) as u64) << b;
+        }
+        *o = x;
     }
 }
 
@@ -374,6 +435,8 @@ fn pack_ge_portable(s: &[f32], t: &[f32], out: &mut [u64]) {
 #[cfg(target_arch = "x86_64")]
 mod gather {
     use std::arch::x86_64::*;
+
+    use super::Row;
 
     /// The `k`-th group of sixteen bits of `words`.
     #[inline(always)]
@@ -403,30 +466,56 @@ mod gather {
         }
     }
 
+    /// Sixteen scaled values from entry `16 q` on.
+    #[inline(always)]
+    unsafe fn scaled16(v: Row<'_>, q: usize, r: __m512, col: &[f32], bias: &[f32]) -> __m512 {
+        let x = match v {
+            Row::I32(s) => {
+                _mm512_cvtepi32_ps(_mm512_loadu_si512(s.as_ptr().add(16 * q) as *const _))
+            }
+            Row::F32(s) => _mm512_loadu_ps(s.as_ptr().add(16 * q)),
+        };
+        let c = _mm512_loadu_ps(col.as_ptr().add(16 * q));
+        let b = _mm512_loadu_ps(bias.as_ptr().add(16 * q));
+        _mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(x, r), c), b)
+    }
+
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn pack_ge(s: &[f32], t: &[f32], out: &mut [u64]) {
-        let n = s.len();
-        let full = n / 16;
+    pub(super) unsafe fn scale_row(v: Row<'_>, r: f32, col: &[f32], bias: &[f32], out: &mut [f32]) {
+        let n = out.len();
+        let (full, rv) = (n / 16, _mm512_set1_ps(r));
         for q in 0..full {
-            let x = _mm512_loadu_ps(s.as_ptr().add(16 * q));
-            let y = _mm512_loadu_ps(t.as_ptr().add(16 * q));
-            let m = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, y) as u64;
-            let w = &mut out[q / 4];
-            *w = if q.is_multiple_of(4) {
-                m
-            } else {
-                *w | m << (16 * (q % 4))
-            };
+            _mm512_storeu_ps(out.as_mut_ptr().add(16 * q), scaled16(v, q, rv, col, bias));
         }
-        if full * 16 < n {
+        let j = full * 16;
+        super::scale_row_portable(v.from(j), r, &col[j..], &bias[j..], &mut out[j..]);
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn scale_pack(
+        v: Row<'_>,
+        r: f32,
+        col: &[f32],
+        bias: &[f32],
+        t: &[f32],
+        out: &mut [u64],
+    ) {
+        let n = v.len();
+        let (full, rv) = (n / 16, _mm512_set1_ps(r));
+        for q in 0..full {
+            let s = scaled16(v, q, rv, col, bias);
+            let m = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(s, _mm512_loadu_ps(t.as_ptr().add(16 * q)));
+            let w = &mut out[q / 4];
+            let m = (m as u64) << (16 * (q % 4));
+            *w = if q.is_multiple_of(4) { m } else { *w | m };
+        }
+        let j = full * 16;
+        if j < n {
             let mut tail = [0u64];
-            super::pack_ge_portable(&s[full * 16..], &t[full * 16..], &mut tail);
+            super::scale_pack_portable(v.from(j), r, &col[j..], &bias[j..], &t[j..], &mut tail);
             let w = &mut out[full / 4];
-            *w = if full.is_multiple_of(4) {
-                tail[0]
-            } else {
-                *w | tail[0] << (16 * (full % 4))
-            };
+            let m = tail[0] << (16 * (full % 4));
+            *w = if full.is_multiple_of(4) { m } else { *w | m };
         }
     }
 
@@ -530,13 +619,30 @@ mod tests {
                     .map(|j| [0.0, -1.0, f32::NAN, 2.0][(j + l) % 4])
                     .collect();
                 let t: Vec<f32> = (0..n).map(|j| [0.0, 1.0, -1.0][j % 3]).collect();
-                let (mut w0, mut w1) = (vec![u64::MAX; b.stride()], vec![u64::MAX; b.stride()]);
-                pack_ge(Isa::Plain, &v, &t, &mut w0);
-                pack_ge(isa, &v, &t, &mut w1);
-                assert_eq!(w0, w1, "pack_ge n={n}");
-                let want: Vec<bool> = v.iter().zip(&t).map(|(x, y)| x >= y).collect();
-                let got: Vec<bool> = (0..n).map(|j| w0[j / 64] >> (j % 64) & 1 == 1).collect();
-                assert_eq!(got, want);
+                let c: Vec<f32> = (0..n).map(|j| [1.0, -2.0, 0.5][j % 3]).collect();
+                let bias: Vec<f32> = (0..n).map(|j| [-0.0, 0.25][j % 2]).collect();
+                let iv: Vec<i32> = (0..n as i32).map(|j| j - 40).collect();
+                for row in [Row::F32(&v), Row::I32(&iv)] {
+                    let (mut w0, mut w1) = (vec![u64::MAX; b.stride()], vec![u64::MAX; b.stride()]);
+                    scale_pack(Isa::Plain, row, -1.5, &c, &bias, &t, &mut w0);
+                    scale_pack(isa, row, -1.5, &c, &bias, &t, &mut w1);
+                    assert_eq!(w0, w1, "scale_pack n={n}");
+                    let s: Vec<f32> = (0..n).map(|j| row.get(j) * -1.5 * c[j] + bias[j]).collect();
+                    let want: Vec<bool> = s.iter().zip(&t).map(|(x, y)| x >= y).collect();
+                    let got: Vec<bool> = (0..n).map(|j| w0[j / 64] >> (j % 64) & 1 == 1).collect();
+                    assert_eq!(got, want);
+                    let (mut f0, mut f1) = (vec![0f32; n], vec![0f32; n]);
+                    scale_row(Isa::Plain, row, -1.5, &c, &bias, &mut f0);
+                    scale_row(isa, row, -1.5, &c, &bias, &mut f1);
+                    assert_eq!(
+                        f0.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                        f1.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                    );
+                    assert_eq!(
+                        f0.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                        s.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                    );
+                }
             }
         }
     }
