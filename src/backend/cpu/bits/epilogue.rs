@@ -100,8 +100,8 @@ pub(super) fn thresholds(t: &Threshold<'_, Cpu>, n: usize) -> Vec<f32> {
 }
 
 /// Runs `kernel(rows, values)` over blocks of `rows_per_task` output rows in
-/// parallel (`values[(i - rows.start) * n + j]` is the value at `(i, j)` for
-/// `i` in `rows`), and writes the values into `out` as it asks: counts go
+/// parallel (the kernel writes every `values[(i - rows.start) * n + j]`, the
+/// value at `(i, j)` for `i` in `rows`; `values` holds old data), and writes the values into `out` as it asks: counts go
 /// straight into the output, the other kinds through a per-task buffer and
 /// the epilogue. `op` names the operation in the error returned when `f32`
 /// values are asked for as counts.
@@ -134,8 +134,7 @@ pub(super) fn produce<V: Value>(
                 .enumerate()
                 .for_each_init(Vec::new, |buf, (t, block)| {
                     let rs = rows(t);
-                    buf.clear();
-                    buf.resize(rs.len() * n, V::default());
+                    let buf = scratch(buf, rs.len() * n);
                     kernel(rs.clone(), buf);
                     for (k, (o, v)) in block.chunks_mut(n).zip(buf.chunks(n)).enumerate() {
                         epi.write_scaled(rs.start + k, v, o);
@@ -154,8 +153,7 @@ pub(super) fn produce<V: Value>(
                 .enumerate()
                 .for_each_init(Vec::new, |buf, (t, block)| {
                     let rs = rows(t);
-                    buf.clear();
-                    buf.resize(rs.len() * n, V::default());
+                    let buf = scratch(buf, rs.len() * n);
                     kernel(rs.clone(), buf);
                     for (k, (o, v)) in block.chunks_mut(stride).zip(buf.chunks(n)).enumerate() {
                         epi.write_bits(rs.start + k, v, o);
@@ -164,6 +162,15 @@ pub(super) fn produce<V: Value>(
         }
     }
     Ok(())
+}
+
+/// The first `len` values of a task's buffer, grown (once) as needed: the
+/// kernel writes every one, so it is not cleared between blocks.
+fn scratch<V: Value>(buf: &mut Vec<V>, len: usize) -> &mut [V] {
+    if buf.len() < len {
+        buf.resize(len, V::default());
+    }
+    &mut buf[..len]
 }
 
 fn no_counts(op: &'static str) -> Error {
