@@ -59,7 +59,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use super::limits::{Budget, ReadOptions};
-use super::scalar_bits::{bits_to_f64, convert_exact, from_bits, to_bits};
+use super::scalar_bits::{bits_to_f64, bits_to_string, convert_exact, from_bits, to_bits};
 use super::{io_err, open, path_name, OutputFile};
 use crate::container::{Matrix, MatrixRepr};
 use crate::error::{Error, Result};
@@ -247,7 +247,7 @@ impl B2srRead {
                 format!(
                     "{name} holds the {} iso value {}, which is not exactly a {}",
                     self.ty.name(),
-                    bits_to_f64(self.ty, self.bits).unwrap_or(f64::NAN),
+                    bits_to_string(self.ty, self.bits),
                     T::TYPE.name()
                 ),
             )),

@@ -59,6 +59,23 @@ pub(crate) fn bits_to_f64(ty: ScalarType, bits: u64) -> Option<f64> {
     })
 }
 
+/// The value of element type `ty` given by its bits, written exactly (as
+/// the type prints it); `"?"` where the bits are not a `ty`.
+pub(crate) fn bits_to_string(ty: ScalarType, bits: u64) -> String {
+    fn show<T: Scalar + std::fmt::Display>(ty: ScalarType, bits: u64) -> String {
+        from_bits::<T>(ty, bits).map_or_else(|| "?".into(), |v| v.to_string())
+    }
+    match ty {
+        ScalarType::Bool => show::<bool>(ty, bits),
+        ScalarType::I32 => show::<i32>(ty, bits),
+        ScalarType::U32 => show::<u32>(ty, bits),
+        ScalarType::I64 => show::<i64>(ty, bits),
+        ScalarType::U64 => show::<u64>(ty, bits),
+        ScalarType::F32 => show::<f32>(ty, bits),
+        ScalarType::F64 => show::<f64>(ty, bits),
+    }
+}
+
 /// The value of element type `ty` given by its bits, as `T`, where that is
 /// exact: integers and `bool` (as 0/1) within `T`'s range, floats that `T`
 /// holds without rounding (NaN stays NaN between float types); `None`
@@ -135,6 +152,15 @@ mod tests {
         round(u64::MAX);
         round(-1.5f32);
         round(1e300f64);
+        assert_eq!(
+            bits_to_string(ScalarType::U64, (1 << 60) + 1),
+            "1152921504606846977"
+        );
+        assert_eq!(
+            bits_to_string(ScalarType::F32, 0.5f32.to_bits() as u64),
+            "0.5"
+        );
+        assert_eq!(bits_to_string(ScalarType::Bool, 2), "?");
         assert_eq!(from_bits::<bool>(ScalarType::Bool, 2), None);
         assert_eq!(from_bits::<i32>(ScalarType::I32, 1 << 40), None);
         assert_eq!(from_bits::<f32>(ScalarType::F64, 0), None); // type mismatch
