@@ -24,7 +24,8 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
 ///   process can have: the smallest of the machine's physical memory, the
 ///   cgroup memory limit and the address-space limit (`ulimit -v`), where the
 ///   system reports them ([`memory_limit`]).
-/// - `max_line_bytes`: the longest text line, [`DEFAULT_MAX_LINE_BYTES`] by default.
+/// - `max_line_bytes`: the longest text line, [`DEFAULT_MAX_LINE_BYTES`] by
+///   default (and never more than `max_bytes`).
 ///
 /// ```
 /// use bitgraphblas::io::{read_matrix_market_with, ReadOptions};

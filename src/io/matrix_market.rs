@@ -180,7 +180,11 @@ pub fn read_matrix_market_with<T: Scalar, R: BufRead>(
         input: &name,
         limit: opts.max_bytes,
     };
-    with_decoded(reader, &name, opts.max_line_bytes, |lines| {
+    // A line is held in memory too: never longer than the memory limit.
+    let max_line = opts
+        .max_line_bytes
+        .min(usize::try_from(opts.max_bytes).unwrap_or(usize::MAX));
+    with_decoded(reader, &name, max_line, |lines| {
         let header = read_header(lines)?;
         let csr = read_body(lines, &header, &budget)?;
         Ok((Matrix::from_csr(csr), header))
