@@ -186,7 +186,7 @@ struct Target<'a> {
 impl Target<'_> {
     fn pos(&self, at: u32) -> usize {
         let n = self.data.len();
-        let (lo, hi) = if at % 4 != 0 {
+        let (lo, hi) = if !at.is_multiple_of(4) {
             (self.focus.start.min(n), self.focus.end.min(n))
         } else {
             (0, n)
