@@ -83,8 +83,9 @@ pub enum Error {
         detail: String,
     },
 
-    /// An operating-system I/O error.
-    #[error("{path}: {source}")]
+    /// An operating-system I/O error (the path shown with its control
+    /// characters escaped, see [`crate::io::printable`]).
+    #[error("{}: {source}", crate::io::printable(path.as_os_str().as_encoded_bytes()))]
     Io {
         /// The file or directory.
         path: PathBuf,

@@ -371,3 +371,14 @@ fn writers_replace_files_whole_and_report_a_full_disk() {
     assert!(io::write_matrix_market(dir.join("no/such/dir/x.mtx"), &a).is_err());
     std::fs::remove_file(&p).ok();
 }
+
+#[test]
+fn io_errors_escape_the_path() {
+    let e = io::read_graph::<f64>("/nonexistent/\x1b[31mred.mtx").unwrap_err();
+    assert!(matches!(e, Error::Io { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("/nonexistent/\\x1b[31mred.mtx: "),
+        "{msg:?}"
+    );
+}
