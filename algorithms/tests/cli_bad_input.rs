@@ -349,20 +349,6 @@ fn closed_and_full_standard_output() {
         o.exited(0);
         assert_eq!(o.stderr, "", "{args:?}: a closed pipe is not an error");
     }
-    let full = || Io {
-        stdout: Stdio::from(std::fs::File::create("/dev/full").unwrap()),
-        ..Io::default()
-    };
-    for args in [
-        vec!["bfs", "d.mtx", "--source", "0"],
-        vec!["tour", "g.mtx"],
-        vec!["info", "g.mtx"],
-        vec!["pagerank", "g.mtx", "--json", "-o", "ranks.txt"],
-    ] {
-        run_io(&d, &args, full()).error("standard output: No space left on device");
-    }
-    run_io(&d, &["--help"], full()).exited(1);
-    run(&d, &["bfs", "g.mtx", "--source", "0", "-o", "/dev/full"]).error("No space left");
     // head -1: one line read, then the pipe closed.
     let mut child = Command::new(env!("CARGO_BIN_EXE_bitgraphblas"))
         .args(["bfs", "d.mtx", "--source", "0"])
@@ -382,6 +368,25 @@ fn closed_and_full_standard_output() {
     drop(child.stdout.take());
     let o = child.wait_with_output().unwrap();
     assert_eq!((o.status.code(), o.stderr.len()), (Some(0), 0));
+    if !Path::new("/dev/full").exists() {
+        eprintln!("SKIPPED the full-disk cases: no /dev/full");
+        std::fs::remove_dir_all(&d).ok();
+        return;
+    }
+    let full = || Io {
+        stdout: Stdio::from(std::fs::File::create("/dev/full").unwrap()),
+        ..Io::default()
+    };
+    for args in [
+        vec!["bfs", "d.mtx", "--source", "0"],
+        vec!["tour", "g.mtx"],
+        vec!["info", "g.mtx"],
+        vec!["pagerank", "g.mtx", "--json", "-o", "ranks.txt"],
+    ] {
+        run_io(&d, &args, full()).error("standard output: No space left on device");
+    }
+    run_io(&d, &["--help"], full()).exited(1);
+    run(&d, &["bfs", "g.mtx", "--source", "0", "-o", "/dev/full"]).error("No space left");
     std::fs::remove_dir_all(&d).ok();
 }
 

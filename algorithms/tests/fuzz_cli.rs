@@ -217,16 +217,19 @@ fn make_sandbox(d: &Path) {
     }
     std::os::unix::fs::symlink("g.mtx", d.join("sym.mtx")).unwrap();
     std::fs::hard_link(d.join("g.mtx"), d.join("hard.mtx")).unwrap();
-    // 256 MiB of one line in 32 gzip members.
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    enc.write_all(&vec![b'1'; 8 << 20]).unwrap();
-    let member = enc.finish().unwrap();
-    let bomb: Vec<u8> = member
-        .iter()
-        .copied()
-        .cycle()
-        .take(member.len() * 32)
-        .collect();
+    // 256 MiB of one line in 32 gzip members (made once).
+    static BOMB: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let bomb = BOMB.get_or_init(|| {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&vec![b'1'; 8 << 20]).unwrap();
+        let member = enc.finish().unwrap();
+        member
+            .iter()
+            .copied()
+            .cycle()
+            .take(member.len() * 32)
+            .collect()
+    });
     std::fs::write(d.join("bomb.mtx.gz"), bomb).unwrap();
 }
 
