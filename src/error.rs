@@ -83,8 +83,9 @@ pub enum Error {
         detail: String,
     },
 
-    /// An operating-system I/O error.
-    #[error("{path}: {source}")]
+    /// An operating-system I/O error (the path shown with its control
+    /// characters escaped, see [`crate::io::printable`]).
+    #[error("{}: {source}", crate::io::printable(path.as_os_str().as_encoded_bytes()))]
     Io {
         /// The file or directory.
         path: PathBuf,
@@ -116,6 +117,30 @@ pub enum Error {
         op: &'static str,
         /// The driver's message.
         detail: String,
+    },
+
+    /// Reading an input would need more memory than the reader's limit allows
+    /// ([`crate::io::ReadOptions::max_bytes`]) or than the system could allocate.
+    /// Raised before the allocation is made; nothing is left half-read.
+    ///
+    /// ```
+    /// use bitgraphblas::io::{read_matrix_market_with, ReadOptions};
+    /// let text = "%%MatrixMarket matrix coordinate pattern general\n1000000000 1000000000 1\n1 1\n";
+    /// let opts = ReadOptions { max_bytes: 1 << 30, ..ReadOptions::default() };
+    /// let e = read_matrix_market_with::<bool, _>(text.as_bytes(), "big.mtx", &opts).unwrap_err();
+    /// assert!(e.to_string().contains("claims 1000000000 rows: 8.0 GB of row pointers"), "{e}");
+    /// assert!(matches!(e, bitgraphblas::Error::OutOfMemory { needed: 8_000_000_008, .. }));
+    /// ```
+    #[error("{input}: {detail}")]
+    OutOfMemory {
+        /// The input being read (a path, or a name the caller gave).
+        input: String,
+        /// What the memory is for, how much, and the limit.
+        detail: String,
+        /// Bytes the allocation would need.
+        needed: u64,
+        /// The limit in bytes that applied.
+        limit: u64,
     },
 }
 

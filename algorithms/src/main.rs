@@ -11,6 +11,13 @@
 //! bitgraphblas tc GRAPH [--output FILE]
 //! bitgraphblas bc GRAPH [--sources K] [--output FILE]
 //! ```
+//!
+//! GRAPH `-` is standard input. Every command takes `--max-memory SIZE` and
+//! `--max-line-bytes N` (or `BITGRAPHBLAS_MAX_MEMORY`, `BITGRAPHBLAS_MAX_LINE_BYTES`).
+//! Exit codes: 0 on success (also when standard output is closed early, as by
+//! `| head`), 1 on an error, 2 on a usage error, 70 on an internal error (a bug).
+
+mod cli;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,22 +31,42 @@ use bitgraphblas::storage::B2sr;
 use bitgraphblas::{Cpu, Format, Matrix, TileSize};
 use bitgraphblas_algorithms as alg;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use cli::files::{check_output, Input, Output};
+use cli::stdout::Stdout;
+use cli::{note, StdoutClosed};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// An allocation the system refuses ends the run with a message and exit code 1, not an abort.
+#[global_allocator]
+static ALLOC: cli::oom::ExitOnOom = cli::oom::ExitOnOom;
 
 #[derive(Parser)]
 #[command(
     name = "bitgraphblas",
     version,
     about = "Graph algorithms on B2SR bit-tile matrices (CPU; CUDA with the `cuda` feature)",
-    after_help = "GRAPH is a Matrix Market file (.mtx or .mtx.gz) or a B2SR file. Vertices are numbered \
-                  from 0 (Matrix Market index minus 1); an entry (i, j) is an edge from i to j, and \
-                  symmetric files hold both directions."
+    after_help = "GRAPH is a Matrix Market file (.mtx or .mtx.gz) or a B2SR file, or - for standard \
+                  input (a FIFO works too). Vertices are numbered from 0 (Matrix Market index minus \
+                  1); an entry (i, j) is an edge from i to j, and symmetric files hold both \
+                  directions. Reading may use a quarter of the memory limit (--max-memory, \
+                  BITGRAPHBLAS_MAX_MEMORY; default: the memory the process may have) and \
+                  refuses longer lines than --max-line-bytes (BITGRAPHBLAS_MAX_LINE_BYTES; \
+                  default 1 MiB). An output that is the same file as the input is refused; \
+                  output files are replaced only once complete."
 )]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// Memory limit of the run (bytes, or 4G, 512MiB, ...); reading the graph may use a
+    /// quarter of it. Default: BITGRAPHBLAS_MAX_MEMORY, else the memory the process may have.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = cli::limits::parse_size)]
+    max_memory: Option<u64>,
+    /// Longest accepted line of a Matrix Market file, in bytes. Default:
+    /// BITGRAPHBLAS_MAX_LINE_BYTES, else 1 MiB.
+    #[arg(long, global = true, value_name = "N", value_parser = cli::limits::parse_size)]
+    max_line_bytes: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -77,7 +104,7 @@ enum Cmd {
     /// The main job: BFS, PageRank, connected components and triangle counting on
     /// GRAPH, with the time each takes (load and convert once).
     Tour {
-        /// The graph file.
+        /// The graph file (- for standard input).
         graph: PathBuf,
         /// Where to run.
         #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
@@ -88,12 +115,12 @@ enum Cmd {
     },
     /// Size, tile statistics and B2SR storage against CSR for every tile size.
     Info {
-        /// The graph file.
+        /// The graph file (- for standard input).
         graph: PathBuf,
     },
     /// Write GRAPH as a binary B2SR file.
     Convert {
-        /// The graph file.
+        /// The graph file (- for standard input).
         graph: PathBuf,
         /// The B2SR file to write.
         out: PathBuf,
@@ -111,13 +138,15 @@ enum Cmd {
         common: Common,
     },
     /// Single-source shortest paths: the distance of every vertex (inf where
-    /// unreachable; pattern entries weigh 1; weights must be non-negative).
+    /// unreachable, overflow where the distance is larger than the largest f64;
+    /// pattern entries weigh 1; weights must be finite and non-negative).
     Sssp {
         graph: PathBuf,
         /// Source vertex (from 0).
         #[arg(long)]
         source: usize,
-        /// Bucket width of delta-stepping (default: the mean edge weight).
+        /// Bucket width of delta-stepping (default: the mean edge weight; raised where it
+        /// would make more than 2^24 buckets).
         #[arg(long)]
         delta: Option<f64>,
         #[command(flatten)]
@@ -197,46 +226,84 @@ impl Job {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    std::panic::set_hook(Box::new(|info| {
+        note(&format!(
+            "internal error (a bug; please report it with the command line): {info}"
+        ));
+    }));
+    match std::panic::catch_unwind(main_inner) {
+        Ok(code) => code,
+        Err(_) => ExitCode::from(70),
+    }
+}
+
+fn main_inner() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(e),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stopped early (`| head`) is not an error.
-        Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::SUCCESS
-        }
+        Err(e) if e.is::<StdoutClosed>() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("bitgraphblas: error: {e}");
+            note(&format!("error: {e}"));
             ExitCode::FAILURE
         }
     }
 }
 
+/// Prints clap's help, version or usage error (escaped) and picks the exit
+/// code: 0 for help and version (1 if standard output fails, 0 if it is
+/// closed), 2 for a usage error.
+fn clap_exit(e: clap::Error) -> ExitCode {
+    let text = cli::escape_lines(&e.render().to_string());
+    if e.use_stderr() {
+        let _ = write!(std::io::stderr(), "{text}");
+        return ExitCode::from(2);
+    }
+    let mut out = std::io::stdout().lock();
+    match write!(out, "{text}").and_then(|_| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            note(&format!("error: standard output: {e}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The run's limits, with the total for messages.
+struct Limits {
+    read: bitgraphblas::io::ReadOptions,
+    total: u64,
+}
+
 fn run(cli: Cli) -> AnyResult<()> {
+    let (read, total) = cli::limits::read_options(cli.max_memory, cli.max_line_bytes)?;
+    let lim = Limits { read, total };
     match cli.cmd {
         Cmd::Tour {
             graph,
             backend,
             tile,
         } => match backend {
-            BackendKind::Cpu => tour(&Cpu::new(), &graph, tile),
-            BackendKind::Cuda => cuda_tour(&graph, tile),
+            BackendKind::Cpu => tour(&Cpu::new(), &graph, tile, &lim),
+            BackendKind::Cuda => cuda_tour(&graph, tile, &lim),
         },
-        Cmd::Info { graph } => info(&graph),
-        Cmd::Convert { graph, out, tile } => convert(&graph, &out, tile),
+        Cmd::Info { graph } => info(&graph, &lim),
+        Cmd::Convert { graph, out, tile } => convert(&graph, &out, tile, &lim),
         Cmd::Bfs {
             graph,
             source,
             common,
-        } => job(&graph, Job::Bfs { source }, &common),
+        } => job(&graph, Job::Bfs { source }, &common, &lim),
         Cmd::Sssp {
             graph,
             source,
             delta,
             common,
-        } => job(&graph, Job::Sssp { source, delta }, &common),
+        } => job(&graph, Job::Sssp { source, delta }, &common, &lim),
         Cmd::Pagerank {
             graph,
             damping,
@@ -251,14 +318,15 @@ fn run(cli: Cli) -> AnyResult<()> {
                 max_iters,
             }),
             &common,
+            &lim,
         ),
-        Cmd::Cc { graph, common } => job(&graph, Job::Cc, &common),
-        Cmd::Tc { graph, common } => job(&graph, Job::Tc, &common),
+        Cmd::Cc { graph, common } => job(&graph, Job::Cc, &common, &lim),
+        Cmd::Tc { graph, common } => job(&graph, Job::Tc, &common, &lim),
         Cmd::Bc {
             graph,
             sources,
             common,
-        } => job(&graph, Job::Bc { sources }, &common),
+        } => job(&graph, Job::Bc { sources }, &common, &lim),
     }
 }
 
@@ -268,7 +336,7 @@ fn with_spinner<T>(msg: String, f: impl FnOnce() -> T) -> (T, Duration) {
     pb.set_style(
         ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("a valid template"),
     );
-    pb.set_message(msg);
+    pb.set_message(cli::escape_lines(&msg));
     pb.enable_steady_tick(Duration::from_millis(120));
     let t = Instant::now();
     let r = f();
@@ -277,15 +345,26 @@ fn with_spinner<T>(msg: String, f: impl FnOnce() -> T) -> (T, Duration) {
     (r, dt)
 }
 
-fn load(path: &Path) -> AnyResult<(alg::load::Loaded, Duration)> {
-    let (r, dt) = with_spinner(format!("loading {}", path.display()), || {
-        alg::load::read_graph(path)
-    });
-    let loaded = r?;
+/// Reads the graph within the limits; a memory error says how to raise them.
+fn read_input(input: &Input, lim: &Limits) -> AnyResult<(alg::load::Loaded, Duration)> {
+    let (r, dt) = with_spinner(format!("loading {}", input.name), || input.read(&lim.read));
+    let file = match r {
+        Ok(f) => f,
+        Err(e @ bitgraphblas::Error::OutOfMemory { .. }) => {
+            return Err(format!("{e}; {}", cli::limits::raise_hint(lim.total)).into())
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok((alg::load::Loaded::from_file(file), dt))
+}
+
+/// Reads a graph for an algorithm: its matrix must be square.
+fn load(input: &Input, lim: &Limits) -> AnyResult<(alg::load::Loaded, Duration)> {
+    let (loaded, dt) = read_input(input, lim)?;
     if loaded.matrix.nrows() != loaded.matrix.ncols() {
         return Err(format!(
             "{}: a graph's matrix must be square, this one is {}x{}",
-            path.display(),
+            input.name,
             loaded.matrix.nrows(),
             loaded.matrix.ncols()
         )
@@ -294,28 +373,29 @@ fn load(path: &Path) -> AnyResult<(alg::load::Loaded, Duration)> {
     Ok((loaded, dt))
 }
 
-fn info(path: &Path) -> AnyResult<()> {
-    let (loaded, _) = with_spinner(format!("loading {}", path.display()), || {
-        alg::load::read_graph(path)
-    });
-    let m = loaded?.matrix;
+fn info(path: &Path, lim: &Limits) -> AnyResult<()> {
+    let input = Input::new(path);
+    check_output(&Output::Stdout, &[&input])?;
+    let (loaded, _) = read_input(&input, lim)?;
+    let m = loaded.matrix;
     let csr = m.as_csr();
     let (profile, _) = with_spinner("profiling tiles".into(), || Profile::sample(&csr));
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "graph     {}", path.display())?;
-    writeln!(out, "rows      {}", m.nrows())?;
-    writeln!(out, "columns   {}", m.ncols())?;
-    writeln!(out, "entries   {} (after symmetric expansion)", m.nvals())?;
-    writeln!(
-        out,
+    let mut out = Stdout::new();
+    out.line(&format!("graph     {}", input.name))?;
+    out.line(&format!("rows      {}", m.nrows()))?;
+    out.line(&format!("columns   {}", m.ncols()))?;
+    out.line(&format!(
+        "entries   {} (after symmetric expansion)",
+        m.nvals()
+    ))?;
+    out.line(&format!(
         "CSR bytes {} (pattern only, 32-bit indices)",
         profile.csr_bytes
-    )?;
-    writeln!(
-        out,
+    ))?;
+    out.line(&format!(
         "{:>4} {:>10} {:>8} {:>12} {:>7} {:>12} {:>8} {:>7}",
         "tile", "tiles", "fill", "B2SR bytes", "/CSR", "est. bytes", "est.fill", "est/CSR"
-    )?;
+    ))?;
     for t in TileSize::FIXED {
         let (b, _) = with_spinner(format!("packing {t}x{t} tiles"), || B2sr::from_csr(&csr, t));
         let b = b?;
@@ -323,8 +403,7 @@ fn info(path: &Path) -> AnyResult<()> {
             .estimate(t)
             .ok_or("the profile has every fixed tile size")?;
         let csr_b = profile.csr_bytes.max(1) as f64;
-        writeln!(
-            out,
+        out.line(&format!(
             "{:>4} {:>10} {:>8.4} {:>12} {:>7.3} {:>12.0} {:>8.4} {:>7.3}",
             t.to_string(),
             b.ntiles(),
@@ -334,27 +413,32 @@ fn info(path: &Path) -> AnyResult<()> {
             e.bytes,
             e.fill,
             e.bytes / csr_b
-        )?;
+        ))?;
     }
     match profile.recommend() {
-        Some(t) => writeln!(
-            out,
+        Some(t) => out.line(&format!(
             "auto      {t} (sampled {} tile rows)",
             profile.sampled_rows
-        )?,
-        None => writeln!(
-            out,
+        ))?,
+        None => out.line(&format!(
             "auto      keep CSR (sampled {} tile rows)",
             profile.sampled_rows
-        )?,
+        ))?,
     }
-    Ok(())
+    out.finish()
 }
 
-fn convert(path: &Path, out: &Path, tile: TileSize) -> AnyResult<()> {
-    let (loaded, _) = load(path)?;
+fn convert(path: &Path, out: &Path, tile: TileSize, lim: &Limits) -> AnyResult<()> {
+    if out.as_os_str() == "-" {
+        return Err(
+            "convert writes a B2SR file; name one (- for standard output is not supported)".into(),
+        );
+    }
+    let input = Input::new(path);
+    check_output(&Output::File(out), &[&input])?;
+    let (loaded, _) = load(&input, lim)?;
     if !loaded.pattern {
-        eprintln!("bitgraphblas: note: B2SR stores the pattern only; the edge weights are dropped");
+        note("note: B2SR stores the pattern only; the edge weights are dropped");
     }
     let pattern = Matrix::from_csr(loaded.matrix.as_csr().map(|_| true));
     let (b, dt) = with_spinner(format!("packing {tile} tiles"), || {
@@ -365,21 +449,31 @@ fn convert(path: &Path, out: &Path, tile: TileSize) -> AnyResult<()> {
     let Format::B2sr(t) = b.format() else {
         return Err("packing gave a non-B2SR matrix".into());
     };
-    eprintln!(
+    note(&format!(
         "wrote {} ({}x{}, {} entries, {t}x{t} tiles, packed in {:.3} s)",
         out.display(),
         b.nrows(),
         b.ncols(),
         b.nvals(),
         dt.as_secs_f64()
-    );
+    ));
     Ok(())
 }
 
-fn job(path: &Path, job: Job, c: &Common) -> AnyResult<()> {
+fn job(path: &Path, job: Job, c: &Common, lim: &Limits) -> AnyResult<()> {
+    let input = Input::new(path);
+    let out = match &c.output {
+        Some(f) if f.as_os_str() != "-" => Output::File(f),
+        _ => Output::Stdout,
+    };
+    check_output(&out, &[&input])?;
+    // JSON goes to standard output even with --output.
+    if c.json && matches!(out, Output::File(_)) {
+        check_output(&Output::Stdout, &[&input])?;
+    }
     match c.backend {
-        BackendKind::Cpu => job_on(&Cpu::new(), path, job, c),
-        BackendKind::Cuda => cuda_job(path, job, c),
+        BackendKind::Cpu => job_on(&Cpu::new(), &input, job, c, &out, lim),
+        BackendKind::Cuda => cuda_job(&input, job, c, &out, lim),
     }
 }
 
@@ -389,14 +483,14 @@ const NO_CUDA: &str =
      (cargo build --release -p bitgraphblas-algorithms --features cuda) or use --backend cpu";
 
 #[cfg(not(feature = "cuda"))]
-fn cuda_job(_: &Path, _: Job, _: &Common) -> AnyResult<()> {
+fn cuda_job(_: &Input, _: Job, _: &Common, _: &Output<'_>, _: &Limits) -> AnyResult<()> {
     Err(NO_CUDA.into())
 }
 
 #[cfg(feature = "cuda")]
-fn cuda_job(path: &Path, job: Job, c: &Common) -> AnyResult<()> {
+fn cuda_job(input: &Input, job: Job, c: &Common, out: &Output<'_>, lim: &Limits) -> AnyResult<()> {
     let gpu = bitgraphblas::CudaBackend::new(0).map_err(|e| format!("--backend cuda: {e}"))?;
-    job_on(&gpu, path, job, c)
+    job_on(&gpu, input, job, c, out, lim)
 }
 
 /// Seconds as JSON.
@@ -404,23 +498,39 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
-fn job_on<B>(b: &B, path: &Path, job: Job, c: &Common) -> AnyResult<()>
+/// `Err` unless `source` is a vertex of a graph with `n` vertices.
+fn check_source(source: usize, n: usize) -> AnyResult<()> {
+    if n == 0 {
+        return Err(format!("source {source} is not a vertex: the graph has no vertices").into());
+    }
+    if source >= n {
+        return Err(format!(
+            "source {source} is not a vertex: the graph has {n} vertices, numbered 0 to {}",
+            n - 1
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn job_on<B>(
+    b: &B,
+    input: &Input,
+    job: Job,
+    c: &Common,
+    out: &Output<'_>,
+    lim: &Limits,
+) -> AnyResult<()>
 where
     B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let (loaded, t_load) = load(path)?;
+    let (loaded, t_load) = load(input, lim)?;
     let n = loaded.matrix.nrows();
     let entries = loaded.matrix.nvals();
     if let Job::Bfs { source } | Job::Sssp { source, .. } = job {
-        if source >= n {
-            return Err(format!(
-                "source {source} is not a vertex: the graph has {n} vertices, numbered 0 to {}",
-                n.saturating_sub(1)
-            )
-            .into());
-        }
+        check_source(source, n)?;
     }
     let (g, t_conv, tile_name) = {
         let (r, dt) = with_spinner(
@@ -447,38 +557,29 @@ where
     let t0 = Instant::now();
     let (lines, extra) = compute(&g, &job)?;
     let t_compute = t0.elapsed();
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        for l in &lines {
-            writeln!(w, "{l}")?;
+    let mut stdout = Stdout::new();
+    match out {
+        Output::File(f) => {
+            let mut file = bitgraphblas::io::OutputFile::create(f)?;
+            for l in &lines {
+                writeln!(file, "{l}").map_err(|e| format!("{}: {e}", file.path().display()))?;
+            }
+            file.commit()?;
         }
-        Ok(())
-    };
-    match &c.output {
-        Some(f) => {
-            let file = std::fs::File::create(f).map_err(|e| format!("{}: {e}", f.display()))?;
-            let mut w = std::io::BufWriter::new(file);
-            write(&mut w)
-                .and_then(|_| w.flush())
-                .map_err(|e| format!("{}: {e}", f.display()))?;
-        }
-        None => {
-            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-            write(&mut w)?;
-            w.flush()?;
-        }
+        Output::Stdout => stdout.lines(&lines)?,
     }
     if c.json {
-        println!(
+        stdout.line(&format!(
             "{{\"algorithm\":\"{}\",\"graph\":{:?},\"vertices\":{n},\"entries\":{entries},\"backend\":\"{}\",\"tile\":\"{tile_name}\",\"load_s\":{:.6},\"convert_s\":{:.6},\"compute_s\":{:.6}{extra}}}",
             job.name(),
-            path.display().to_string(),
+            input.name,
             b.name(),
             secs(t_load),
             secs(t_conv),
             secs(t_compute)
-        );
+        ))?;
     }
-    Ok(())
+    stdout.finish()
 }
 
 /// Runs `job` on `g`: the output lines (one per vertex, or the count) and extra
@@ -497,23 +598,51 @@ where
             .iter()
             .map(|l| l.to_string())
             .collect(),
-        Job::Sssp { source, delta } => alg::sssp(g, *source, *delta)?
-            .iter()
-            .map(|d| {
-                if d.is_infinite() {
-                    "inf".to_string()
-                } else {
-                    d.to_string()
+        Job::Sssp { source, delta } => {
+            if let (Some(w), Some(d)) = (g.weights(), delta) {
+                let used = alg::sssp::delta_for(w, Some(*d))?;
+                if used != *d {
+                    note(&format!(
+                        "note: --delta {d:e} raised to {used:e}, so that delta-stepping needs at \
+                         most 2^24 buckets (the distances are the same)"
+                    ));
                 }
-            })
-            .collect(),
+            }
+            let dist = alg::sssp(g, *source, *delta)?;
+            let over = alg::sssp::overflowed(g, *source, &dist)?;
+            if !over.is_empty() {
+                let (k, what) = match over.len() {
+                    1 => ("1".to_string(), "vertex is"),
+                    k => (k.to_string(), "vertices are"),
+                };
+                note(&format!(
+                    "warning: the distance of {k} {what} larger than the largest f64 \
+                     ({:e}), written as 'overflow'",
+                    f64::MAX
+                ));
+            }
+            let mut lines: Vec<String> = dist
+                .iter()
+                .map(|d| {
+                    if d.is_infinite() {
+                        "inf".to_string()
+                    } else {
+                        d.to_string()
+                    }
+                })
+                .collect();
+            for v in over {
+                lines[v] = "overflow".to_string();
+            }
+            lines
+        }
         Job::PageRank(opts) => {
             let pr = alg::pagerank(g, opts)?;
             if !pr.converged {
-                eprintln!(
-                    "bitgraphblas: warning: pagerank did not converge in {} iterations",
+                note(&format!(
+                    "warning: pagerank did not converge in {} iterations",
                     pr.iterations
-                );
+                ));
             }
             extra = format!(
                 ",\"iterations\":{},\"converged\":{}",
@@ -543,32 +672,39 @@ where
 }
 
 #[cfg(not(feature = "cuda"))]
-fn cuda_tour(_: &Path, _: TileSize) -> AnyResult<()> {
+fn cuda_tour(_: &Path, _: TileSize, _: &Limits) -> AnyResult<()> {
     Err(NO_CUDA.into())
 }
 
 #[cfg(feature = "cuda")]
-fn cuda_tour(path: &Path, tile: TileSize) -> AnyResult<()> {
+fn cuda_tour(path: &Path, tile: TileSize, lim: &Limits) -> AnyResult<()> {
     let gpu = bitgraphblas::CudaBackend::new(0).map_err(|e| format!("--backend cuda: {e}"))?;
-    tour(&gpu, path, tile)
+    tour(&gpu, path, tile, lim)
 }
 
 /// The main job: each algorithm once, with its time and a one-line result.
-fn tour<B>(b: &B, path: &Path, tile: TileSize) -> AnyResult<()>
+fn tour<B>(b: &B, path: &Path, tile: TileSize, lim: &Limits) -> AnyResult<()>
 where
     B: BackendExt,
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let (loaded, t_load) = load(path)?;
+    let input = Input::new(path);
+    check_output(&Output::Stdout, &[&input])?;
+    let (loaded, t_load) = load(&input, lim)?;
     let n = loaded.matrix.nrows();
-    println!(
+    let mut out = Stdout::new();
+    out.line(&format!(
         "{}: {n} vertices, {} entries, loaded in {:.1} ms; backend {}",
-        path.display(),
+        input.name,
         loaded.matrix.nvals(),
         t_load.as_secs_f64() * 1e3,
         b.name()
-    );
+    ))?;
+    if n == 0 {
+        out.line("no vertices: nothing to run")?;
+        return out.finish();
+    }
     let format = match tile {
         TileSize::Auto => Format::Auto,
         t => Format::B2sr(t),
@@ -615,19 +751,19 @@ where
             }
             _ => format!("{} triangles", lines.first().map_or("?", |s| s.as_str())),
         };
-        println!(
+        out.line(&format!(
             "{:<9} {:>9.3} ms  (+{:.1} ms to convert)  {summary}",
             job.name(),
             t_compute.as_secs_f64() * 1e3,
             t_conv.as_secs_f64() * 1e3
-        );
+        ))?;
     }
-    println!(
+    out.line(&format!(
         "tile format: {}",
         match g.format() {
             Format::B2sr(t) => format!("B2SR {t}x{t}"),
             _ => "CSR (Auto kept CSR)".to_string(),
         }
-    );
-    Ok(())
+    ))?;
+    out.finish()
 }

@@ -9,7 +9,8 @@ use bitgraphblas::{ops, Cpu, Desc, Error, Matrix, Result, VectorFormat};
 use crate::bfs::{levels_fused, push_or_pull, Direction};
 use crate::graph::Graph;
 
-/// Shortest-path distances from `source` (`f64::INFINITY` where unreachable).
+/// Shortest-path distances from `source` (`f64::INFINITY` where unreachable,
+/// and where the distance is larger than `f64::MAX`: [`overflowed`] tells them apart).
 ///
 /// Edge weights come from the graph ([`Graph::weights`]); a graph without
 /// weights weighs every edge 1. Weights must be non-negative and finite.
@@ -33,7 +34,8 @@ use crate::graph::Graph;
 /// unsettled distance); its vertices relax their light edges until no distance in
 /// the bucket improves (`t_req = t_B min.+ A_L`, improvements found by
 /// `select(t_req - t < 0)`), then every vertex the bucket settled relaxes its heavy
-/// edges once. `Δ` defaults to the mean edge weight. Cost: `O(n + m)` per
+/// edges once. `Δ` defaults to the mean edge weight, and is raised where it
+/// would make more than [`MAX_BUCKETS`] buckets ([`delta_for`]). Cost: `O(n + m)` per
 /// bucket pass in the worst case, near `O((n + m) (1 + L / Δ))` in practice
 /// (`L` the largest distance).
 ///
@@ -61,32 +63,97 @@ where
     match g.weights() {
         None => sssp_unweighted(g, source),
         Some(w) => {
-            let vals = w.as_csr();
-            if let Some(bad) = vals
-                .values()
-                .iter()
-                .find(|x| !(x.is_finite() && **x >= 0.0))
-            {
-                return Err(Error::InvalidArgument {
-                    op: "sssp",
-                    detail: format!("edge weights must be finite and non-negative, found {bad}"),
-                });
-            }
-            let mean = if vals.nnz() == 0 {
-                1.0
-            } else {
-                vals.values().iter().sum::<f64>() / vals.nnz() as f64
-            };
-            let delta = delta.unwrap_or(if mean > 0.0 { mean } else { 1.0 });
-            if !(delta.is_finite() && delta > 0.0) {
-                return Err(Error::InvalidArgument {
-                    op: "sssp",
-                    detail: format!("delta must be positive and finite, not {delta}"),
-                });
-            }
+            let delta = delta_for(w, delta)?;
             delta_stepping(g, source, delta)
         }
     }
+}
+
+/// The most buckets delta-stepping may step through: a `Δ` so small that the
+/// longest possible distance spans more buckets is raised (see [`delta_for`]).
+pub const MAX_BUCKETS: f64 = 16_777_216.0;
+
+/// The bucket width `Δ` that [`sssp`] uses on the weights `w` of an `n x n`
+/// graph: `delta`, or by default the mean edge weight (a running mean, so
+/// weights near `f64::MAX` do not overflow it), raised where needed to
+/// `(n - 1) max(w) / MAX_BUCKETS`, so that the buckets between 0 and the
+/// longest possible distance number at most [`MAX_BUCKETS`] (and `lo + Δ`
+/// always moves past `lo`). Any `Δ > 0` gives the same distances; it only
+/// trades bucket passes against relaxations. An `Err` for a `delta` that is
+/// not positive and finite, or for weights that are not finite and non-negative.
+///
+/// ```
+/// use bitgraphblas::Matrix;
+/// use bitgraphblas_algorithms::sssp::{delta_for, MAX_BUCKETS};
+/// let w = Matrix::from_triplets(3, 3, vec![(0, 1, 1.0), (1, 2, 3.0)]).unwrap();
+/// assert_eq!(delta_for(&w, None).unwrap(), 2.0); // the mean
+/// assert_eq!(delta_for(&w, Some(0.5)).unwrap(), 0.5);
+/// assert_eq!(delta_for(&w, Some(1e-16)).unwrap(), 2.0 * 3.0 / MAX_BUCKETS); // raised
+/// assert!(delta_for(&w, Some(0.0)).is_err());
+/// let huge = Matrix::from_triplets(3, 3, vec![(0, 1, 1e308), (1, 2, 1e308)]).unwrap();
+/// assert_eq!(delta_for(&huge, None).unwrap(), 1e308);
+/// ```
+pub fn delta_for(w: &Matrix<f64>, delta: Option<f64>) -> Result<f64> {
+    let vals = w.as_csr();
+    let (mut mean, mut max) = (0.0f64, 0.0f64);
+    for (k, &x) in vals.values().iter().enumerate() {
+        if !(x.is_finite() && x >= 0.0) {
+            return Err(Error::InvalidArgument {
+                op: "sssp",
+                detail: format!("edge weights must be finite and non-negative, found {x}"),
+            });
+        }
+        mean += (x - mean) / (k + 1) as f64;
+        max = max.max(x);
+    }
+    let delta = delta.unwrap_or(if mean > 0.0 { mean } else { 1.0 });
+    if !(delta.is_finite() && delta > 0.0) {
+        return Err(Error::InvalidArgument {
+            op: "sssp",
+            detail: format!("delta must be positive and finite, not {delta}"),
+        });
+    }
+    let longest = (w.nrows().saturating_sub(1) as f64 * max).min(f64::MAX);
+    Ok(delta.max(longest / MAX_BUCKETS))
+}
+
+/// The vertices that `source` reaches but whose distance in `dist` (as
+/// [`sssp`] returned it) is infinite: their shortest distance is larger than
+/// `f64::MAX`, so the sum overflowed. Empty without weights, and without a
+/// search where no path can reach `f64::MAX` (`(n - 1) max(w)` well below it);
+/// otherwise one breadth-first search tells overflowed from unreachable.
+///
+/// ```
+/// use bitgraphblas::{Cpu, Format, Matrix};
+/// use bitgraphblas_algorithms::{sssp, sssp::overflowed, Graph};
+/// let a = Matrix::from_triplets(4, 4, vec![(0, 1, 1e308), (1, 2, 1e308)]).unwrap();
+/// let g = Graph::from_weighted(&Cpu, a, Format::Csr).unwrap();
+/// let d = sssp(&g, 0, None).unwrap();
+/// assert_eq!(d, vec![0.0, 1e308, f64::INFINITY, f64::INFINITY]);
+/// assert_eq!(overflowed(&g, 0, &d).unwrap(), vec![2]); // 3 is unreachable
+/// ```
+pub fn overflowed<B>(g: &Graph<'_, B>, source: usize, dist: &[f64]) -> Result<Vec<usize>>
+where
+    B: BackendExt,
+    B::MaskSource: VectorShape,
+    B::MatrixMaskSource: MatrixShape,
+{
+    let Some(w) = g.weights() else {
+        return Ok(Vec::new());
+    };
+    let max = w.as_csr().values().iter().fold(0.0f64, |m, &x| m.max(x));
+    let longest = g.nvertices().saturating_sub(1) as f64 * max;
+    if longest < f64::MAX / 2.0 || dist.iter().all(|d| d.is_finite()) {
+        return Ok(Vec::new());
+    }
+    let levels = crate::bfs::bfs(g, source, false)?.levels;
+    Ok(levels
+        .iter()
+        .zip(dist)
+        .enumerate()
+        .filter(|(_, (&l, d))| l >= 0 && d.is_infinite())
+        .map(|(v, _)| v)
+        .collect())
 }
 
 /// Unit weights: the distances are the levels of a breadth-first search
@@ -216,7 +283,13 @@ where
     let mut tmp: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     let mut t_req: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     loop {
-        let hi = lo + delta;
+        // lo + delta moves past lo (delta_for keeps delta above lo's precision);
+        // should it not, the bucket still holds lo itself.
+        let hi = match lo + delta {
+            hi if hi > lo => hi,
+            _ if lo == 0.0 => f64::from_bits(1),
+            _ => f64::from_bits(lo.to_bits() + 1),
+        };
         // The bucket: unsettled vertices with lo <= t < hi (all smaller ones are settled).
         ops::select(b, &mut tmp, IndexOp::ValueGe(lo), &t, &Desc::new())?;
         ops::select(b, &mut t_b, IndexOp::ValueLt(hi), &tmp, &Desc::new())?;

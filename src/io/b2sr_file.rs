@@ -36,8 +36,12 @@
 //!
 //! A loader checks, in this order: the magic, the version, the header fields,
 //! that the file length equals the length the header implies (before it
-//! allocates anything), the checksum, and finally every offset and index (with
-//! [`B2sr::from_parts`]). Any failure is an [`Error::CorruptFile`].
+//! allocates anything; from a stream, whose length is not known in advance,
+//! the arrays grow with what arrives and the input must end right after the
+//! checksum), that the arrays fit the memory limit
+//! ([`ReadOptions::max_bytes`]), the checksum, and finally every offset and
+//! index (with [`B2sr::from_parts`]). Any failure is an [`Error::CorruptFile`]
+//! (an [`Error::OutOfMemory`] for the limit).
 //!
 //! ```
 //! use bitgraphblas::{io, Format, Matrix, TileSize};
@@ -51,12 +55,12 @@
 //! # Ok::<(), bitgraphblas::Error>(())
 //! ```
 
-use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 
-use super::scalar_bits::{bits_to_f64, from_bits, to_bits};
-use super::{io_err, open};
+use super::limits::{Budget, ReadOptions};
+use super::scalar_bits::{bits_to_f64, bits_to_string, convert_exact, from_bits, to_bits};
+use super::{io_err, open, path_name, OutputFile};
 use crate::container::{Matrix, MatrixRepr};
 use crate::error::{Error, Result};
 use crate::scalar::{Scalar, ScalarType};
@@ -98,8 +102,9 @@ fn tag_type(tag: u8) -> Option<ScalarType> {
     })
 }
 
-/// Writes a B2SR matrix to `path` in the format above. A CSR matrix is an
-/// `Error::InvalidArgument` (convert it with [`Matrix::to_format`] first).
+/// Writes a B2SR matrix to `path` in the format above, in full or not at all
+/// ([`OutputFile`]). A CSR matrix is an `Error::InvalidArgument` (convert it
+/// with [`Matrix::to_format`] first).
 ///
 /// ```
 /// use bitgraphblas::{io, Matrix};
@@ -117,12 +122,11 @@ pub fn write_b2sr<T: Scalar>(path: impl AsRef<Path>, a: &Matrix<T>) -> Result<()
             "the matrix is stored as CSR; convert it with to_format(Format::B2sr(..)) first",
         ));
     };
-    let file = File::create(path).map_err(|e| io_err(path, e))?;
     let mut w = CrcWriter {
-        inner: BufWriter::with_capacity(1 << 18, file),
+        inner: OutputFile::create(path)?,
         crc: crc32fast::Hasher::new(),
     };
-    let run = |w: &mut CrcWriter<BufWriter<File>>| -> std::io::Result<()> {
+    let run = |w: &mut CrcWriter<OutputFile>| -> std::io::Result<()> {
         let mut head = Vec::with_capacity(HEADER_BYTES as usize);
         head.extend_from_slice(&B2SR_MAGIC);
         head.extend_from_slice(&B2SR_VERSION.to_le_bytes());
@@ -140,7 +144,8 @@ pub fn write_b2sr<T: Scalar>(path: impl AsRef<Path>, a: &Matrix<T>) -> Result<()
         w.inner.write_all(&crc.to_le_bytes())?;
         w.inner.flush()
     };
-    run(&mut w).map_err(|e| io_err(path, e))
+    run(&mut w).map_err(|e| io_err(path, e))?;
+    w.inner.commit()
 }
 
 struct CrcWriter<W> {
@@ -182,7 +187,8 @@ fn write_blocks<L: TileBits, W: Write>(w: &mut W, b: &B2srBlocks<L>) -> std::io:
 /// Reads a B2SR file written by [`write_b2sr`]. The stored element type must
 /// be `T` (else `Error::InvalidArgument`; [`super::read_graph`] converts instead);
 /// any damage to the file is an [`Error::CorruptFile`], found before any
-/// allocation larger than the file itself.
+/// allocation larger than the file itself. The limits are
+/// [`ReadOptions::default`] (see [`read_b2sr_with`]).
 ///
 /// ```
 /// use bitgraphblas::{io, Format, Matrix, TileSize};
@@ -196,52 +202,124 @@ fn write_blocks<L: TileBits, W: Write>(w: &mut W, b: &B2srBlocks<L>) -> std::io:
 /// # Ok::<(), bitgraphblas::Error>(())
 /// ```
 pub fn read_b2sr<T: Scalar>(path: impl AsRef<Path>) -> Result<Matrix<T>> {
+    read_b2sr_with(path, &ReadOptions::default())
+}
+
+/// [`read_b2sr`] within the limits `opts`: arrays that would need more than
+/// `opts.max_bytes` are an [`Error::OutOfMemory`], found from the header
+/// before they are allocated.
+///
+/// ```
+/// use bitgraphblas::{io, Format, Matrix, TileSize};
+/// let a = Matrix::from_triplets(64, 64, (0..64).map(|i| (i, i, true)).collect())?
+///     .to_format(Format::B2sr(TileSize::T8))?;
+/// let path = std::env::temp_dir().join(format!("bgb_doc_lim_{}.b2sr", std::process::id()));
+/// io::write_b2sr(&path, &a)?;
+/// let tight = io::ReadOptions { max_bytes: 64, ..Default::default() };
+/// let e = io::read_b2sr_with::<bool>(&path, &tight).unwrap_err();
+/// assert!(matches!(e, bitgraphblas::Error::OutOfMemory { needed: 132, .. }), "{e}"); // 4 * 9 + 4 * 8 + 8 * 8
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn read_b2sr_with<T: Scalar>(path: impl AsRef<Path>, opts: &ReadOptions) -> Result<Matrix<T>> {
     let path = path.as_ref();
-    let (pattern, ty, bits) = read_file(path, Some(T::TYPE))?;
-    let value = from_bits::<T>(ty, bits).expect("type and bits checked by read_file");
-    Ok(Matrix::from_b2sr(pattern, value))
+    let r = read_path(path, Some(T::TYPE), opts)?;
+    let value = from_bits::<T>(r.ty, r.bits).expect("type and bits checked by read_stream");
+    Ok(Matrix::from_b2sr(r.pattern, value))
 }
 
-/// As [`read_b2sr`], but an iso value of another element type is converted to
-/// `T` through `f64`.
-pub(crate) fn read_b2sr_converting<T: Scalar>(path: &Path) -> Result<Matrix<T>> {
-    let (pattern, ty, bits) = read_file(path, None)?;
-    let value = match from_bits::<T>(ty, bits) {
-        Some(v) => v,
-        None => T::from_f64(bits_to_f64(ty, bits).expect("bits checked by read_file")),
-    };
-    Ok(Matrix::from_b2sr(pattern, value))
+/// A checked B2SR file: the pattern, the stored element type and the iso value's bits.
+pub(crate) struct B2srRead {
+    pub pattern: B2sr,
+    pub ty: ScalarType,
+    pub bits: u64,
 }
 
-/// Reads and checks a whole file: `(pattern, element type, iso value bits)`.
-fn read_file(path: &Path, want: Option<ScalarType>) -> Result<(B2sr, ScalarType, u64)> {
-    let name = path.display().to_string();
+impl B2srRead {
+    /// The matrix with its iso value as `T`: converted only where that is
+    /// exact (`1.0f32` as `true`, `7u32` as `7.0f64`; not `0.5` as `bool`, nor
+    /// `2^60 + 1` as `f64`), else an `Error::InvalidArgument` naming both types.
+    pub fn into_matrix<T: Scalar>(self, name: &str) -> Result<Matrix<T>> {
+        match convert_exact::<T>(self.ty, self.bits) {
+            Some(v) => Ok(Matrix::from_b2sr(self.pattern, v)),
+            None => Err(Error::invalid(
+                "read_graph",
+                format!(
+                    "{name} holds the {} iso value {}, which is not exactly a {}",
+                    self.ty.name(),
+                    bits_to_string(self.ty, self.bits),
+                    T::TYPE.name()
+                ),
+            )),
+        }
+    }
+}
+
+/// Opens `path` once and reads it as a B2SR file (the length is checked
+/// against the header first where the path is a regular file).
+pub(crate) fn read_path(
+    path: &Path,
+    want: Option<ScalarType>,
+    opts: &ReadOptions,
+) -> Result<B2srRead> {
+    let r = open(path)?;
+    let meta = r.get_ref().metadata().map_err(|e| io_err(path, e))?;
+    let known = meta.is_file().then_some(meta.len());
+    read_stream(r, &path_name(path), known, want, opts)
+}
+
+/// Reads as much of `buf` as the input has; the number of bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Reads and checks a whole B2SR input from a reader, front to back (a pipe
+/// works). `known_len` is the input's length where it is known in advance
+/// (a regular file), checked against the header before anything is read
+/// past it; otherwise the end of the input must come right after the
+/// checksum. `name` is already escaped.
+pub(crate) fn read_stream<R: Read>(
+    mut r: R,
+    name: &str,
+    known_len: Option<u64>,
+    want: Option<ScalarType>,
+    opts: &ReadOptions,
+) -> Result<B2srRead> {
     let corrupt = |detail: String| Error::CorruptFile {
-        path: name.clone(),
+        path: name.to_string(),
         detail,
     };
-    let mut r = open(path)?;
-    let file_len = r.get_ref().metadata().map_err(|e| io_err(path, e))?.len();
-    if file_len < HEADER_BYTES + CRC_BYTES {
-        let mut head = Vec::new();
-        r.read_to_end(&mut head).map_err(|e| io_err(path, e))?;
-        if !head.starts_with(&B2SR_MAGIC) {
-            return Err(corrupt("not a B2SR file (bad magic bytes)".into()));
-        }
+    let io = |e: std::io::Error| io_err(Path::new(name), e);
+    let mut head = [0u8; HEADER_BYTES as usize];
+    let got = read_full(&mut r, &mut head).map_err(io)?;
+    let magic_ok = head[..got.min(8)] == B2SR_MAGIC[..got.min(8)];
+    if !magic_ok {
+        return Err(corrupt("not a B2SR file (bad magic bytes)".into()));
+    }
+    let short = match known_len {
+        Some(len) => len < HEADER_BYTES + CRC_BYTES,
+        None => got < HEADER_BYTES as usize,
+    };
+    if short || got < 8 {
+        let len = known_len.unwrap_or(got as u64);
         return Err(corrupt(format!(
-            "{file_len} bytes is shorter than the {} byte header and checksum",
+            "{len} bytes is shorter than the {} byte header and checksum",
             HEADER_BYTES + CRC_BYTES
         )));
     }
-    let mut head = [0u8; HEADER_BYTES as usize];
-    r.read_exact(&mut head).map_err(|e| io_err(path, e))?;
     let mut crc = crc32fast::Hasher::new();
     crc.update(&head);
     let u32_at = |o: usize| u32::from_le_bytes(head[o..o + 4].try_into().expect("4 bytes"));
     let u64_at = |o: usize| u64::from_le_bytes(head[o..o + 8].try_into().expect("8 bytes"));
-    if head[..8] != B2SR_MAGIC {
-        return Err(corrupt("not a B2SR file (bad magic bytes)".into()));
-    }
     let version = u32_at(8);
     if version != B2SR_VERSION {
         return Err(corrupt(format!(
@@ -289,31 +367,53 @@ fn read_file(path: &Path, want: Option<ScalarType>) -> Result<(B2sr, ScalarType,
     }
     // All u64 values here are below 2^32, so this cannot overflow u64.
     let tile_bytes = kk * kk / 8;
-    let expect = HEADER_BYTES + 4 * (tile_rows + 1) + 4 * ntiles + tile_bytes * ntiles + CRC_BYTES;
-    if expect != file_len {
-        return Err(corrupt(format!(
-            "the header implies {expect} bytes ({ntiles} tiles of {k}x{k}, {tile_rows} tile rows) \
-             but the file has {file_len}"
-        )));
+    let arrays = 4 * (tile_rows + 1) + 4 * ntiles + tile_bytes * ntiles;
+    let expect = HEADER_BYTES + arrays + CRC_BYTES;
+    if let Some(len) = known_len {
+        if expect != len {
+            return Err(corrupt(format!(
+                "the header implies {expect} bytes ({ntiles} tiles of {k}x{k}, {tile_rows} tile rows) \
+                 but the file has {len}"
+            )));
+        }
     }
-    let (tile_rows, ntiles) = (tile_rows as usize, ntiles as usize);
-    let mut src = CrcReader { inner: r, crc };
-    let read = |src: &mut CrcReader<_>| -> std::io::Result<B2srTiles> {
-        Ok(match tile {
-            TileSize::T4 => B2srTiles::T4(read_blocks::<Tile4>(src, tile_rows, ntiles)?),
-            TileSize::T8 => B2srTiles::T8(read_blocks::<Tile8>(src, tile_rows, ntiles)?),
-            TileSize::T16 => B2srTiles::T16(read_blocks::<Tile16>(src, tile_rows, ntiles)?),
-            TileSize::T32 => B2srTiles::T32(read_blocks::<Tile32>(src, tile_rows, ntiles)?),
-            TileSize::T64 => B2srTiles::T64(read_blocks::<Tile64>(src, tile_rows, ntiles)?),
-            TileSize::Auto => unreachable!("from_k never gives Auto"),
-        })
+    let budget = Budget {
+        input: name,
+        limit: opts.max_bytes,
     };
-    let tiles = read(&mut src).map_err(|e| io_err(path, e))?;
+    budget.check(arrays, |size| {
+        format!(
+            "the header claims {ntiles} tiles of {k}x{k} in {tile_rows} tile rows: {size} of arrays"
+        )
+    })?;
+    let (tile_rows, ntiles) = (tile_rows as usize, ntiles as usize);
+    let mut src = CrcReader {
+        inner: r,
+        crc,
+        exact: known_len.is_some(),
+        budget: &budget,
+        name,
+        expect,
+    };
+    let tiles = match tile {
+        TileSize::T4 => B2srTiles::T4(read_blocks::<Tile4, _>(&mut src, tile_rows, ntiles)?),
+        TileSize::T8 => B2srTiles::T8(read_blocks::<Tile8, _>(&mut src, tile_rows, ntiles)?),
+        TileSize::T16 => B2srTiles::T16(read_blocks::<Tile16, _>(&mut src, tile_rows, ntiles)?),
+        TileSize::T32 => B2srTiles::T32(read_blocks::<Tile32, _>(&mut src, tile_rows, ntiles)?),
+        TileSize::T64 => B2srTiles::T64(read_blocks::<Tile64, _>(&mut src, tile_rows, ntiles)?),
+        TileSize::Auto => unreachable!("from_k never gives Auto"),
+    };
     let mut stored = [0u8; 4];
-    src.inner
-        .read_exact(&mut stored)
-        .map_err(|e| io_err(path, e))?;
-    let (stored, computed) = (u32::from_le_bytes(stored), src.crc.finalize());
+    src.read_exact_raw(&mut stored)?;
+    let (stored, computed) = (u32::from_le_bytes(stored), src.crc.clone().finalize());
+    if known_len.is_none() {
+        let mut more = [0u8; 1];
+        if read_full(&mut src.inner, &mut more).map_err(io)? > 0 {
+            return Err(corrupt(format!(
+                "the input goes on after the {expect} bytes the header implies"
+            )));
+        }
+    }
     if stored != computed {
         return Err(corrupt(format!(
             "checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
@@ -321,52 +421,81 @@ fn read_file(path: &Path, want: Option<ScalarType>) -> Result<(B2sr, ScalarType,
     }
     let pattern = B2sr::from_parts(nrows as usize, ncols as usize, tiles)
         .map_err(|e| corrupt(format!("checksum is valid but the arrays are not: {e}")))?;
-    Ok((pattern, ty, bits))
+    Ok(B2srRead { pattern, ty, bits })
 }
 
-struct CrcReader<R> {
+/// The input after the header: hashes what it reads, and turns a short read
+/// or a failed allocation into the crate's errors.
+struct CrcReader<'b, R> {
     inner: R,
     crc: crc32fast::Hasher,
+    /// The length was checked, so arrays can be allocated in one go.
+    exact: bool,
+    budget: &'b Budget<'b>,
+    name: &'b str,
+    expect: u64,
 }
 
-impl<R: Read> CrcReader<R> {
+impl<R: Read> CrcReader<'_, R> {
+    fn read_exact_raw(&mut self, buf: &mut [u8]) -> Result<()> {
+        self.inner.read_exact(buf).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::CorruptFile {
+                    path: self.name.to_string(),
+                    detail: format!(
+                        "the input ends before the {} bytes the header implies",
+                        self.expect
+                    ),
+                }
+            } else {
+                io_err(Path::new(self.name), e)
+            }
+        })
+    }
+
     /// Fills `buf` exactly, hashing what it reads.
-    fn fill(&mut self, buf: &mut [u8]) -> std::io::Result<()> {
-        self.inner.read_exact(buf)?;
+    fn fill(&mut self, buf: &mut [u8]) -> Result<()> {
+        self.read_exact_raw(buf)?;
         self.crc.update(buf);
         Ok(())
     }
-}
 
-/// Reads `n` items of `size` bytes each in bounded chunks, decoding each with `f`.
-fn read_items<R: Read, X>(
-    src: &mut CrcReader<R>,
-    n: usize,
-    size: usize,
-    mut f: impl FnMut(&[u8]) -> X,
-) -> std::io::Result<Vec<X>> {
-    let mut out = Vec::with_capacity(n); // n was checked against the file length
-    let per_chunk = ((1 << 16) / size).max(1);
-    let mut buf = vec![0u8; per_chunk * size];
-    let mut left = n;
-    while left > 0 {
-        let m = left.min(per_chunk);
-        let chunk = &mut buf[..m * size];
-        src.fill(chunk)?;
-        out.extend(chunk.chunks_exact(size).map(&mut f));
-        left -= m;
+    /// Reads `n` items of `size` bytes each in bounded chunks, decoding each
+    /// with `f`. With a checked length the vector is allocated once; from a
+    /// stream it grows with what arrives, so a header that lies about a short
+    /// input costs no more than the input.
+    fn items<X>(&mut self, n: usize, size: usize, mut f: impl FnMut(&[u8]) -> X) -> Result<Vec<X>> {
+        let mut out = Vec::new();
+        let what = || format!("{n} items of {size} bytes");
+        if self.exact {
+            self.budget.reserve(&mut out, n, what)?;
+        }
+        let per_chunk = ((1 << 16) / size).max(1);
+        let mut buf = vec![0u8; per_chunk * size];
+        let mut left = n;
+        while left > 0 {
+            let m = left.min(per_chunk);
+            let chunk = &mut buf[..m * size];
+            self.fill(chunk)?;
+            if out.capacity() - out.len() < m {
+                let grow = out.len().max(m).min(n - out.len());
+                self.budget.reserve(&mut out, grow, what)?;
+            }
+            out.extend(chunk.chunks_exact(size).map(&mut f));
+            left -= m;
+        }
+        Ok(out)
     }
-    Ok(out)
 }
 
-fn read_blocks<L: TileBits>(
-    src: &mut CrcReader<impl Read>,
+fn read_blocks<L: TileBits, R: Read>(
+    src: &mut CrcReader<'_, R>,
     tile_rows: usize,
     ntiles: usize,
-) -> std::io::Result<B2srBlocks<L>> {
+) -> Result<B2srBlocks<L>> {
     let u32_le = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
-    let ptr = read_items(src, tile_rows + 1, 4, u32_le)?;
-    let cols = read_items(src, ntiles, 4, u32_le)?;
-    let tiles = read_items(src, ntiles, L::BYTES, L::from_le_bytes)?;
+    let ptr = src.items(tile_rows + 1, 4, u32_le)?;
+    let cols = src.items(ntiles, 4, u32_le)?;
+    let tiles = src.items(ntiles, L::BYTES, L::from_le_bytes)?;
     Ok(B2srBlocks::from_raw(ptr, cols, tiles))
 }

@@ -37,16 +37,17 @@
 //! # Ok::<(), bitgraphblas::Error>(())
 //! ```
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use flate2::bufread::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
+use super::limits::{human_bytes, Budget, ReadOptions};
+use super::printable::printable;
 use super::scalar_bits::from_i128;
-use super::{io_err, open};
+use super::{io_err, open, path_name, peek, OutputFile};
 use crate::container::Matrix;
 use crate::error::{Error, Result};
 use crate::scalar::{Scalar, ScalarType};
@@ -118,7 +119,8 @@ pub struct MatrixMarketHeader {
 
 /// Reads a Matrix Market coordinate file (plain or gzip) into a CSR [`Matrix`].
 /// See the [module docs](self) for the rules (symmetric expansion, value
-/// conversion, duplicates summed with [`Scalar::plus`], errors).
+/// conversion, duplicates summed with [`Scalar::plus`], errors); the limits
+/// are [`ReadOptions::default`] (use [`read_matrix_market_with`] to set them).
 ///
 /// ```
 /// use bitgraphblas::io::{read_matrix_market, data_path};
@@ -129,11 +131,13 @@ pub struct MatrixMarketHeader {
 /// ```
 pub fn read_matrix_market<T: Scalar>(path: impl AsRef<Path>) -> Result<Matrix<T>> {
     let path = path.as_ref();
-    read_matrix_market_from(open(path)?, &path.display().to_string())
+    let name = path_name(path);
+    read_matrix_market_with(open(path)?, &name, &ReadOptions::default()).map(|(m, _)| m)
 }
 
 /// Reads Matrix Market text (plain or gzip, detected by the magic bytes) from
-/// any buffered reader; `name` stands for the path in error messages.
+/// any buffered reader; `name` stands for the path in error messages. The
+/// limits are [`ReadOptions::default`].
 ///
 /// ```
 /// use bitgraphblas::io::read_matrix_market_from;
@@ -143,9 +147,47 @@ pub fn read_matrix_market<T: Scalar>(path: impl AsRef<Path>) -> Result<Matrix<T>
 /// # Ok::<(), bitgraphblas::Error>(())
 /// ```
 pub fn read_matrix_market_from<T: Scalar, R: BufRead>(reader: R, name: &str) -> Result<Matrix<T>> {
-    with_decoded(reader, name, |lines| {
+    read_matrix_market_with(reader, name, &ReadOptions::default()).map(|(m, _)| m)
+}
+
+/// Reads Matrix Market text (plain or gzip) from any buffered reader within
+/// the limits `opts`, and returns the matrix with the file's header (its
+/// field tells a weighted graph from a pattern). A size line or a body that
+/// would need more than `opts.max_bytes` is an [`Error::OutOfMemory`], found
+/// before the memory is allocated; a line longer than `opts.max_line_bytes` is
+/// an [`Error::Parse`] naming the line. The reader is read once, front to
+/// back, so a pipe or standard input works.
+///
+/// ```
+/// use bitgraphblas::io::{read_matrix_market_with, MmField, ReadOptions};
+/// let text = "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 0.5\n";
+/// let (a, h) = read_matrix_market_with::<f64, _>(text.as_bytes(), "inline", &ReadOptions::default())?;
+/// assert_eq!((a.get(0, 1), h.field), (Some(0.5), MmField::Real));
+///
+/// let tight = ReadOptions { max_bytes: 1000, ..ReadOptions::default() };
+/// let big = "%%MatrixMarket matrix coordinate real general\n200 200 1\n1 2 0.5\n";
+/// let e = read_matrix_market_with::<f64, _>(big.as_bytes(), "big", &tight).unwrap_err();
+/// assert!(matches!(e, bitgraphblas::Error::OutOfMemory { needed: 1608, limit: 1000, .. }), "{e}");
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn read_matrix_market_with<T: Scalar, R: BufRead>(
+    reader: R,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Matrix<T>, MatrixMarketHeader)> {
+    let name = printable(name.as_bytes());
+    let budget = Budget {
+        input: &name,
+        limit: opts.max_bytes,
+    };
+    // A line is held in memory too: never longer than the memory limit.
+    let max_line = opts
+        .max_line_bytes
+        .min(usize::try_from(opts.max_bytes).unwrap_or(usize::MAX));
+    with_decoded(reader, &name, max_line, |lines| {
         let header = read_header(lines)?;
-        read_body(lines, &header).map(Matrix::from_csr)
+        let csr = read_body(lines, &header, &budget)?;
+        Ok((Matrix::from_csr(csr), header))
     })
 }
 
@@ -159,24 +201,29 @@ pub fn read_matrix_market_from<T: Scalar, R: BufRead>(reader: R, name: &str) -> 
 /// ```
 pub fn read_matrix_market_header(path: impl AsRef<Path>) -> Result<MatrixMarketHeader> {
     let path = path.as_ref();
-    with_decoded(open(path)?, &path.display().to_string(), read_header)
+    with_decoded(
+        open(path)?,
+        &path_name(path),
+        ReadOptions::default().max_line_bytes,
+        read_header,
+    )
 }
 
-/// Runs `f` on the lines of `reader`, gunzipped first when it starts with the gzip magic.
+/// Runs `f` on the lines of `reader`, gunzipped first when it starts with the
+/// gzip magic (looked at without losing the bytes, however the reader splits them).
 fn with_decoded<R: BufRead, X>(
-    mut reader: R,
+    reader: R,
     name: &str,
+    max_line: usize,
     f: impl FnOnce(&mut dyn LineSource) -> Result<X>,
 ) -> Result<X> {
-    let gz = match reader.fill_buf() {
-        Ok(head) => head.starts_with(&[0x1f, 0x8b]),
-        Err(e) => return Err(parse_err(name, 1, format!("read failed: {e}"))),
-    };
-    if gz {
+    let (head, reader) =
+        peek(reader, 2).map_err(|e| parse_err(name, 1, format!("read failed: {e}")))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
         let dec = BufReader::with_capacity(1 << 18, MultiGzDecoder::new(reader));
-        f(&mut Lines::new(dec, name))
+        f(&mut Lines::new(dec, name, max_line))
     } else {
-        f(&mut Lines::new(reader, name))
+        f(&mut Lines::new(reader, name, max_line))
     }
 }
 
@@ -210,15 +257,17 @@ struct Lines<'n, R> {
     buf: Vec<u8>,
     line: usize,
     name: &'n str,
+    max_line: usize,
 }
 
 impl<'n, R: BufRead> Lines<'n, R> {
-    fn new(reader: R, name: &'n str) -> Self {
+    fn new(reader: R, name: &'n str, max_line: usize) -> Self {
         Lines {
             reader,
             buf: Vec::with_capacity(256),
             line: 0,
             name,
+            max_line,
         }
     }
 }
@@ -227,12 +276,25 @@ impl<R: BufRead> LineSource for Lines<'_, R> {
     #[inline]
     fn advance(&mut self) -> Result<bool> {
         self.buf.clear();
-        match self.reader.read_until(b'\n', &mut self.buf) {
+        // Never more than the limit plus a `\r\n` line end into the buffer.
+        let most = self.max_line as u64 + 2;
+        match (&mut self.reader)
+            .take(most)
+            .read_until(b'\n', &mut self.buf)
+        {
             Ok(0) => Ok(false),
-            Ok(_) => {
+            Ok(n) => {
                 self.line += 1;
+                let ended = self.buf.last() == Some(&b'\n');
                 while let Some(b'\n' | b'\r') = self.buf.last() {
                     self.buf.pop();
+                }
+                if self.buf.len() > self.max_line || (!ended && n as u64 == most) {
+                    self.buf.clear();
+                    return Err(self.err(format!(
+                        "the line is longer than {} bytes, the limit (ReadOptions::max_line_bytes)",
+                        self.max_line
+                    )));
                 }
                 Ok(true)
             }
@@ -268,12 +330,14 @@ fn is_blank_or_comment(line: &[u8]) -> bool {
     }
 }
 
+/// A token from the file for a message: at most 40 characters, escaped.
 fn show(tok: &[u8]) -> String {
     let s = String::from_utf8_lossy(tok);
     if s.chars().count() > 40 {
-        format!("{}...", s.chars().take(40).collect::<String>())
+        let head: String = s.chars().take(40).collect();
+        format!("{}...", printable(head.as_bytes()))
     } else {
-        s.into_owned()
+        printable(tok)
     }
 }
 
@@ -349,8 +413,9 @@ fn read_header(lines: &mut dyn LineSource) -> Result<MatrixMarketHeader> {
             words.len()
         )));
     }
+    let word = |k: usize| show(words[k].as_bytes());
     if words[1] != "matrix" {
-        return Err(lines.err(format!("unsupported object '{}' (only matrix)", words[1])));
+        return Err(lines.err(format!("unsupported object '{}' (only matrix)", word(1))));
     }
     match words[2] {
         "coordinate" => {}
@@ -358,14 +423,14 @@ fn read_header(lines: &mut dyn LineSource) -> Result<MatrixMarketHeader> {
             return Err(lines
                 .err("unsupported format 'array' (dense); only 'coordinate' is supported".into()))
         }
-        other => return Err(lines.err(format!("unknown format '{other}'"))),
+        _ => return Err(lines.err(format!("unknown format '{}'", word(2)))),
     }
     let field = match words[3] {
         "pattern" => MmField::Pattern,
         "integer" => MmField::Integer,
         "real" | "double" => MmField::Real,
         "complex" => return Err(lines.err("unsupported field 'complex'".into())),
-        other => return Err(lines.err(format!("unknown field '{other}'"))),
+        _ => return Err(lines.err(format!("unknown field '{}'", word(3)))),
     };
     let symmetry = match words[4] {
         "general" => MmSymmetry::General,
@@ -375,7 +440,7 @@ fn read_header(lines: &mut dyn LineSource) -> Result<MatrixMarketHeader> {
                 "unsupported symmetry '{s}' (only general and symmetric)"
             )))
         }
-        other => return Err(lines.err(format!("unknown symmetry '{other}'"))),
+        _ => return Err(lines.err(format!("unknown symmetry '{}'", word(4)))),
     };
     // The size line: the first line that is neither blank nor a comment.
     loop {
@@ -429,19 +494,69 @@ struct Coo<T> {
     vals: Vec<T>,
 }
 
+/// What reading a body costs in memory: `fixed` bytes of row pointers, and
+/// `per_entry` bytes for each stored entry at the peak (its coordinates,
+/// and its place in the CSR arrays that are filled while they are alive).
+#[derive(Clone, Copy)]
+struct Cost {
+    fixed: u64,
+    per_entry: u64,
+}
+
+impl Cost {
+    fn new<T>(nrows: usize, valued: bool) -> Cost {
+        let st = std::mem::size_of::<T>() as u64;
+        Cost {
+            fixed: 8 * (nrows as u64 + 1),
+            per_entry: 8 + 4 + st + if valued { st } else { 0 },
+        }
+    }
+    fn bytes(&self, entries: u64) -> u64 {
+        self.fixed
+            .saturating_add(entries.saturating_mul(self.per_entry))
+    }
+    /// How many entries fit the budget.
+    fn room(&self, limit: u64) -> u64 {
+        limit.saturating_sub(self.fixed) / self.per_entry
+    }
+}
+
 impl<T> Coo<T> {
     /// Room for more entries: the `left` entry lines the header still promises
-    /// (`per_entry` coordinates each), but never more than doubling, so that a
-    /// header that lies cannot make us allocate much beyond what the input holds.
-    fn grow(&mut self, left: usize, per_entry: usize, valued: bool) {
+    /// (`per_line` coordinates each), but never more than doubling (so that a
+    /// header that lies cannot make us allocate much beyond what the input
+    /// holds) nor beyond the budget; an `Err` when not even one more line fits.
+    fn grow(
+        &mut self,
+        left: usize,
+        per_line: usize,
+        valued: bool,
+        budget: &Budget<'_>,
+        cost: Cost,
+        line: usize,
+    ) -> Result<()> {
+        let len = self.rows.len();
+        let need = len + per_line;
+        budget.check(cost.bytes(need as u64), |size| {
+            format!(
+                "line {line}: {need} entries need {size} \
+                 (coordinates, CSR arrays and {} of row pointers)",
+                human_bytes(cost.fixed)
+            )
+        })?;
+        let room = (cost.room(budget.limit) as usize).saturating_sub(len);
         let extra = left
-            .saturating_mul(per_entry)
-            .min(self.rows.len().max(1 << 10));
-        self.rows.reserve_exact(extra);
-        self.cols.reserve_exact(extra);
+            .saturating_mul(per_line)
+            .min(len.max(1 << 10))
+            .min(room)
+            .max(per_line);
+        let what = || format!("line {line}: room for {} entries", len + extra);
+        budget.reserve(&mut self.rows, extra, what)?;
+        budget.reserve(&mut self.cols, extra, what)?;
         if valued {
-            self.vals.reserve_exact(extra);
+            budget.reserve(&mut self.vals, extra, what)?;
         }
+        Ok(())
     }
 }
 
@@ -457,16 +572,37 @@ fn index(lines: &dyn LineSource, tok: Option<&[u8]>, what: &str, bound: usize) -
     }
 }
 
-fn read_body<T: Scalar>(lines: &mut dyn LineSource, h: &MatrixMarketHeader) -> Result<Csr<T>> {
+fn read_body<T: Scalar>(
+    lines: &mut dyn LineSource,
+    h: &MatrixMarketHeader,
+    budget: &Budget<'_>,
+) -> Result<Csr<T>> {
     let sym = h.symmetry == MmSymmetry::Symmetric;
-    let per_entry = if sym { 2 } else { 1 };
-    // The header's count is not trusted for allocation beyond a modest start.
-    let cap = h.entries.min(1 << 22) * per_entry;
+    let valued = h.field != MmField::Pattern;
+    let per_line = if sym { 2 } else { 1 };
+    let cost = Cost::new::<T>(h.nrows, valued);
+    let size_line = lines.line();
+    // The row pointers the size line claims are checked before anything is allocated.
+    budget.check(cost.fixed, |size| {
+        format!(
+            "line {size_line}: the size line claims {} rows: {size} of row pointers",
+            h.nrows
+        )
+    })?;
+    // The header's count of entries is not trusted for allocation beyond a
+    // modest start; what the entries need is checked as they arrive.
+    let cap = (h.entries.min(1 << 22) * per_line).min(cost.room(budget.limit) as usize);
+    let start = || format!("line {size_line}: room for {cap} entries");
     let mut coo = Coo {
-        rows: Vec::with_capacity(cap),
-        cols: Vec::with_capacity(cap),
-        vals: Vec::with_capacity(if h.field == MmField::Pattern { 0 } else { cap }),
+        rows: Vec::new(),
+        cols: Vec::new(),
+        vals: Vec::new(),
     };
+    budget.reserve(&mut coo.rows, cap, start)?;
+    budget.reserve(&mut coo.cols, cap, start)?;
+    if valued {
+        budget.reserve(&mut coo.vals, cap, start)?;
+    }
     let mut seen = 0usize;
     while lines.advance()? {
         let text = lines.text();
@@ -508,8 +644,18 @@ fn read_body<T: Scalar>(lines: &mut dyn LineSource, h: &MatrixMarketHeader) -> R
                 show(extra)
             )));
         }
-        if coo.rows.len() + per_entry > coo.rows.capacity() {
-            coo.grow(h.entries - seen + 1, per_entry, v.is_some());
+        if coo.rows.len() + per_line > coo.rows.capacity()
+            || coo.cols.len() + per_line > coo.cols.capacity()
+            || (valued && coo.vals.len() + per_line > coo.vals.capacity())
+        {
+            coo.grow(
+                h.entries - seen + 1,
+                per_line,
+                valued,
+                budget,
+                cost,
+                lines.line(),
+            )?;
         }
         coo.rows.push(i);
         coo.cols.push(j);
@@ -530,42 +676,50 @@ fn read_body<T: Scalar>(lines: &mut dyn LineSource, h: &MatrixMarketHeader) -> R
             h.entries
         )));
     }
-    Ok(coo_to_csr(h.nrows, h.ncols, coo))
+    coo_to_csr(h.nrows, h.ncols, coo, budget)
 }
 
-/// Builds CSR from in-range coordinates: a stable counting sort by row, a sort
-/// of each row by column only where the file did not already order it, and an
-/// in-place merge of duplicates (summed with `plus`; pattern duplicates collapse).
-/// Temporaries: the row cursor (`nrows` words) and one row's pairs.
-fn coo_to_csr<T: Scalar>(nrows: usize, ncols: usize, coo: Coo<T>) -> Csr<T> {
+/// Builds CSR from in-range coordinates: a stable counting sort by row (the
+/// row pointers double as the insertion cursors), a sort of each row by
+/// column only where the file did not already order it, and an in-place merge
+/// of duplicates (summed with `plus`; pattern duplicates collapse). Every
+/// allocation is fallible; the temporaries are one row's pairs.
+fn coo_to_csr<T: Scalar>(
+    nrows: usize,
+    ncols: usize,
+    coo: Coo<T>,
+    budget: &Budget<'_>,
+) -> Result<Csr<T>> {
     let Coo { rows, cols, vals } = coo;
     let pattern = vals.is_empty() && !rows.is_empty();
     let n = rows.len();
-    let mut row_ptr = vec![0usize; nrows + 1];
+    let mut row_ptr = budget.filled(nrows + 1, 0usize, || format!("{} row pointers", nrows + 1))?;
     for &r in &rows {
         row_ptr[r as usize + 1] += 1;
     }
     for i in 0..nrows {
         row_ptr[i + 1] += row_ptr[i];
     }
-    let mut col_idx = vec![0u32; n];
+    let mut col_idx = budget.filled(n, 0u32, || format!("{n} column indices"))?;
     let mut values = if pattern {
         Vec::new()
     } else {
-        vec![T::default(); n]
+        budget.filled(n, T::default(), || format!("{n} values"))?
     };
-    {
-        let mut next: Vec<usize> = row_ptr[..nrows].to_vec();
-        for (k, (&r, &c)) in rows.iter().zip(&cols).enumerate() {
-            let p = &mut next[r as usize];
-            col_idx[*p] = c;
-            if !pattern {
-                values[*p] = vals[k];
-            }
-            *p += 1;
+    // row_ptr[r] is row r's cursor; afterwards it holds the end of row r.
+    for (k, (&r, &c)) in rows.iter().zip(&cols).enumerate() {
+        let p = &mut row_ptr[r as usize];
+        col_idx[*p] = c;
+        if !pattern {
+            values[*p] = vals[k];
         }
+        *p += 1;
     }
     drop((rows, cols, vals));
+    for i in (1..=nrows).rev() {
+        row_ptr[i] = row_ptr[i - 1];
+    }
+    row_ptr[0] = 0;
 
     // Sort rows that need it, merge duplicates, compact in place (w <= s always).
     let mut pairs: Vec<(u32, T)> = Vec::new();
@@ -578,6 +732,7 @@ fn coo_to_csr<T: Scalar>(nrows: usize, ncols: usize, coo: Coo<T>) -> Csr<T> {
                 col_idx[s..e].sort_unstable();
             } else {
                 pairs.clear();
+                budget.reserve(&mut pairs, e - s, || format!("sorting row {}", i + 1))?;
                 pairs.extend(
                     col_idx[s..e]
                         .iter()
@@ -611,16 +766,18 @@ fn coo_to_csr<T: Scalar>(nrows: usize, ncols: usize, coo: Coo<T>) -> Csr<T> {
     col_idx.truncate(w);
     col_idx.shrink_to_fit();
     if pattern {
-        values = vec![T::one(); w];
+        values = budget.filled(w, T::one(), || format!("{w} values"))?;
     } else {
         values.truncate(w);
         values.shrink_to_fit();
     }
-    Csr::from_parts_unchecked(nrows, ncols, row_ptr, col_idx, values)
+    Ok(Csr::from_parts_unchecked(
+        nrows, ncols, row_ptr, col_idx, values,
+    ))
 }
 
 /// Writes `a` as a Matrix Market `coordinate general` file, gzip-compressed
-/// when the path ends in `.gz`. The field follows `T`: `integer` for integer
+/// when the path ends in `.gz`, in full or not at all ([`OutputFile`]). The field follows `T`: `integer` for integer
 /// types, `real` for floats, `pattern` for `bool` (or `integer` 0/1 when some
 /// stored `bool` is `false`, so that reading back loses nothing). Floats are
 /// written in the shortest form that reads back to the same value.
@@ -636,13 +793,13 @@ fn coo_to_csr<T: Scalar>(nrows: usize, ncols: usize, coo: Coo<T>) -> Csr<T> {
 /// ```
 pub fn write_matrix_market<T: Scalar>(path: impl AsRef<Path>, a: &Matrix<T>) -> Result<()> {
     let path = path.as_ref();
-    let file = File::create(path).map_err(|e| io_err(path, e))?;
+    let mut file = OutputFile::create(path)?;
     let gz = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-    let run = || -> std::io::Result<()> {
+    let run = |file: &mut OutputFile| -> std::io::Result<()> {
         if gz {
-            let enc = GzEncoder::new(BufWriter::with_capacity(1 << 18, file), Compression::new(6));
+            let enc = GzEncoder::new(file, Compression::new(6));
             let mut w = BufWriter::with_capacity(1 << 18, enc);
             write_text(&mut w, a)?;
             w.into_inner()
@@ -650,12 +807,12 @@ pub fn write_matrix_market<T: Scalar>(path: impl AsRef<Path>, a: &Matrix<T>) -> 
                 .finish()?
                 .flush()
         } else {
-            let mut w = BufWriter::with_capacity(1 << 18, file);
-            write_text(&mut w, a)?;
-            w.flush()
+            write_text(file, a)?;
+            file.flush()
         }
     };
-    run().map_err(|e| io_err(path, e))
+    run(&mut file).map_err(|e| io_err(path, e))?;
+    file.commit()
 }
 
 /// Writes a decimal integer without going through `fmt`.
@@ -751,7 +908,11 @@ mod tests {
             cols: vec![2, 1, 0, 2, 1],
             vals: vec![1.0f64, 2.0, 3.0, 4.0, 5.0],
         };
-        let c = coo_to_csr(2, 3, coo);
+        let budget = Budget {
+            input: "test",
+            limit: u64::MAX,
+        };
+        let c = coo_to_csr(2, 3, coo, &budget).unwrap();
         assert_eq!(c.row_ptr(), &[0, 1, 3]);
         assert_eq!(c.col_idx(), &[1, 0, 2]);
         assert_eq!(c.values(), &[7.0, 3.0, 5.0]);

@@ -59,6 +59,65 @@ pub(crate) fn bits_to_f64(ty: ScalarType, bits: u64) -> Option<f64> {
     })
 }
 
+/// The value of element type `ty` given by its bits, written exactly (as
+/// the type prints it); `"?"` where the bits are not a `ty`.
+pub(crate) fn bits_to_string(ty: ScalarType, bits: u64) -> String {
+    fn show<T: Scalar + std::fmt::Display>(ty: ScalarType, bits: u64) -> String {
+        from_bits::<T>(ty, bits).map_or_else(|| "?".into(), |v| v.to_string())
+    }
+    match ty {
+        ScalarType::Bool => show::<bool>(ty, bits),
+        ScalarType::I32 => show::<i32>(ty, bits),
+        ScalarType::U32 => show::<u32>(ty, bits),
+        ScalarType::I64 => show::<i64>(ty, bits),
+        ScalarType::U64 => show::<u64>(ty, bits),
+        ScalarType::F32 => show::<f32>(ty, bits),
+        ScalarType::F64 => show::<f64>(ty, bits),
+    }
+}
+
+/// The value of element type `ty` given by its bits, as `T`, where that is
+/// exact: integers and `bool` (as 0/1) within `T`'s range, floats that `T`
+/// holds without rounding (NaN stays NaN between float types); `None`
+/// otherwise or where the bits are not a `ty`.
+pub(crate) fn convert_exact<T: Scalar>(ty: ScalarType, bits: u64) -> Option<T> {
+    if ty == T::TYPE {
+        return from_bits(ty, bits);
+    }
+    enum V {
+        Int(i128),
+        Float(f64),
+    }
+    let v = match ty {
+        ScalarType::Bool => V::Int(from_bits::<bool>(ty, bits)? as i128),
+        ScalarType::I32 => V::Int(from_bits::<i32>(ty, bits)? as i128),
+        ScalarType::U32 => V::Int(from_bits::<u32>(ty, bits)? as i128),
+        ScalarType::I64 => V::Int(from_bits::<i64>(ty, bits)? as i128),
+        ScalarType::U64 => V::Int(from_bits::<u64>(ty, bits)? as i128),
+        ScalarType::F32 => V::Float(from_bits::<f32>(ty, bits)? as f64),
+        ScalarType::F64 => V::Float(from_bits::<f64>(ty, bits)?),
+    };
+    let int = match v {
+        V::Int(x) => Some(x),
+        V::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => Some(f as i128),
+        V::Float(_) => None,
+    };
+    let out_bits = match (T::TYPE, v) {
+        (ScalarType::F64, V::Float(f)) => f.to_bits(),
+        (ScalarType::F32, V::Float(f)) if f.is_nan() => f32::NAN.to_bits() as u64,
+        (ScalarType::F32, V::Float(f)) if (f as f32) as f64 == f => (f as f32).to_bits() as u64,
+        (ScalarType::F64, V::Int(x)) if (x as f64) as i128 == x => (x as f64).to_bits(),
+        (ScalarType::F32, V::Int(x)) if (x as f32) as i128 == x => (x as f32).to_bits() as u64,
+        (ScalarType::Bool, _) if int == Some(0) || int == Some(1) => int? as u64,
+        (ScalarType::I32, _) => i32::try_from(int?).ok()? as u32 as u64,
+        (ScalarType::U32, _) => u32::try_from(int?).ok()? as u64,
+        (ScalarType::I64, _) => i64::try_from(int?).ok()? as u64,
+        (ScalarType::U64, _) => u64::try_from(int?).ok()?,
+        _ => return None,
+    };
+    from_bits(T::TYPE, out_bits)
+}
+
 /// An integer read from text, as `T`: exact (saturating) for 64-bit integer
 /// types, through `f64` otherwise (`Scalar::from_f64`: saturating, `!= 0` for bool).
 #[inline]
@@ -93,9 +152,53 @@ mod tests {
         round(u64::MAX);
         round(-1.5f32);
         round(1e300f64);
+        assert_eq!(
+            bits_to_string(ScalarType::U64, (1 << 60) + 1),
+            "1152921504606846977"
+        );
+        assert_eq!(
+            bits_to_string(ScalarType::F32, 0.5f32.to_bits() as u64),
+            "0.5"
+        );
+        assert_eq!(bits_to_string(ScalarType::Bool, 2), "?");
         assert_eq!(from_bits::<bool>(ScalarType::Bool, 2), None);
         assert_eq!(from_bits::<i32>(ScalarType::I32, 1 << 40), None);
         assert_eq!(from_bits::<f32>(ScalarType::F64, 0), None); // type mismatch
+    }
+
+    #[test]
+    fn conversions_only_where_exact() {
+        let b = |v: f64| v.to_bits();
+        assert_eq!(
+            convert_exact::<bool>(ScalarType::F32, 1.0f32.to_bits() as u64),
+            Some(true)
+        );
+        assert_eq!(convert_exact::<bool>(ScalarType::F64, b(0.5)), None);
+        assert_eq!(convert_exact::<bool>(ScalarType::I32, 2), None);
+        assert_eq!(convert_exact::<f64>(ScalarType::Bool, 1), Some(1.0));
+        assert_eq!(convert_exact::<f64>(ScalarType::U32, 7), Some(7.0));
+        assert_eq!(convert_exact::<f64>(ScalarType::U64, (1 << 60) + 1), None);
+        assert_eq!(
+            convert_exact::<f64>(ScalarType::U64, 1 << 60),
+            Some((1u64 << 60) as f64)
+        );
+        assert_eq!(
+            convert_exact::<f64>(ScalarType::I32, (-3i32) as u32 as u64),
+            Some(-3.0)
+        );
+        assert_eq!(convert_exact::<f32>(ScalarType::F64, b(0.1)), None);
+        assert_eq!(convert_exact::<f32>(ScalarType::F64, b(0.5)), Some(0.5));
+        assert!(convert_exact::<f32>(ScalarType::F64, b(f64::NAN))
+            .unwrap()
+            .is_nan());
+        assert_eq!(convert_exact::<i32>(ScalarType::F64, b(-4.0)), Some(-4));
+        assert_eq!(convert_exact::<i32>(ScalarType::F64, b(1e10)), None);
+        assert_eq!(convert_exact::<u64>(ScalarType::I64, (-1i64) as u64), None);
+        assert_eq!(
+            convert_exact::<u32>(ScalarType::F64, b(f64::INFINITY)),
+            None
+        );
+        assert_eq!(convert_exact::<i64>(ScalarType::F64, b(1e300)), None);
     }
 
     #[test]

@@ -400,7 +400,16 @@ impl Dev {
 
     /// A buffer of `len` elements (contents undefined; 0xFF bytes in poison mode).
     pub fn alloc<T>(&self, len: usize) -> Result<DBuf<T>> {
-        let bytes = (len * std::mem::size_of::<T>()).max(1).next_multiple_of(4);
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .and_then(|b| b.max(1).checked_next_multiple_of(4))
+            .ok_or_else(|| Error::TooLarge {
+                what: "device buffer",
+                detail: format!(
+                    "{len} elements of {} bytes exceed the address space",
+                    std::mem::size_of::<T>()
+                ),
+            })?;
         // SAFETY: the memory is only read after kernels or copies wrote it.
         let slice = unsafe { self.stream.alloc::<u8>(bytes) }.map_err(drv("alloc"))?;
         let ptr = slice.device_ptr(&self.stream).0;
