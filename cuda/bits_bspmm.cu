@@ -1,0 +1,201 @@
+// cuda/bits_bspmm.cu: the type-free module `bits_bspmm`: BSpMM, a sparse
+// pattern (B2SR with K x K tiles, K = 4, 8, 16, 32, or CSR) times row-major
+// bits x, into i32 counts, scaled f32 or re-binarised bits, over a bit
+// semiring or over x's bit planes (src/backend/cuda/bits/bspmm.rs launches them).
+//
+// Output (i, j) counts the neighbours k of row i with x_kj = 1 (the vertical
+// popcount of the neighbours' lines), then the epilogue of bits_common.cuh.
+//
+// - `bits_bspmm_<out>[_planes]_k<K>`: a warp per (tile row, chunk of CH
+//   u32 words of the features): lane f counts feature bit f of each word
+//   for the K rows of the tile row, K x CH counters in registers (CH = 4, or 2
+//   at K = 32). The lanes load a tile's K rows once and pass them round by
+//   shuffle; per set bit (r, c), the warp loads the CH words of x's line
+//   (the same address for every lane) and each lane adds its bit to row r.
+// - `bits_bspmm_csr_<out>[_planes]`: a warp per (row, chunk of 4 words),
+//   the row's columns read 32 at a time and passed round by shuffle.
+// Zero-line skipping (QGTC): `bits_line_nz` marks x's lines with any bit set
+// (over every plane); the products skip the others before loading them, a
+// whole tile's worth with one AND.
+//
+// `_planes` kernels add plane p's bits with weight 2^p (Σ_p 2^p A x_p) and
+// dequantise (MODE_DEQ_SP); the others take the semiring's linear form, with
+// popc(a_i) the row's degree (counted only where the semiring needs it).
+#include "common.cuh"
+#include "bits_common.cuh"
+
+// nz (one bit per line of x, u32 words) = lines with a set bit in any of the nb planes.
+extern "C" __global__ void bits_line_nz(PLANE_PARAMS(xp), int nb, u64 lines, u64 S, u32* nz) {
+  const u64 padded = (lines + 31) / 32 * 32;
+  for (u64 l = gtid(); l < padded; l += gthreads()) {  // whole warps: the ballot needs every lane
+    bool any = false;
+    if (l < lines)
+      for (int p = 0; p < nb && !any; ++p) {
+        const u64* x = PICK8(p, xp) + l * S;
+        for (u64 w = 0; w < S && !any; ++w) any = x[w] != 0;
+      }
+    const u32 word = __ballot_sync(FULL_MASK, any);
+    if ((threadIdx.x & 31) == 0) nz[l / 32] = word;
+  }
+}
+
+// The CH u32 words of x's line from u32 word cw0 (even; words past the line read 0).
+template <int CH> __device__ __forceinline__ void load_chunk(const u64* x, u64 line, u64 S, u64 cw0, u32 (&v)[CH]) {
+  const u64* l = x + line * S;
+#pragma unroll
+  for (int h = 0; h < CH / 2; ++h) {
+    const u64 wi = cw0 / 2 + h;
+    const u64 y = wi < S ? l[wi] : 0;
+    v[2 * h] = (u32)y;
+    v[2 * h + 1] = (u32)(y >> 32);
+  }
+}
+
+// Adds line `line` of x (every plane, plane p with weight 2^p) to the counters.
+template <int CH, bool PLANES>
+__device__ __forceinline__ void add_line(u32 (&cnt)[CH], PLANE_PARAMS(xp), int nb, u64 line, u64 S, u64 cw0,
+                                         int lane) {
+  for (int p = 0; p < (PLANES ? nb : 1); ++p) {
+    u32 v[CH];
+    load_chunk<CH>(PLANES ? PICK8(p, xp) : xp0, line, S, cw0, v);
+#pragma unroll
+    for (int c = 0; c < CH; ++c) cnt[c] += ((v[c] >> lane) & 1u) << p;
+  }
+}
+
+// Writes row i's outputs of the words [cw0, cw0 + CH) from the lane's counters
+// (deg: the row's degree). Counts and scaled: the ncw words holding columns;
+// bits: every u32 word of the line (w32), padding included.
+template <int CH, int OUT, int MODE>
+__device__ __forceinline__ void write_row(const Epi& e, void* out, u64 i, const u32 (&cnt)[CH], u32 deg, u64 cw0,
+                                          u64 n, u64 w32, int lane) {
+  const u64 ncw = (n + 31) / 32;
+#pragma unroll
+  for (int c = 0; c < CH; ++c) {
+    const u64 cw = cw0 + c, j = cw * 32 + lane;
+    if (OUT == OUT_COUNTS) {
+      if (cw < ncw && j < n) ((i32*)out)[i * n + j] = count_value<MODE>(e, cnt[c], deg, 0);
+    } else if (OUT == OUT_SCALED) {
+      if (cw < ncw && j < n) ((f32*)out)[i * n + j] = scaled(e, pre_value<MODE>(e, cnt[c], deg, 0, j), i, j);
+    } else if (cw < w32) {  // warp-uniform
+      const bool b = j < n && over(e, scaled(e, pre_value<MODE>(e, cnt[c], deg, 0, j), i, j), j);
+      const u32 word = __ballot_sync(FULL_MASK, b);
+      if (lane == 0) ((u32*)out)[i * w32 + cw] = word;
+    }
+  }
+}
+
+// Feature chunks of a product: CH u32 words each, over the words written.
+template <int CH, int OUT> __device__ __forceinline__ u64 chunks(u64 n, u64 w32) {
+  return ((OUT == OUT_BITS ? w32 : (n + 31) / 32) + CH - 1) / CH;
+}
+
+template <int K, int OUT, bool PLANES>
+__device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+                                           const u8* __restrict__ tiles, u32 tile_rows, u64 m, PLANE_PARAMS(xp),
+                                           int nb, u64 n, u64 S, const u32* nz, void* out, int need_deg,
+                                           const Epi& e) {
+  const int CH = K == 32 ? 2 : 4;
+  const int MODE = PLANES ? MODE_DEQ_SP : MODE_LIN;
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const int lane = threadIdx.x & 31;
+  const u64 w32 = 2 * S, nch = chunks<CH, OUT>(n, w32);
+  for (u64 task = warp; task < (u64)tile_rows * nch; task += nwarps) {
+    const u64 fc = task % nch, cw0 = fc * CH;
+    const u32 tr = (u32)(task / nch);
+    u32 cnt[K][CH];
+#pragma unroll
+    for (int r = 0; r < K; ++r)
+#pragma unroll
+      for (int c = 0; c < CH; ++c) cnt[r][c] = 0;
+    const u32 tb = rowptr[tr], te = rowptr[tr + 1];
+    for (u32 t = tb; t < te; ++t) {
+      const u64 base = (u64)colidx[t] * K;
+      const u32 keep = nz ? bits_chunk<K>(nz, base) : FULL_MASK;
+      const u32 mine = lane < K ? tile_row<K>(tiles, t, lane) : 0u;
+#pragma unroll
+      for (int r = 0; r < K; ++r) {
+        u32 bits = __shfl_sync(FULL_MASK, mine, r) & keep;
+        while (bits) {
+          const int c = __ffs(bits) - 1;
+          bits &= bits - 1;
+          add_line<CH, PLANES>(cnt[r], PLANE_ARGS(xp), nb, base + c, S, cw0, lane);
+        }
+      }
+    }
+    // lane r < K: row r's degree (every stored entry, skipped lines too)
+    u32 deg = 0;
+    if (need_deg && lane < K)
+      for (u32 t = tb; t < te; ++t) deg += __popc(tile_row<K>(tiles, t, lane));
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      const u64 i = (u64)tr * K + r;
+      const u32 d = __shfl_sync(FULL_MASK, deg, r);
+      if (i < m) write_row<CH, OUT, MODE>(e, out, i, cnt[r], d, cw0, n, w32, lane);
+    }
+  }
+}
+
+template <int OUT, bool PLANES>
+__device__ __forceinline__ void bspmm_csr(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, u64 m,
+                                          PLANE_PARAMS(xp), int nb, u64 n, u64 S, const u32* nz, void* out,
+                                          const Epi& e) {
+  const int CH = 4;
+  const int MODE = PLANES ? MODE_DEQ_SP : MODE_LIN;
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const int lane = threadIdx.x & 31;
+  const u64 w32 = 2 * S, nch = chunks<CH, OUT>(n, w32);
+  for (u64 task = warp; task < m * nch; task += nwarps) {
+    const u64 fc = task % nch, cw0 = fc * CH, i = task / nch;
+    u32 cnt[CH] = {0, 0, 0, 0};
+    const u32 rb = rowptr[i], re = rowptr[i + 1];
+    for (u32 e0 = rb; e0 < re; e0 += 32) {
+      const bool in = e0 + lane < re;
+      const u32 col = in ? colidx[e0 + lane] : 0u;
+      u32 todo = __ballot_sync(FULL_MASK, in && (nz == 0 || bit_get(nz, col)));
+      while (todo) {
+        const int src = __ffs(todo) - 1;
+        todo &= todo - 1;
+        add_line<CH, PLANES>(cnt, PLANE_ARGS(xp), nb, __shfl_sync(FULL_MASK, col, src), S, cw0, lane);
+      }
+    }
+    write_row<CH, OUT, MODE>(e, out, i, cnt, re - rb, cw0, n, w32, lane);
+  }
+}
+
+// ---- entry points ---------------------------------------------------------------------------
+
+#define SP_TAIL PLANE_PARAMS(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int need_deg, EPI_PARAMS
+
+#define SP_ENTRY(K, NAME, OUT, PLANES)                                                                       \
+  extern "C" __global__ void CAT(CAT(CAT(bits_bspmm, NAME), _k), K)(                                         \
+      const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u64 m, SP_TAIL) {                \
+    bspmm_b2sr<K, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, PLANE_ARGS(xp), nb, n, S, nz, out, need_deg, \
+                               EPI_MAKE);                                                                    \
+  }
+#define SP_ENTRIES(K)                          \
+  SP_ENTRY(K, _counts, OUT_COUNTS, false)      \
+  SP_ENTRY(K, _scaled, OUT_SCALED, false)      \
+  SP_ENTRY(K, _bits, OUT_BITS, false)          \
+  SP_ENTRY(K, _counts_planes, OUT_COUNTS, true) \
+  SP_ENTRY(K, _scaled_planes, OUT_SCALED, true) \
+  SP_ENTRY(K, _bits_planes, OUT_BITS, true)
+
+SP_ENTRIES(4)
+SP_ENTRIES(8)
+SP_ENTRIES(16)
+SP_ENTRIES(32)
+
+// The CSR entries take the same parameters (tiles, tile_rows and need_deg unused).
+#define CSR_ENTRY(NAME, OUT, PLANES)                                                                    \
+  extern "C" __global__ void CAT(bits_bspmm_csr, NAME)(const u32* rowptr, const u32* colidx, const u8* tiles, \
+                                                       u32 tile_rows, u64 m, SP_TAIL) {                 \
+    bspmm_csr<OUT, PLANES>(rowptr, colidx, m, PLANE_ARGS(xp), nb, n, S, nz, out, EPI_MAKE);             \
+  }
+
+CSR_ENTRY(_counts, OUT_COUNTS, false)
+CSR_ENTRY(_scaled, OUT_SCALED, false)
+CSR_ENTRY(_bits, OUT_BITS, false)
+CSR_ENTRY(_counts_planes, OUT_COUNTS, true)
+CSR_ENTRY(_scaled_planes, OUT_SCALED, true)
+CSR_ENTRY(_bits_planes, OUT_BITS, true)
