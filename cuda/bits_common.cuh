@@ -46,11 +46,11 @@
 // Its parameters, in kernel order (src/backend/cuda/bits/epilogue.rs pushes them):
 // the linear form (alpha, beta, gamma, dk, clamp), the scales (row m x 1, col and
 // bias 1 x n; NULL = absent), the threshold (t, or tcol 1 x n), and the
-// dequantisation (sa, za: the left operand's per-tensor scale and zero point;
-// sw, zw: the right operand's, per column where wcol; kf = k).
+// dequantisation (sa, za: the left operand's per-tensor scale and zero point,
+// 1 x 1; sw, zw: the right operand's, 1 x n where wcol, else 1 x 1; kf = k).
 #define EPI_PARAMS                                                                                        \
   int e_alpha, int e_beta, int e_gamma, int e_dk, int e_clamp, const f32 *e_row, const f32 *e_col,       \
-      const f32 *e_bias, f32 e_t, const f32 *e_tcol, f64 e_sa, f64 e_za, const f32 *e_sw, const f32 *e_zw, \
+      const f32 *e_bias, f32 e_t, const f32 *e_tcol, const f32 *e_sa, const f32 *e_za, const f32 *e_sw, const f32 *e_zw, \
       int e_wcol, f64 e_kf
 #define EPI_MAKE \
   Epi { e_alpha, e_beta, e_gamma, e_dk, e_clamp, e_row, e_col, e_bias, e_t, e_tcol, e_sa, e_za, e_sw, e_zw, e_wcol, e_kf }
@@ -60,7 +60,7 @@ struct Epi {
   const f32 *row, *col, *bias;
   f32 t;
   const f32* tcol;
-  f64 sa, za;
+  const f32 *sa, *za;
   const f32 *sw, *zw;
   int wcol;
   f64 kf;
@@ -88,9 +88,10 @@ template <int MODE> __device__ __forceinline__ f32 pre_value(const Epi& e, u32 r
   const u64 jj = e.wcol ? j : 0;
   const f64 sw = (f64)e.sw[jj], zw = (f64)e.zw[jj];
   if (MODE == MODE_DEQ) {
-    f64 t = __dsub_rn(__dsub_rn((f64)raw, __dmul_rn(zw, (f64)pa)), __dmul_rn(e.za, (f64)pw));
-    t = __dadd_rn(t, __dmul_rn(__dmul_rn(e.kf, e.za), zw));
-    return __double2float_rn(__dmul_rn(__dmul_rn(e.sa, sw), t));
+    const f64 sa = (f64)e.sa[0], za = (f64)e.za[0];
+    f64 t = __dsub_rn(__dsub_rn((f64)raw, __dmul_rn(zw, (f64)pa)), __dmul_rn(za, (f64)pw));
+    t = __dadd_rn(t, __dmul_rn(__dmul_rn(e.kf, za), zw));
+    return __double2float_rn(__dmul_rn(__dmul_rn(sa, sw), t));
   }
   return __double2float_rn(__dmul_rn(sw, __dsub_rn((f64)raw, __dmul_rn(zw, (f64)pa))));
 }

@@ -91,11 +91,11 @@ extern "C" __global__ void bits_unpack(const u32* b, u64 w32, int cm, u64 m, u64
   }
 }
 
-// out = in in the other layout: out line L bit p = in line p bit L
-// (in: in_lines lines of in_w32 u32 words; out: out_lines lines of out_w32).
+// dst = src in the other layout: dst line L bit p = src line p bit L
+// (src: in_lines lines of in_w32 u32 words; dst: out_lines lines of out_w32).
 // A warp per 32 x 32 block: lane r reads word wl of in line 32 wo + r, the
 // warp transposes, lane c writes word wo of out line 32 wl + c.
-extern "C" __global__ void bits_transpose(const u32* in, u64 in_lines, u64 in_w32, u32* out, u64 out_lines,
+extern "C" __global__ void bits_transpose(const u32* src, u64 in_lines, u64 in_w32, u32* dst, u64 out_lines,
                                           u64 out_w32) {
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const int lane = threadIdx.x & 31;
@@ -103,10 +103,10 @@ extern "C" __global__ void bits_transpose(const u32* in, u64 in_lines, u64 in_w3
   for (u64 q = warp; q < bl * out_w32; q += nwarps) {
     const u64 wl = q % bl, wo = q / bl;
     const u64 line = wo * 32 + lane;
-    const u32 x = line < in_lines ? in[line * in_w32 + wl] : 0u;
+    const u32 x = line < in_lines ? src[line * in_w32 + wl] : 0u;
     const u32 y = warp_transpose32(x);
     const u64 ol = wl * 32 + lane;
-    if (ol < out_lines) out[ol * out_w32 + wo] = y;
+    if (ol < out_lines) dst[ol * out_w32 + wo] = y;
   }
 }
 

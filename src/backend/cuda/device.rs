@@ -144,6 +144,9 @@ pub(crate) struct Dev {
     /// Whether affine products (`affine.rs`) scale `d ⊗ u` into a
     /// temporary first: 0 by their rule, 1 always, 2 never.
     pub affine_prescale: AtomicU8,
+    /// The kernel family of bit BMMs (`bits/mod.rs`): 0 by shape, 1 or 2
+    /// the tensor cores with 2 or 4 warps along m, 3 popcounts.
+    pub bmm_path: AtomicU8,
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -230,6 +233,7 @@ impl Dev {
             ],
             bfs_shared: AtomicBool::new(true),
             affine_prescale: AtomicU8::new(0),
+            bmm_path: AtomicU8::new(0),
         })
     }
 

@@ -66,6 +66,8 @@ mod visit;
 
 use std::sync::OnceLock;
 
+#[doc(hidden)]
+pub use bits::BmmPath;
 pub use bits::CudaBits;
 #[doc(hidden)]
 pub use csr::MaskPattern;
