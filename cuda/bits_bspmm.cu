@@ -25,13 +25,13 @@
 #include "bits_common.cuh"
 
 // nz (one bit per line of x, u32 words) = lines with a set bit in any of the nb planes.
-extern "C" __global__ void bits_line_nz(PLANE_PARAMS(xp), int nb, u64 lines, u64 S, u32* nz) {
+extern "C" __global__ void bits_line_nz(PLANES_PARAM(xp), int nb, u64 lines, u64 S, u32* nz) {
   const u64 padded = (lines + 31) / 32 * 32;
   for (u64 l = gtid(); l < padded; l += gthreads()) {  // whole warps: the ballot needs every lane
     bool any = false;
     if (l < lines)
       for (int p = 0; p < nb && !any; ++p) {
-        const u64* x = PICK8(p, xp) + l * S;
+        const u64* x = xp.p[p] + l * S;
         for (u64 w = 0; w < S && !any; ++w) any = x[w] != 0;
       }
     const u32 word = __ballot_sync(FULL_MASK, any);
@@ -53,11 +53,11 @@ template <int CH> __device__ __forceinline__ void load_chunk(const u64* x, u64 l
 
 // Adds line `line` of x (every plane, plane p with weight 2^p) to the counters.
 template <int CH, bool PLANES>
-__device__ __forceinline__ void add_line(u32 (&cnt)[CH], PLANE_PARAMS(xp), int nb, u64 line, u64 S, u64 cw0,
+__device__ __forceinline__ void add_line(u32 (&cnt)[CH], const Planes& xp, int nb, u64 line, u64 S, u64 cw0,
                                          int lane) {
   for (int p = 0; p < (PLANES ? nb : 1); ++p) {
     u32 v[CH];
-    load_chunk<CH>(PLANES ? PICK8(p, xp) : xp0, line, S, cw0, v);
+    load_chunk<CH>(xp.p[PLANES ? p : 0], line, S, cw0, v);
 #pragma unroll
     for (int c = 0; c < CH; ++c) cnt[c] += ((v[c] >> lane) & 1u) << p;
   }
@@ -92,7 +92,7 @@ template <int CH, int OUT> __device__ __forceinline__ u64 chunks(u64 n, u64 w32)
 
 template <int K, int OUT, bool PLANES>
 __device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                           const u8* __restrict__ tiles, u32 tile_rows, u64 m, PLANE_PARAMS(xp),
+                                           const u8* __restrict__ tiles, u32 tile_rows, u64 m, const Planes& xp,
                                            int nb, u64 n, u64 S, const u32* nz, void* out, int need_deg,
                                            const Epi& e) {
   const int CH = K == 32 ? 2 : 4;
@@ -119,7 +119,7 @@ __device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const
         while (bits) {
           const int c = __ffs(bits) - 1;
           bits &= bits - 1;
-          add_line<CH, PLANES>(cnt[r], PLANE_ARGS(xp), nb, base + c, S, cw0, lane);
+          add_line<CH, PLANES>(cnt[r], xp, nb, base + c, S, cw0, lane);
         }
       }
     }
@@ -138,7 +138,7 @@ __device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const
 
 template <int OUT, bool PLANES>
 __device__ __forceinline__ void bspmm_csr(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, u64 m,
-                                          PLANE_PARAMS(xp), int nb, u64 n, u64 S, const u32* nz, void* out,
+                                          const Planes& xp, int nb, u64 n, u64 S, const u32* nz, void* out,
                                           const Epi& e) {
   const int CH = 4;
   const int MODE = PLANES ? MODE_DEQ_SP : MODE_LIN;
@@ -156,7 +156,7 @@ __device__ __forceinline__ void bspmm_csr(const u32* __restrict__ rowptr, const 
       while (todo) {
         const int src = __ffs(todo) - 1;
         todo &= todo - 1;
-        add_line<CH, PLANES>(cnt, PLANE_ARGS(xp), nb, __shfl_sync(FULL_MASK, col, src), S, cw0, lane);
+        add_line<CH, PLANES>(cnt, xp, nb, __shfl_sync(FULL_MASK, col, src), S, cw0, lane);
       }
     }
     write_row<CH, OUT, MODE>(e, out, i, cnt, re - rb, cw0, n, w32, lane);
@@ -165,12 +165,12 @@ __device__ __forceinline__ void bspmm_csr(const u32* __restrict__ rowptr, const 
 
 // ---- entry points ---------------------------------------------------------------------------
 
-#define SP_TAIL PLANE_PARAMS(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int need_deg, EPI_PARAMS
+#define SP_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int need_deg, EPI_PARAMS
 
 #define SP_ENTRY(K, NAME, OUT, PLANES)                                                                       \
   extern "C" __global__ void CAT(CAT(CAT(bits_bspmm, NAME), _k), K)(                                         \
       const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u64 m, SP_TAIL) {                \
-    bspmm_b2sr<K, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, PLANE_ARGS(xp), nb, n, S, nz, out, need_deg, \
+    bspmm_b2sr<K, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, nz, out, need_deg, \
                                EPI_MAKE);                                                                    \
   }
 #define SP_ENTRIES(K)                          \
@@ -190,7 +190,7 @@ SP_ENTRIES(32)
 #define CSR_ENTRY(NAME, OUT, PLANES)                                                                    \
   extern "C" __global__ void CAT(bits_bspmm_csr, NAME)(const u32* rowptr, const u32* colidx, const u8* tiles, \
                                                        u32 tile_rows, u64 m, SP_TAIL) {                 \
-    bspmm_csr<OUT, PLANES>(rowptr, colidx, m, PLANE_ARGS(xp), nb, n, S, nz, out, EPI_MAKE);             \
+    bspmm_csr<OUT, PLANES>(rowptr, colidx, m, xp, nb, n, S, nz, out, EPI_MAKE);             \
   }
 
 CSR_ENTRY(_counts, OUT_COUNTS, false)

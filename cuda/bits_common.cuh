@@ -25,21 +25,14 @@
 #define MODE_DEQ 1
 #define MODE_DEQ_SP 2
 
-// Up to 8 bit planes, passed as 8 pointer parameters (NULL past the last one).
-#define PLANE_PARAMS(x) \
-  const u64 *x##0, const u64 *x##1, const u64 *x##2, const u64 *x##3, const u64 *x##4, const u64 *x##5, \
-      const u64 *x##6, const u64 *x##7
-// The same, written by a kernel (quantize).
-#define PLANE_OUT_PARAMS(x) \
-  u64 *x##0, u64 *x##1, u64 *x##2, u64 *x##3, u64 *x##4, u64 *x##5, u64 *x##6, u64 *x##7
-#define PLANE_ARGS(x) x##0, x##1, x##2, x##3, x##4, x##5, x##6, x##7
-// Plane `p` (run time) of a list: a chain of selects, no local array.
-#define PICK8(p, x)                                                                                   \
-  ((p) == 0 ? x##0 : (p) == 1 ? x##1 : (p) == 2 ? x##2 : (p) == 3 ? x##3 : (p) == 4 ? x##4 : (p) == 5 \
-                                                                                          ? x##5      \
-                                                                                          : (p) == 6  \
-                                                                                          ? x##6      \
-                                                                                          : x##7)
+// Up to 8 bit planes' words (NULL past the last), as one 64-byte kernel
+// parameter read in place (`__grid_constant__`): plane p is `x.p[p]` with p
+// known only at run time, a constant-bank load, no registers held for the list.
+// Kernels that write planes (quantize) cast the pointers.
+struct Planes {
+  const u64* p[8];
+};
+#define PLANES_PARAM(x) const __grid_constant__ Planes x
 
 // ---- the epilogue ------------------------------------------------------------------
 

@@ -127,7 +127,7 @@ __device__ __forceinline__ void qparams(const f32* scale, const f32* zero, int p
 // Planes p0..p(nb-1) (row-major, w32 u32 words per line) = the nb-bit codes
 // of x: a warp per word, a ballot per plane.
 extern "C" __global__ void bits_quantize_rm(const f32* x, u64 m, u64 n, const f32* scale, const f32* zero,
-                                           int percol, int nb, PLANE_OUT_PARAMS(p), u64 w32) {
+                                           int percol, int nb, PLANES_PARAM(p), u64 w32) {
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const int lane = threadIdx.x & 31;
   const f32 max = (f32)((1u << nb) - 1u);
@@ -141,14 +141,14 @@ extern "C" __global__ void bits_quantize_rm(const f32* x, u64 m, u64 n, const f3
     }
     for (int b = 0; b < nb; ++b) {
       const u32 word = __ballot_sync(FULL_MASK, (code >> b) & 1u);
-      if (lane == 0) ((u32*)PICK8(b, p))[q] = word;
+      if (lane == 0) ((u32*)p.p[b])[q] = word;
     }
   }
 }
 
 // The same into column-major planes (line j = column j): a thread per word.
 extern "C" __global__ void bits_quantize_cm(const f32* x, u64 m, u64 n, const f32* scale, const f32* zero,
-                                           int percol, int nb, PLANE_OUT_PARAMS(p), u64 w32) {
+                                           int percol, int nb, PLANES_PARAM(p), u64 w32) {
   const f32 max = (f32)((1u << nb) - 1u);
   for (u64 q = gtid(); q < n * w32; q += gthreads()) {
     const u64 j = q % n, w = q / n;
@@ -164,20 +164,20 @@ extern "C" __global__ void bits_quantize_cm(const f32* x, u64 m, u64 n, const f3
     }
 #pragma unroll
     for (int b = 0; b < 8; ++b)
-      if (b < nb) ((u32*)PICK8(b, p))[j * w32 + w] = words[b];
+      if (b < nb) ((u32*)p.p[b])[j * w32 + w] = words[b];
   }
 }
 
 // out (m x n f32) = scale_j (code_ij - zero_j), f32, the codes from nb planes
 // (row-major, or column-major where cm): a thread per element.
-extern "C" __global__ void bits_dequantize(PLANE_PARAMS(p), int nb, u64 w32, int cm, u64 m, u64 n,
+extern "C" __global__ void bits_dequantize(PLANES_PARAM(p), int nb, u64 w32, int cm, u64 m, u64 n,
                                           const f32* scale, const f32* zero, int percol, f32* out) {
   for (u64 q = gtid(); q < m * n; q += gthreads()) {
     const u64 i = q / n, j = q % n;
     const u64 line = cm ? j : i, pos = cm ? i : j;
     const u64 at = line * w32 + pos / 32;
     u32 code = 0;
-    for (int b = 0; b < nb; ++b) code |= ((((const u32*)PICK8(b, p))[at] >> (pos % 32)) & 1u) << b;
+    for (int b = 0; b < nb; ++b) code |= ((((const u32*)p.p[b])[at] >> (pos % 32)) & 1u) << b;
     f32 s, z;
     qparams(scale, zero, percol, j, s, z);
     out[q] = __fmul_rn(s, __fsub_rn((f32)code, z));

@@ -437,7 +437,9 @@ fn bmm_f32_matches_cpu() {
 
 /// Larger products on the tensor cores: several pipeline stages, odd and even
 /// strides (3000 bits: 47 words; 2900: 46), partial block tiles at every edge,
-/// and a GNN-like shape (602 features in, 128 out).
+/// a GNN-like shape (602 features in, 128 out), and more tiles than the
+/// persistent grid has blocks (70,000 x 300 and 40,000 x 256: each block runs
+/// several tiles through one pipeline, odd and even strides).
 #[test]
 fn bmm_large_tensor_core_shapes() {
     let Some((g, _l)) = gpu("bmm_large_tensor_core_shapes") else {
@@ -449,6 +451,8 @@ fn bmm_large_tensor_core_shapes() {
         (700, 2900, 260),
         (20_000, 602, 128),
         (513, 4096, 1000),
+        (70_000, 130, 300),
+        (40_000, 200, 256),
     ] {
         let a = random_bits(&mut r, m, k, BitLayout::RowMajor);
         let w = random_bits(&mut r, k, n, BitLayout::ColMajor);
@@ -685,6 +689,41 @@ fn bspmm_planes_matches_cpu() {
         verdict(run())
     }
     qc(60).quickcheck(p as fn(Case) -> TestResult);
+}
+
+/// Bit-plane products with more tiles than the persistent grid has blocks
+/// (every block runs several tiles, each b x c plane pairs deep).
+#[test]
+fn bmm_planes_large() {
+    let Some((g, _l)) = gpu("bmm_planes_large") else {
+        return;
+    };
+    let mut r = Rng::new(23);
+    let cpu = Cpu::new();
+    for (m, k, n, b, c) in [(30_000, 200, 130, 3, 2), (9000, 1100, 70, 2, 5)] {
+        let ha = random_planes(&mut r, m, k, BitLayout::RowMajor, b, false);
+        let hw = random_planes(&mut r, k, n, BitLayout::ColMajor, c, true);
+        let f = Factors::new(&mut r, m, n);
+        let (ca, cw) = (cpu_planes(&ha), cpu_planes(&hw));
+        let (da, dw) = (gpu_planes(g, &ha).unwrap(), gpu_planes(g, &hw).unwrap());
+        for kind in 0..3 {
+            let spec = OutSpec {
+                kind,
+                row: true,
+                col: true,
+                bias: true,
+                thr: 2,
+            };
+            let want = product(&cpu, spec, &f, |o| ops::bmm_planes(&cpu, o, &ca, &cw)).unwrap();
+            for path in [BmmPath::Auto, BmmPath::Tc4] {
+                g.set_bmm_path(path);
+                let got = product(g, spec, &f, |o| ops::bmm_planes(g, o, &da, &dw)).unwrap();
+                let what = format!("bmm_planes {m}x{k}x{n} b={b} c={c} {spec:?} {path:?}");
+                same(&want, &got, &what).unwrap();
+            }
+            g.set_bmm_path(BmmPath::Auto);
+        }
+    }
 }
 
 /// Values that could pass 2^32 have no device kernel: an `Err`, never a wrong result.

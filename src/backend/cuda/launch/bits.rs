@@ -1,6 +1,6 @@
 //! Typed launches of the dense-bit modules (`cuda/bits_convert.cu`,
 //! `cuda/bits_bmm.cu`, `cuda/bits_bspmm.cu`), and the argument groups they
-//! share: [`Planes`] (up to eight bit planes, `PLANE_PARAMS` in
+//! share: [`Planes`] (up to eight bit planes, `PLANES_PARAM` in
 //! `cuda/bits_common.cuh`) and [`Epi`] (the epilogue, `EPI_PARAMS`).
 
 use super::super::device::{Arg, DevPtr};
@@ -14,7 +14,8 @@ impl KernelArg for f32 {
 }
 
 /// Up to eight bit planes' words, in plane order (NULL past the last), as
-/// kernels take them (`PLANE_PARAMS(x)`: eight `u64` pointers).
+/// kernels take them (`PLANES_PARAM(x)`: one 64-byte `struct Planes` of eight
+/// pointers, which the kernels index at run time in place).
 #[derive(Clone, Copy)]
 pub(crate) struct Planes(pub [DevPtr<u64>; 8]);
 
@@ -31,9 +32,7 @@ impl Planes {
 
 impl KernelArg for Planes {
     fn push_to(self, args: &mut Vec<Arg>) {
-        for p in self.0 {
-            p.push_to(args);
-        }
+        args.push(Arg::Ptrs8(self.0.map(|p| p.addr())));
     }
 }
 
