@@ -67,6 +67,11 @@ impl<B: Backend> BitInput<'_, B> {
 /// These are the Bi-GCN / XNOR-Net scaling factors
 /// ([`crate::ops::mean_abs`]) and a folded batch norm's shift.
 ///
+/// Evaluated in `f32`, in this order, without fused multiply-adds:
+/// `((v * row_i) * col_j) + bias_j`, an integer `v` first rounded to `f32`
+/// (to nearest), the absent terms left out; so bit outputs computed from
+/// integer values agree bit for bit across backends.
+///
 /// ```
 /// use bitgraphblas::{Cpu, DenseMatrix, Scales};
 /// let beta = DenseMatrix::filled(1, 4, 0.25f32);

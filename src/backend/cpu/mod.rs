@@ -53,6 +53,20 @@ impl Cpu {
 static SPECIALISED: AtomicUsize = AtomicUsize::new(0);
 static GENERIC: AtomicUsize = AtomicUsize::new(0);
 
+/// Which kernels the dense-bit products ([`crate::ops::bmm`] and the others)
+/// run on this CPU: `"avx512-vpopcntdq"` (AVX-512 with VPOPCNTDQ, detected at
+/// run time), `"popcnt"` (scalar popcounts) or `"portable"`; the environment
+/// variable `BITGRAPHBLAS_CPU_BITS=portable`, read once, forces the portable
+/// kernels. Every path gives the same integers.
+///
+/// ```
+/// let isa = bitgraphblas::backend::cpu::bits_isa();
+/// assert!(["avx512-vpopcntdq", "popcnt", "portable"].contains(&isa));
+/// ```
+pub fn bits_isa() -> &'static str {
+    bits::isa_name()
+}
+
 /// How many CPU operations ran on a specialised B2SR kernel and how many on the
 /// generic path, since the process started (for tests and logging).
 pub fn dispatch_counts() -> (usize, usize) {

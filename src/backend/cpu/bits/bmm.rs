@@ -1,8 +1,9 @@
 //! BMM: dense bits (or `f32`) times column-major bits, over a
 //! [`BitSemiring`], into any [`BitOutput`].
 
+use super::convert::row_major;
 use super::epilogue::produce;
-use super::popcount::{and_counts, line_popcounts};
+use super::popcount::{add_scaled_bits, and_counts, line_popcounts, DotRhs, Isa};
 use super::Linear;
 use crate::algebra::{BitDomain, BitSemiring};
 use crate::backend::Cpu;
@@ -10,8 +11,9 @@ use crate::container::{BitInput, BitOutput};
 use crate::error::{Error, Result};
 use crate::storage::{BitMatrix, DenseMatrix};
 
-/// Output rows per parallel task.
-const ROWS: usize = 32;
+/// Output rows per parallel task: the left rows a task reads stay in L2
+/// while the column blocks of `w` pass.
+const ROWS: usize = 64;
 
 /// `a ⊕.⊗ w` into `out`.
 pub(crate) fn bmm(
@@ -44,16 +46,18 @@ fn bmm_bits(
         Vec::new()
     };
     let n = w.ncols();
+    let rhs = DotRhs::new(w, Isa::detect());
     produce::<i32>(out, "bmm", ROWS, |rows, vals| {
-        and_counts(a, rows.clone(), w, vals);
+        and_counts(a, rows.clone(), &rhs, vals);
         for (i, row) in rows.zip(vals.chunks_mut(n)) {
             lin.apply_row(row, pa.get(i).copied().unwrap_or(0), &pw);
         }
     })
 }
 
-/// `Σ_k x_ik dr(w_kj)`: the sum of `x_ik` over the set bits of column `j`
-/// (`Binary`), or twice that less the row's sum (`Signed`).
+/// `Σ_k x_ik dr(w_kj)`, row by row: for each `k`, `x_ik` (or `-x_ik` where
+/// the bit is 0 and the domain `Signed`) added into the columns of row `k`
+/// of `w` (made row-major once), summed in the order of `k`.
 fn bmm_f32(
     out: BitOutput<'_, Cpu>,
     semiring: BitSemiring,
@@ -67,21 +71,15 @@ fn bmm_f32(
         ));
     }
     let signed = semiring.right() == BitDomain::Signed;
-    let n = w.ncols();
+    let wr = row_major(w)?;
+    let (n, isa) = (w.ncols(), Isa::detect());
     produce::<f32>(out, "bmm", ROWS, |rows, vals| {
         for (i, row) in rows.zip(vals.chunks_mut(n)) {
-            let xi = x.row(i);
-            let total: f32 = if signed { xi.iter().sum() } else { 0.0 };
-            for (j, o) in row.iter_mut().enumerate() {
-                let mut s = 0f32;
-                for (wi, &word) in w.line(j).iter().enumerate() {
-                    let mut bits = word;
-                    while bits != 0 {
-                        s += xi[wi * 64 + bits.trailing_zeros() as usize];
-                        bits &= bits - 1;
-                    }
+            row.fill(0.0);
+            for (k, &xk) in x.row(i).iter().enumerate() {
+                if xk != 0.0 {
+                    add_scaled_bits(isa, row, wr.line(k), xk, signed);
                 }
-                *o = if signed { 2.0 * s - total } else { s };
             }
         }
     })

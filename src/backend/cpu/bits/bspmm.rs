@@ -3,7 +3,7 @@
 //! output row adds up the bit rows of its neighbours in per-column counters.
 
 use super::epilogue::produce;
-use super::popcount::add_bits;
+use super::popcount::{add_bits, Isa};
 use super::Linear;
 use crate::algebra::{BitDomain, BitSemiring};
 use crate::backend::Cpu;
@@ -80,13 +80,13 @@ pub(crate) fn bspmm(
     // A Binary left domain: the value never reads the columns' popcounts.
     let lin = Linear::of(semiring, a.ncols());
     debug_assert_eq!(lin.gamma, 0);
-    let n = x.ncols();
+    let (n, isa) = (x.ncols(), Isa::detect());
     produce::<i32>(out, "bspmm", ROWS, |rows, vals| {
         vals.fill(0);
         let mut deg = vec![0i32; rows.len()];
         let r0 = rows.start;
         for_entries(a, rows.clone(), |i, k| {
-            add_bits(&mut vals[(i - r0) * n..(i - r0 + 1) * n], x.line(k), 1);
+            add_bits(isa, &mut vals[(i - r0) * n..(i - r0 + 1) * n], x.line(k), 1);
             deg[i - r0] += 1;
         });
         for (row, d) in vals.chunks_mut(n).zip(deg) {

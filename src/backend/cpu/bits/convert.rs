@@ -7,7 +7,8 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::epilogue::threshold_of;
+use super::epilogue::thresholds;
+use super::popcount::{scale_pack, Isa, Row};
 use crate::algebra::BitDomain;
 use crate::backend::Cpu;
 use crate::container::{BitPlanes, Threshold};
@@ -118,12 +119,13 @@ pub(crate) fn binarize(
     x: &DenseMatrix<f32>,
     threshold: Threshold<'_, Cpu>,
 ) -> Result<()> {
-    let (t, per_col) = threshold_of(&threshold);
     let n = x.ncols();
+    let (t, isa) = (thresholds(&threshold, n), Isa::detect());
+    // x * 1 * 1 + -0.0 is x, bit for bit
+    let (ones, zeros) = (vec![1f32; n], vec![-0f32; n]);
     let fill = |rm: &mut BitMatrix| {
         fill_rows(rm, |i, line| {
-            let row = x.row(i);
-            pack(line, n, |j| row[j] >= per_col.map_or(t, |p| p[j]))
+            scale_pack(isa, Row::F32(x.row(i)), 1.0, &ones, &zeros, &t, line)
         })
     };
     if out.layout() == BitLayout::RowMajor {
@@ -225,24 +227,31 @@ fn params(p: &BitPlanes<Cpu>, j: usize) -> (f32, f32) {
     }
 }
 
-/// Fills `out`'s planes with the codes of `x`.
+/// Fills `out`'s planes with the codes of `x` (computed once, then one
+/// plane at a time).
 pub(crate) fn quantize(out: &mut BitPlanes<Cpu>, x: &DenseMatrix<f32>) -> Result<()> {
     let (m, n) = (x.nrows(), x.ncols());
     let max = ((1u32 << out.bits()) - 1) as u8;
     let cols: Vec<(f32, f32)> = (0..n).map(|j| params(out, j)).collect();
-    let layout = out.layout();
-    let mut planes = Vec::with_capacity(out.bits() as usize);
-    for p in 0..out.bits() {
-        let mut rm = BitMatrix::zeros(m, n, BitLayout::RowMajor)?;
-        fill_rows(&mut rm, |i, line| {
-            let row = x.row(i);
-            pack(line, n, |j| {
-                let (s, z) = cols[j];
-                code_of(row[j], s, z, max) >> p & 1 == 1
-            })
+    let mut codes = vec![0u8; m * n];
+    if n > 0 {
+        codes.par_chunks_mut(n).enumerate().for_each(|(i, c)| {
+            for ((o, &v), &(s, z)) in c.iter_mut().zip(x.row(i)).zip(&cols) {
+                *o = code_of(v, s, z, max);
+            }
         });
-        planes.push(rm);
     }
+    // every plane made before `out` changes (an allocation failure leaves it)
+    let planes = (0..out.bits())
+        .map(|p| {
+            let mut rm = BitMatrix::zeros(m, n, BitLayout::RowMajor)?;
+            fill_rows(&mut rm, |i, line| {
+                pack(line, n, |j| codes[i * n + j] >> p & 1 == 1)
+            });
+            Ok(rm)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let layout = out.layout();
     for (dst, rm) in out.planes_mut().iter_mut().zip(planes) {
         if layout == BitLayout::RowMajor {
             *dst = rm;

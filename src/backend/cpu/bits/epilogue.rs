@@ -8,23 +8,25 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::popcount::{scale_pack, scale_row, Isa, Row};
 use crate::backend::Cpu;
 use crate::container::{BitOutput, Scales, Threshold};
 use crate::error::{Error, Result};
+use crate::storage::DenseMatrix;
 
 /// A product's value before the scales: an integer count or an `f32` sum.
 pub(super) trait Value: Copy + Default + Send + Sync + 'static {
-    /// The value as `f32` (`i32` rounds to nearest above 2^24, as on the GPU).
-    fn to_f32(self) -> f32;
+    /// A row of these values, for the epilogue's kernels (`i32` becomes
+    /// `f32` rounded to nearest, as `as f32` and `cvt.rn` do).
+    fn row(v: &[Self]) -> Row<'_>;
     /// The output of [`BitOutput::Counts`] as a slice of values, where this
     /// value type can be written as counts.
     fn as_counts(out: &mut [i32]) -> Option<&mut [Self]>;
 }
 
 impl Value for i32 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self as f32
+    fn row(v: &[i32]) -> Row<'_> {
+        Row::I32(v)
     }
     fn as_counts(out: &mut [i32]) -> Option<&mut [i32]> {
         Some(out)
@@ -32,77 +34,74 @@ impl Value for i32 {
 }
 
 impl Value for f32 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self
+    fn row(v: &[f32]) -> Row<'_> {
+        Row::F32(v)
     }
     fn as_counts(_: &mut [i32]) -> Option<&mut [f32]> {
         None
     }
 }
 
-/// The scales and threshold of an output, resolved to host slices.
+/// The scales and threshold of an output, resolved to host slices, the
+/// absent ones as their identities (factor 1, bias -0.0: `x + -0.0 == x`
+/// bit for bit, so the loops below need no branch and `s` is exactly
+/// `v * row_i * col_j + bias_j` with the absent terms left out).
 struct Epilogue<'a> {
     row: Option<&'a [f32]>,
-    col: Option<&'a [f32]>,
-    bias: Option<&'a [f32]>,
-    /// Column `j`'s threshold: `per_col[j]`, or `t` for every column.
-    t: f32,
-    per_col: Option<&'a [f32]>,
+    col: Vec<f32>,
+    bias: Vec<f32>,
+    /// Column `j`'s threshold.
+    t: Vec<f32>,
+    isa: Isa,
 }
 
 impl<'a> Epilogue<'a> {
-    fn new(s: &Scales<'a, Cpu>, threshold: Option<&Threshold<'a, Cpu>>) -> Self {
-        let (t, per_col) = threshold.map_or((0.0, None), threshold_of);
+    fn new(s: &Scales<'a, Cpu>, threshold: Option<&Threshold<'a, Cpu>>, n: usize) -> Self {
+        let or = |d: Option<&DenseMatrix<f32>>, x: f32| {
+            d.map_or_else(|| vec![x; n], |d| d.as_slice().to_vec())
+        };
         Epilogue {
             row: s.row.map(|d| d.as_slice()),
-            col: s.col.map(|d| d.as_slice()),
-            bias: s.bias.map(|d| d.as_slice()),
-            t,
-            per_col,
+            col: or(s.col, 1.0),
+            bias: or(s.bias, -0.0),
+            t: threshold.map_or_else(Vec::new, |t| thresholds(t, n)),
+            isa: Isa::detect(),
         }
     }
 
-    /// `s = v * row_i * col_j + bias_j`, in that order, in `f32`.
-    #[inline(always)]
-    fn scaled(&self, i: usize, j: usize, v: f32) -> f32 {
-        let mut s = v;
-        if let Some(r) = self.row {
-            s *= r[i];
-        }
-        if let Some(c) = self.col {
-            s *= c[j];
-        }
-        if let Some(b) = self.bias {
-            s += b[j];
-        }
-        s
-    }
-
-    /// Row `i` as `f32`.
+    /// Row `i` as `f32`: `s = v * row_i * col_j + bias_j`, in that order.
     fn write_scaled<V: Value>(&self, i: usize, vals: &[V], out: &mut [f32]) {
-        for (j, (o, v)) in out.iter_mut().zip(vals).enumerate() {
-            *o = self.scaled(i, j, v.to_f32());
-        }
+        let r = self.row.map_or(1.0, |r| r[i]);
+        scale_row(self.isa, V::row(vals), r, &self.col, &self.bias, out);
     }
 
-    /// Row `i` as bits `s >= t` (NaN gives 0), padding bits 0.
+    /// Row `i` as bits `s >= t` (NaN gives 0), no `f32` row written.
     fn write_bits<V: Value>(&self, i: usize, vals: &[V], out: &mut [u64]) {
-        for (w, (o, chunk)) in out.iter_mut().zip(vals.chunks(64)).enumerate() {
-            let mut word = 0u64;
-            for (b, v) in chunk.iter().enumerate() {
-                let j = w * 64 + b;
-                let t = self.per_col.map_or(self.t, |p| p[j]);
-                word |= ((self.scaled(i, j, v.to_f32()) >= t) as u64) << b;
-            }
-            *o = word;
-        }
+        let r = self.row.map_or(1.0, |r| r[i]);
+        scale_pack(
+            self.isa,
+            V::row(vals),
+            r,
+            &self.col,
+            &self.bias,
+            &self.t,
+            out,
+        );
+    }
+}
+
+/// Column `j`'s threshold, for `n` columns.
+pub(super) fn thresholds(t: &Threshold<'_, Cpu>, n: usize) -> Vec<f32> {
+    match t {
+        Threshold::Sign => vec![0.0; n],
+        Threshold::Value(t) => vec![*t; n],
+        Threshold::PerColumn(d) => d.as_slice().to_vec(),
     }
 }
 
 /// Runs `kernel(rows, values)` over blocks of `rows_per_task` output rows in
-/// parallel (`values[(i - rows.start) * n + j]` is the value at `(i, j)` for
-/// `i` in `rows`), and writes the values into `out` as it asks: counts go
+/// parallel (the kernel writes every `values[(i - rows.start) * n + j]`, the
+/// value at `(i, j)` for `i` in `rows`; `values` holds old data), and writes the values into `out` as it asks: counts go
 /// straight into the output, the other kinds through a per-task buffer and
 /// the epilogue. `op` names the operation in the error returned when `f32`
 /// values are asked for as counts.
@@ -129,14 +128,13 @@ pub(super) fn produce<V: Value>(
                 .for_each(|(t, block)| kernel(rows(t), block));
         }
         BitOutput::Scaled { out, scales } => {
-            let epi = Epilogue::new(&scales, None);
+            let epi = Epilogue::new(&scales, None, n);
             out.as_mut_slice()
                 .par_chunks_mut(r * n)
                 .enumerate()
                 .for_each_init(Vec::new, |buf, (t, block)| {
                     let rs = rows(t);
-                    buf.clear();
-                    buf.resize(rs.len() * n, V::default());
+                    let buf = scratch(buf, rs.len() * n);
                     kernel(rs.clone(), buf);
                     for (k, (o, v)) in block.chunks_mut(n).zip(buf.chunks(n)).enumerate() {
                         epi.write_scaled(rs.start + k, v, o);
@@ -148,15 +146,14 @@ pub(super) fn produce<V: Value>(
             scales,
             threshold,
         } => {
-            let epi = Epilogue::new(&scales, Some(&threshold));
+            let epi = Epilogue::new(&scales, Some(&threshold), n);
             let stride = out.stride();
             out.words_mut()
                 .par_chunks_mut(r * stride)
                 .enumerate()
                 .for_each_init(Vec::new, |buf, (t, block)| {
                     let rs = rows(t);
-                    buf.clear();
-                    buf.resize(rs.len() * n, V::default());
+                    let buf = scratch(buf, rs.len() * n);
                     kernel(rs.clone(), buf);
                     for (k, (o, v)) in block.chunks_mut(stride).zip(buf.chunks(n)).enumerate() {
                         epi.write_bits(rs.start + k, v, o);
@@ -167,19 +164,18 @@ pub(super) fn produce<V: Value>(
     Ok(())
 }
 
+/// The first `len` values of a task's buffer, grown (once) as needed: the
+/// kernel writes every one, so it is not cleared between blocks.
+fn scratch<V: Value>(buf: &mut Vec<V>, len: usize) -> &mut [V] {
+    if buf.len() < len {
+        buf.resize(len, V::default());
+    }
+    &mut buf[..len]
+}
+
 fn no_counts(op: &'static str) -> Error {
     Error::invalid(
         op,
         "an f32 left operand gives f32 values: ask for BitOutput::Scaled or Bits, not Counts",
     )
-}
-
-/// `(t, per-column thresholds)`: column `j`'s threshold is `per_col[j]`
-/// where given, else `t`.
-pub(super) fn threshold_of<'a>(t: &Threshold<'a, Cpu>) -> (f32, Option<&'a [f32]>) {
-    match t {
-        Threshold::Sign => (0.0, None),
-        Threshold::Value(t) => (*t, None),
-        Threshold::PerColumn(d) => (0.0, Some(d.as_slice())),
-    }
 }

@@ -15,6 +15,7 @@ pub(crate) use bmm::bmm;
 pub(crate) use bspmm::bspmm;
 pub(crate) use convert::{binarize, bit_transpose, dequantize, mean_abs, quantize, unpack_bits};
 pub(crate) use planes::{bmm_planes, bspmm_planes};
+pub(crate) use popcount::isa_name;
 
 use crate::algebra::{BitDomain, BitSemiring};
 

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use super::bspmm::{for_entries, ROWS as SP_ROWS};
 use super::epilogue::produce;
-use super::popcount::{add_bits, and_counts, line_popcounts};
+use super::popcount::{add_bits, and_counts, line_popcounts, DotRhs, Isa};
 use crate::backend::Cpu;
 use crate::container::{BitOutput, BitPlanes, Matrix};
 use crate::error::Result;
@@ -75,10 +75,12 @@ pub(crate) fn bmm_planes(
     let k = a.ncols();
     let (rs, cs) = (code_sums(a), code_sums(w));
     let (sa, za) = params(a, 0);
+    let isa = Isa::detect();
+    let rhs: Vec<DotRhs<'_>> = w.planes().iter().map(|q| DotRhs::new(q, isa)).collect();
     let kernel = |rows: Range<usize>, v: &mut [i64]| {
         let mut c = vec![0i32; v.len()];
         for (p, ap) in a.planes().iter().enumerate() {
-            for (q, wq) in w.planes().iter().enumerate() {
+            for (q, wq) in rhs.iter().enumerate() {
                 and_counts(ap, rows.clone(), wq, &mut c);
                 for (x, &y) in v.iter_mut().zip(&c) {
                     *x += (y as i64) << (p + q);
@@ -104,13 +106,14 @@ pub(crate) fn bspmm_planes(
     let m = a.nrows();
     let mut deg = vec![0i64; m];
     for_entries(a, 0..m, |i, _| deg[i] += 1);
+    let isa = Isa::detect();
     let kernel = |rows: Range<usize>, v: &mut [i64]| {
         let r0 = rows.start;
         let mut c = vec![0i32; v.len()];
         for (p, xp) in x.planes().iter().enumerate() {
             c.fill(0);
             for_entries(a, rows.clone(), |i, k| {
-                add_bits(&mut c[(i - r0) * n..(i - r0 + 1) * n], xp.line(k), 1)
+                add_bits(isa, &mut c[(i - r0) * n..(i - r0 + 1) * n], xp.line(k), 1)
             });
             for (y, &z) in v.iter_mut().zip(&c) {
                 *y += (z as i64) << p;
