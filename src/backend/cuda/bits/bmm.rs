@@ -10,8 +10,8 @@
 //!   multiprocessor), or `bits_bmm_tc4_*` (256 x 128 tiles, one block) where
 //!   `n` fits one tile column and the tiles are at least one per
 //!   multiprocessor: that shape writes far more than it computes, and the
-//!   taller tiles measured 5% faster there on an H100 (the square products
-//!   15% slower);
+//!   taller tiles measured 5% faster there on an H100 (and no faster on
+//!   square products);
 //! - f32 activations: `bits_bmm_f32_*` on the CUDA cores.
 //!
 //! The bit-plane BMM (`planes.rs`) runs through [`CudaBackend::bmm_launch`]
