@@ -52,6 +52,9 @@ pub(crate) enum Arg {
     I32(i32),
     /// A 64-bit signed value.
     I64(i64),
+    /// Eight device addresses as one 64-byte parameter (a struct of eight
+    /// pointers, read in place by `__grid_constant__` kernels).
+    Ptrs8([u64; 8]),
 }
 
 /// A typed device address of `T` elements (possibly NULL): what kernels
@@ -150,6 +153,9 @@ pub(crate) struct Dev {
     /// Whether affine products (`affine.rs`) scale `d ⊗ u` into a
     /// temporary first: 0 by their rule, 1 always, 2 never.
     pub affine_prescale: AtomicU8,
+    /// The kernel family of bit BMMs (`bits/mod.rs`): 0 by shape, 1 or 2
+    /// the tensor cores with 2 or 4 warps along m, 3 popcounts.
+    pub bmm_path: AtomicU8,
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -238,6 +244,7 @@ impl Dev {
             ],
             bfs_shared: AtomicBool::new(true),
             affine_prescale: AtomicU8::new(0),
+            bmm_path: AtomicU8::new(0),
         })
     }
 
@@ -326,6 +333,25 @@ impl Dev {
         self.start(f, grid, block, shared, args, false)
     }
 
+    /// Blocks of `block` threads with `shared` bytes of dynamic shared memory
+    /// that fit on the device at once (at least one per multiprocessor): the
+    /// grid of a persistent kernel. Opts `f` in to `shared` bytes first where
+    /// that is past the default 48 KiB.
+    pub fn resident_blocks(&self, f: &CudaFunction, block: u32, shared: u32) -> Result<u32> {
+        use cudarc::driver::sys::CUfunction_attribute_enum as A;
+        if shared > 48 << 10 {
+            f.set_attribute(
+                A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared as i32,
+            )
+            .map_err(drv("function attribute"))?;
+        }
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(block, shared as usize, None)
+            .map_err(drv("occupancy"))?;
+        Ok(per_sm.max(1) * self.sm_count)
+    }
+
     /// Launches `f` cooperatively on as many blocks of `block` threads as can
     /// be resident at once (kernels with a grid-wide barrier).
     pub fn launch_resident(&self, f: &CudaFunction, block: u32, args: &[Arg]) -> Result<()> {
@@ -354,6 +380,7 @@ impl Dev {
                 Arg::U32(x) => b.arg(x),
                 Arg::I32(x) => b.arg(x),
                 Arg::I64(x) => b.arg(x),
+                Arg::Ptrs8(x) => b.arg(x),
             };
         }
         let cfg = cudarc::driver::LaunchConfig {

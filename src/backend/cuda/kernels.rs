@@ -17,6 +17,10 @@
 //! - `mxm`: type-free boolean product with a B2SR result, and the masked,
 //!   accumulating write of a B2SR result.
 //! - `visit`: type-free breadth-first push levels, fused into one cooperative launch.
+//! - `bits_convert`, `bits_bmm`, `bits_bspmm`: type-free dense-bit kernels
+//!   (conversions; BMM on the 1-bit tensor cores, by popcounts and on f32;
+//!   B2SR/CSR times bits), each product at every output kind, plain and
+//!   over bit planes.
 
 use crate::algebra::SemiringKind;
 use crate::error::{Error, Result};
@@ -31,6 +35,10 @@ pub(crate) const TRANSPOSE_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/t
 pub(crate) const MXM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/mxm.cu"));
 pub(crate) const PUSH_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/push.cu"));
 pub(crate) const VISIT_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/visit.cu"));
+pub(crate) const BITS_CONVERT_SRC: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/bits_convert.cu"));
+pub(crate) const BITS_BMM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/bits_bmm.cu"));
+pub(crate) const BITS_BSPMM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/bits_bspmm.cu"));
 
 /// Tile sizes with device kernels.
 pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
@@ -137,6 +145,39 @@ pub(crate) const MXM_PLAIN: [&str; 5] = [
     "b2sr_tc_tensor_k32",
 ];
 
+/// Entries of `bits_convert`.
+pub(crate) const BITS_CONVERT: [&str; 10] = [
+    "bits_binarize_rm",
+    "bits_binarize_cm",
+    "bits_mean_abs_rows",
+    "bits_mean_abs_part",
+    "bits_mean_abs_cols",
+    "bits_unpack",
+    "bits_transpose",
+    "bits_quantize_rm",
+    "bits_quantize_cm",
+    "bits_dequantize",
+];
+/// The bit products' output kinds, as entry names spell them
+/// (`BitOutput::Counts`, `Scaled`, `Bits`).
+pub(crate) const BIT_OUTPUTS: [&str; 3] = ["counts", "scaled", "bits"];
+/// Product families of `bits_bmm` with an entry per output kind, plain and
+/// over bit planes (`bits_bmm_tc4_scaled_planes`): the tensor-core kernel
+/// with 2 or 4 warps along m, the popcount kernel for thin shapes.
+pub(crate) const BITS_BMM_FAMILIES: [&str; 3] = ["bits_bmm_tc2", "bits_bmm_tc4", "bits_bmm_popc"];
+/// Entries of `bits_bmm` for f32 activations (no counts, no planes).
+pub(crate) const BITS_BMM_F32: [&str; 2] = ["bits_bmm_f32_scaled", "bits_bmm_f32_bits"];
+/// Entries of `bits_bspmm` without a tile size besides the CSR products.
+pub(crate) const BITS_BSPMM_PLAIN: [&str; 1] = ["bits_line_nz"];
+
+/// `<family>_<output>[_planes]` for every output kind, plain then planes.
+fn bit_products(family: &str) -> Vec<String> {
+    ["", "_planes"]
+        .iter()
+        .flat_map(|p| BIT_OUTPUTS.iter().map(move |o| format!("{family}_{o}{p}")))
+        .collect()
+}
+
 /// Every element type.
 pub const SCALAR_TYPES: [ScalarType; 7] = [
     ScalarType::Bool,
@@ -232,6 +273,12 @@ pub enum ModuleId {
     Mxm,
     /// Breadth-first push levels fused into one launch (type-free).
     Visit,
+    /// Dense-bit conversions (type-free).
+    BitsConvert,
+    /// BMM on dense bits (type-free).
+    BitsBmm,
+    /// BSpMM: B2SR or CSR times dense bits (type-free).
+    BitsBspmm,
 }
 
 /// A module: its name, source, NVRTC options and entry points.
@@ -349,15 +396,50 @@ impl ModuleId {
             ),
             ModuleId::Mxm => plain_module(self, "mxm", MXM_SRC, &MXM_TILED, &MXM_PLAIN),
             ModuleId::Visit => plain_module(self, "visit", VISIT_SRC, &VISIT_TILED, &VISIT_PLAIN),
+            ModuleId::BitsConvert => {
+                plain_module(self, "bits_convert", BITS_CONVERT_SRC, &[], &BITS_CONVERT)
+            }
+            ModuleId::BitsBmm => {
+                let mut entries: Vec<String> = BITS_BMM_FAMILIES
+                    .iter()
+                    .flat_map(|f| bit_products(f))
+                    .collect();
+                entries.extend(BITS_BMM_F32.iter().map(|s| s.to_string()));
+                ModuleSpec {
+                    id: self,
+                    name: "bits_bmm".into(),
+                    source: BITS_BMM_SRC,
+                    options: vec![],
+                    entries,
+                }
+            }
+            ModuleId::BitsBspmm => {
+                let products = bit_products("bits_bspmm");
+                let bases: Vec<&str> = products.iter().map(String::as_str).collect();
+                let mut entries = tiled(&bases, "");
+                entries.extend(bit_products("bits_bspmm_csr"));
+                entries.extend(BITS_BSPMM_PLAIN.iter().map(|s| s.to_string()));
+                ModuleSpec {
+                    id: self,
+                    name: "bits_bspmm".into(),
+                    source: BITS_BSPMM_SRC,
+                    options: vec![],
+                    entries,
+                }
+            }
         }
     }
     /// The full entry name of `base` (with `_k<k>` where `k` is given) in this module.
     pub(crate) fn entry(self, base: &str, k: Option<usize>) -> String {
         let kk = k.map(|k| format!("_k{k}")).unwrap_or_default();
         match self {
-            ModuleId::Pack | ModuleId::Transpose | ModuleId::Mxm | ModuleId::Visit => {
-                format!("{base}{kk}")
-            }
+            ModuleId::Pack
+            | ModuleId::Transpose
+            | ModuleId::Mxm
+            | ModuleId::Visit
+            | ModuleId::BitsConvert
+            | ModuleId::BitsBmm
+            | ModuleId::BitsBspmm => format!("{base}{kk}"),
             ModuleId::Vec(t) | ModuleId::Mat(t) => format!("{base}{kk}_{}", type_name(t)),
             ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) => {
                 format!("{base}{kk}_{}_{}", kind.name(), type_name(t))
@@ -373,6 +455,9 @@ pub fn all_modules() -> Vec<ModuleSpec> {
         ModuleId::Transpose.spec(),
         ModuleId::Mxm.spec(),
         ModuleId::Visit.spec(),
+        ModuleId::BitsConvert.spec(),
+        ModuleId::BitsBmm.spec(),
+        ModuleId::BitsBspmm.spec(),
     ];
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Vec(t).spec()));
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Mat(t).spec()));

@@ -14,7 +14,9 @@
 //!   with a CSR mask;
 //! - `mxm_reduce` except `PLUS.PAIR`/`PLUS.TIMES` on B2SR operands of one
 //!   tile size with a B2SR mask, not complemented;
-//! - 64x64 tiles, `Format::Auto`,
+//! - the bit-plane products (`bmm_planes`, `bspmm_planes`) where the code
+//!   sums could pass 2^32 (`k (2^b - 1) (2^c - 1)`, `k (2^b - 1)`);
+//! - 64x64 tiles (also for `bspmm`), `Format::Auto`,
 //!   user-defined semirings and operators.
 //!
 //! ```no_run
@@ -67,6 +69,8 @@ mod visit;
 
 use std::sync::OnceLock;
 
+#[doc(hidden)]
+pub use bits::BmmPath;
 pub use bits::CudaBits;
 #[doc(hidden)]
 pub use cache::CACHE_ENV;

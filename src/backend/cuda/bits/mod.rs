@@ -1,20 +1,38 @@
 //! Dense bit matrices on the device ([`CudaBits`]) and the dense-bit entry
-//! points of the CUDA backend (issue 17). Transfers and allocation are
-//! here; the conversions and products have no device kernel yet and return
-//! [`Error::NoKernel`].
+//! points of the CUDA backend (issue 17), one job per file:
+//!
+//! - here: the container, its transfers, and the choice of BMM path;
+//! - `convert`: binarize, mean_abs, unpack, bit transpose, quantize, dequantize
+//!   (`cuda/bits_convert.cu`);
+//! - `epilogue`: what a [`BitOutput`] asks for, as the kernels' epilogue
+//!   parameters (the semiring's linear form, scales, threshold);
+//! - `bmm`: BMM, bits or f32 times bits (`cuda/bits_bmm.cu`): the 1-bit
+//!   tensor cores, plain popcounts for thin shapes, CUDA cores for f32;
+//! - `bspmm`: B2SR or CSR times bits (`cuda/bits_bspmm.cu`);
+//! - `planes`: the bit-plane products through the same kernels.
+//!
+//! Every kernel writes every element or word of its output (padding bits as
+//! 0), so outputs need no clearing first.
+
+mod bmm;
+mod bspmm;
+mod convert;
+mod epilogue;
+mod planes;
+
+use std::sync::atomic::Ordering;
 
 use super::device::DBuf;
-use super::mem::no_kernel;
 use super::CudaBackend;
-use crate::algebra::{BitDomain, BitSemiring};
 use crate::backend::{BitShape, MatrixShape};
-use crate::container::{BitInput, BitOutput, BitPlanes, Threshold};
 use crate::error::{Error, Result};
 use crate::storage::bits::bit_words;
 use crate::storage::{BitLayout, BitMatrix};
 
 #[cfg(doc)]
 use crate::backend::Backend;
+#[cfg(doc)]
+use crate::container::BitOutput;
 
 /// A dense bit matrix in device memory: the host [`BitMatrix`]'s words
 /// (line `l` at words `l * stride ..`, bit `p` of a line at word `p / 64`,
@@ -60,11 +78,44 @@ impl BitShape for CudaBits {
 impl CudaBits {
     /// Total words (`lines * stride`).
     pub(crate) fn words(&self) -> usize {
-        self.layout.lines_of(self.nrows, self.ncols).0 * self.stride
+        self.lines() * self.stride
+    }
+    /// Number of lines (rows for row-major, columns for column-major).
+    pub(crate) fn lines(&self) -> usize {
+        self.layout.lines_of(self.nrows, self.ncols).0
+    }
+    /// `u32` words per line (what the kernels index).
+    pub(crate) fn w32(&self) -> u64 {
+        2 * self.stride as u64
     }
     /// The device address of the words, for benchmarks and interop.
     pub fn device_ptr(&self) -> u64 {
         self.data.ptr().addr()
+    }
+}
+
+/// Which kernel family runs a BMM of bits ([`CudaBackend::set_bmm_path`]):
+/// the choice by shape, or one forced (tests run both on the same inputs).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BmmPath {
+    /// The 1-bit tensor cores, except where `m` or `n` is at most 32
+    /// (popcounts); the larger block tile where there are blocks enough.
+    Auto,
+    /// The tensor cores, 128-row block tiles (2 warps along m).
+    Tc2,
+    /// The tensor cores, 256-row block tiles (4 warps along m).
+    Tc4,
+    /// Plain popcounts.
+    Popcount,
+}
+
+/// `Err(InvalidArgument)` for `op` unless `ok`.
+pub(crate) fn need(op: &'static str, ok: bool, what: impl FnOnce() -> String) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(op, what()))
     }
 }
 
@@ -103,84 +154,33 @@ impl CudaBackend {
         })
     }
 
-    /// The entry points without a device kernel yet.
-    pub(crate) fn bits_no_kernel(&self, op: &'static str) -> Error {
-        no_kernel(op, "dense bits (no device kernel yet)")
+    /// Forces the kernel family of bit BMMs (tests; [`BmmPath::Auto`] by default).
+    #[doc(hidden)]
+    pub fn set_bmm_path(&self, path: BmmPath) {
+        let v = match path {
+            BmmPath::Auto => 0,
+            BmmPath::Tc2 => 1,
+            BmmPath::Tc4 => 2,
+            BmmPath::Popcount => 3,
+        };
+        self.dev.bmm_path.store(v, Ordering::Relaxed);
     }
 
-    pub(crate) fn binarize_op(
-        &self,
-        _out: &mut CudaBits,
-        _x: &super::CudaDense<f32>,
-        _threshold: Threshold<'_, CudaBackend>,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("binarize"))
+    /// The kernel family of bit BMMs now asked for.
+    pub(crate) fn bmm_path(&self) -> BmmPath {
+        match self.dev.bmm_path.load(Ordering::Relaxed) {
+            1 => BmmPath::Tc2,
+            2 => BmmPath::Tc4,
+            3 => BmmPath::Popcount,
+            _ => BmmPath::Auto,
+        }
     }
-    pub(crate) fn mean_abs_op(
-        &self,
-        _out: &mut super::CudaDense<f32>,
-        _x: &super::CudaDense<f32>,
-        _rows: bool,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("mean_abs"))
-    }
-    pub(crate) fn unpack_bits_op(
-        &self,
-        _out: &mut super::CudaDense<f32>,
-        _b: &CudaBits,
-        _domain: BitDomain,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("unpack_bits"))
-    }
-    pub(crate) fn bit_transpose_op(&self, _out: &mut CudaBits, _b: &CudaBits) -> Result<()> {
-        Err(self.bits_no_kernel("bit_transpose"))
-    }
-    pub(crate) fn quantize_op(
-        &self,
-        _out: &mut BitPlanes<CudaBackend>,
-        _x: &super::CudaDense<f32>,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("quantize"))
-    }
-    pub(crate) fn dequantize_op(
-        &self,
-        _out: &mut super::CudaDense<f32>,
-        _p: &BitPlanes<CudaBackend>,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("dequantize"))
-    }
-    pub(crate) fn bmm_op(
-        &self,
-        _out: BitOutput<'_, CudaBackend>,
-        _semiring: BitSemiring,
-        _a: BitInput<'_, CudaBackend>,
-        _w: &CudaBits,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("bmm"))
-    }
-    pub(crate) fn bspmm_op(
-        &self,
-        _out: BitOutput<'_, CudaBackend>,
-        _semiring: BitSemiring,
-        _a: &super::CudaMatrix<bool>,
-        _x: &CudaBits,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("bspmm"))
-    }
-    pub(crate) fn bmm_planes_op(
-        &self,
-        _out: BitOutput<'_, CudaBackend>,
-        _a: &BitPlanes<CudaBackend>,
-        _w: &BitPlanes<CudaBackend>,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("bmm_planes"))
-    }
-    pub(crate) fn bspmm_planes_op(
-        &self,
-        _out: BitOutput<'_, CudaBackend>,
-        _a: &super::CudaMatrix<bool>,
-        _x: &BitPlanes<CudaBackend>,
-    ) -> Result<()> {
-        Err(self.bits_no_kernel("bspmm_planes"))
+
+    /// Fills every word of `b`, padding included, with 1 bits: a test
+    /// poisons an output this way before a product, so a word the product
+    /// leaves unwritten shows (as set padding bits, refused by the download).
+    #[doc(hidden)]
+    pub fn poison_bits(&self, b: &mut CudaBits) -> Result<()> {
+        self.dev.memset(&b.data, 0xff)
     }
 }

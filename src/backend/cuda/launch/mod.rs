@@ -1,6 +1,6 @@
 //! Typed kernel launches: one function per kernel entry point, grouped by
 //! module family (`pack`, `vec`, `mat`, `sr`, `push`, `transpose`, `mxm`,
-//! `visit`, as in [`super::kernels`]). Each function's parameters are the
+//! `visit`, `bits_*`, as in [`super::kernels`]). Each function's parameters are the
 //! kernel's, in its order and named as in its `cuda/*.cu` signature: typed
 //! device pointers ([`DevPtr`]) for pointers, `u64`/`u32`/`i32`/`i64`
 //! scalars, `bool` for the kernels' `int` flags, and a few groups the
@@ -28,6 +28,7 @@ use crate::algebra::{Semiring, SemiringKind};
 use crate::error::Result;
 use crate::scalar::Scalar;
 
+pub(crate) mod bits;
 pub(crate) mod mat;
 pub(crate) mod mxm;
 pub(crate) mod pack;
@@ -328,7 +329,7 @@ mod tests {
     fn entries_are_in_the_module_table() {
         let t = ScalarType::F32;
         let sr = SemiringKind::PlusTimes;
-        let families: [(ModuleId, Vec<(&str, bool)>); 8] = [
+        let families: [(ModuleId, Vec<(&str, bool)>); 11] = [
             (ModuleId::Pack, names(super::pack::Entry::ALL, |e| e.name())),
             (
                 ModuleId::Vec(t),
@@ -354,6 +355,18 @@ mod tests {
             (
                 ModuleId::Visit,
                 names(super::visit::Entry::ALL, |e| e.name()),
+            ),
+            (
+                ModuleId::BitsConvert,
+                names(super::bits::convert::Entry::ALL, |e| e.name()),
+            ),
+            (
+                ModuleId::BitsBmm,
+                names(super::bits::bmm::Entry::ALL, |e| e.name()),
+            ),
+            (
+                ModuleId::BitsBspmm,
+                names(super::bits::bspmm::Entry::ALL, |e| e.name()),
             ),
         ];
         for (id, entries) in families {

@@ -1,0 +1,542 @@
+// cuda/bits_bmm.cu: the type-free module `bits_bmm`: BMM, dense bits (or
+// f32) times column-major bits, over a bit semiring or over bit planes, into
+// i32 counts, scaled f32 or re-binarised bits (src/backend/cuda/bits/bmm.rs
+// and planes.rs choose the kernel and launch it). Three kernel families:
+//
+// - `bits_bmm_tc<WM>_<out>[_planes]`: the 1-bit tensor cores (mma.sync
+//   m16n8k256 .and.popc), tiles of (64 WM) x 128 outputs (x 64 for planes),
+//   WM = 2 or 4 warps along m times 2 along n, each warp 64 x 64 (4 x 8
+//   fragments; planes 64 x 32). A persistent grid: each block takes every
+//   grid-th tile and streams the k dimension of all of them through shared
+//   memory, 1024 bits of every line per stage, three stages deep (cp.async,
+//   zero-filled past the rows, columns and line ends), so a tile's epilogue
+//   overlaps the next tile's loads.
+// - `bits_bmm_popc_<out>[_planes]`: plain popcounts for thin shapes: a warp
+//   per 8 rows x 32 columns, a lane per column.
+// - `bits_bmm_f32_<out>`: f32 activations times bits on the CUDA cores, a
+//   lane per column, each output summed in k order (the CPU's order).
+//
+// `_planes` kernels run the bit-plane product Σ_{p,q} 2^(p+q) popc(a_p & w_q):
+// the (p, q) pairs are a loop around the k loop (the shift applied to each
+// partial count), and the epilogue dequantises (MODE_DEQ). The others turn
+// AND popcounts into the semiring's value (MODE_LIN): popc(a_i) and popc(w_j)
+// are counted from the same loads where the semiring needs them.
+//
+// Tensor-core fragments (PTX ISA, "Matrix Fragments for mma.m16n8k256",
+// .b1; gid = lane / 4, tig = lane % 4; a 256-bit k step is 8 u32 words):
+//   A (16 x 256, row): a0 = row gid word tig, a1 = row gid+8 word tig,
+//                      a2 = row gid word tig+4, a3 = row gid+8 word tig+4;
+//   B (256 x 8, col):  b0 = column gid word tig, b1 = column gid word tig+4;
+//   D (16 x 8, s32):   d0 = (gid, 2 tig), d1 = (gid, 2 tig+1),
+//                      d2 = (gid+8, 2 tig), d3 = (gid+8, 2 tig+1).
+// A row-major line of a and a column-major line of w are exactly these rows
+// and columns, so both operands load with `ldmatrix` (8 x 8 b16 matrices =
+// 8 rows of 16 bytes = 4 words; thread T gets row T / 4, word T % 4 of each):
+//   A: x4 of (rows 0-7, words 0-3), (rows 8-15, words 0-3), (rows 0-7, words
+//      4-7), (rows 8-15, words 4-7) = a0, a1, a2, a3;
+//   B: x4 of (columns 0-7, words 0-3), (columns 0-7, words 4-7), (columns 8-15,
+//      words 0-3), (columns 8-15, words 4-7) = b0, b1 of two n fragments.
+// Whatever order the hardware gives the 32 bits of a word, a and w words of the
+// same k positions meet in the same AND, so the counts do not depend on it.
+// (Checked on an H100: this mapping with the swizzle below, ldmatrix into
+// mma against host popcounts, 0 of 256 wrong.)
+//
+// Shared memory: a stage holds (64 WM + 16 NF) lines of 128 bytes (a's rows,
+// then w's columns), each line eight 16-byte chunks stored at chunk c ^ (line
+// % 8): the 8 rows an ldmatrix phase reads fall in 8 different bank groups,
+// and so do the 8 chunks 8 consecutive threads copy. After the stages, the
+// tile's popc(a_i) and popc(w_j) for the epilogue.
+#include "common.cuh"
+#include "bits_common.cuh"
+
+#define TC_KW 16      // u64 words of a line per stage (1024 bits)
+#define TC_CH 8       // 16-byte chunks of a line per stage
+#define TC_KS 4       // 256-bit mma k steps per stage
+#define TC_STAGES 3   // pipeline depth
+#define TC_LINE 128   // bytes of a line per stage
+#define POPC_R 8      // rows of a warp in the popc and f32 kernels
+
+// ---- PTX wrappers -----------------------------------------------------------------
+
+__device__ __forceinline__ u32 smem_u32(const void* p) { return (u32)__cvta_generic_to_shared(p); }
+
+// 16 bytes global -> shared, `bytes` of them read (0 or 16; the rest zero), L2 only.
+__device__ __forceinline__ void cp_async16(u32 dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
+}
+// 8 bytes global -> shared, `bytes` of them read (0 or 8).
+__device__ __forceinline__ void cp_async8(u32 dst, const void* src, int bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(u32& r0, u32& r1, u32& r2, u32& r3, u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr));
+}
+
+// d += popc(a & b) over a 16 x 256 by 256 x 8 fragment pair (fragments above).
+__device__ __forceinline__ void mma_and(u32* d, const u32* a, const u32* b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// d = popc(a & b) (a zero accumulator).
+__device__ __forceinline__ void mma_and0(u32* d, const u32* a, const u32* b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%10,%10,%10};\n"
+      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(0));
+}
+
+// Byte offset of 16-byte chunk `c` of stage line `line` (the swizzle above).
+__device__ __forceinline__ u32 swz(u32 line, u32 c) { return line * TC_LINE + ((c ^ (line & 7u)) << 4); }
+
+// ---- writing one output element or word -----------------------------------------------
+
+__device__ __forceinline__ u32 as_u32(i32 v) { return (u32)v; }
+__device__ __forceinline__ u32 as_u32(f32 v) { return __float_as_uint(v); }
+
+// Writes values v0, v1 of columns j, j + 1 of row i (counts or scaled), as one
+// 8-byte store where both exist and n is even (then i n + j is even).
+// Streaming stores (st.global.cs): the output is not read again here, and a
+// GNN-shaped product writes far more than it reads (measured on an H100: the
+// 232,965 x 128 i32 output 5% faster than with plain stores).
+template <class T> __device__ __forceinline__ void store_pair(T* out, u64 i, u64 j, u64 n, T v0, T v1) {
+  T* p = out + i * n + j;
+  if (j + 1 < n && (n & 1) == 0) {
+    __stcs((uint2*)p, make_uint2(as_u32(v0), as_u32(v1)));
+  } else {
+    if (j < n) __stcs((u32*)p, as_u32(v0));
+    if (j + 1 < n) __stcs((u32*)p + 1, as_u32(v1));
+  }
+}
+
+// ---- the tensor-core kernel -----------------------------------------------------------
+
+// WM warps along m (64 rows each), 2 along n (8 NF columns each).
+template <int WM, int NF> struct Tc {
+  static const int BM = 64 * WM;               // output rows of a tile
+  static const int BN = 16 * NF;               // output columns of a tile
+  static const int THREADS = 64 * WM;          // WM x 2 warps
+  static const int LINES = BM + BN;            // stage lines: a's rows, then w's columns
+  static const int STAGE = LINES * TC_LINE;    // bytes of a stage
+  static const int POPS = TC_STAGES * STAGE;   // offset of popc(a_i), popc(w_j) (u32 each)
+  static const int SMEM = POPS + LINES * 4;    // dynamic shared memory
+};
+
+// A block's tiles: its l-th is tile blockIdx.x + l gridDim.x of the raster,
+// groups of 8 tile rows column by column in a group (tiles running at once
+// share w's columns and a's rows in L2). The origin of tile t (divisions:
+// once per tile).
+__device__ __forceinline__ void tile_origin(u64 t, u64 gm, u64 gn, u64 bm_rows, u64 bn_cols, u64& row0, u64& col0) {
+  const u64 width = 8 * gn, first = t / width * 8, gsz = min(gm - first, (u64)8);
+  row0 = (first + t % width % gsz) * bm_rows;
+  col0 = (t % width / gsz) * bn_cols;
+}
+
+// A position in a block's pipeline steps: its tile tl, the plane pair (p, q)
+// and the k chunk kc, advanced a step at a time (no divisions in the loop).
+struct Cursor {
+  u32 tl, kc;
+  int p, q;
+  __device__ __forceinline__ Cursor() : tl(0), kc(0), p(0), q(0) {}
+  // the step after this one; true where it starts the next tile
+  __device__ __forceinline__ bool next(u32 nk, int nb, int nc) {
+    if (++kc < nk) return false;
+    kc = 0;
+    if (++q < nc) return false;
+    q = 0;
+    if (++p < nb) return false;
+    p = 0;
+    ++tl;
+    return true;
+  }
+  // whether this is its tile's last step
+  __device__ __forceinline__ bool last(u32 nk, int nb, int nc) const {
+    return kc == nk - 1 && q == nc - 1 && p == nb - 1;
+  }
+};
+
+// Issues the copies of step `c` (tile at row0, col0) into the stage at shared
+// address `sb`: a's rows and w's columns, k chunk kc, planes p and q (zero past
+// the matrix and past the lines' ends). Thread t copies chunk t % 8 (16 bytes)
+// of lines t / 8, t / 8 + THREADS / 8, ... (8-byte halves for odd strides).
+template <int WM, int NF, bool PLANES>
+__device__ __forceinline__ void tc_load(u32 sb, const Cursor& c, u64 row0, u64 col0, const Planes& ap,
+                                        const Planes& wp, u64 m, u64 n, u64 S) {
+  typedef Tc<WM, NF> C;
+  const u64* A = ap.p[PLANES ? c.p : 0];
+  const u64* W = wp.p[PLANES ? c.q : 0];
+  const u64 w0 = (u64)c.kc * TC_KW;
+  if ((S & 1) == 0) {
+    const int STEP = C::THREADS / TC_CH, ch = threadIdx.x % TC_CH, l0 = threadIdx.x / TC_CH;
+    const u64 w = w0 + 2 * ch;
+#pragma unroll
+    for (int j = 0; j < C::LINES / STEP; ++j) {
+      const int line = l0 + j * STEP;
+      const bool is_a = j < C::BM / STEP;
+      const u64 gl = is_a ? row0 + line : col0 + (line - C::BM);
+      const bool ok = w < S && gl < (is_a ? m : n);
+      const u64* src = is_a ? A : W;
+      cp_async16(sb + swz(line, ch), ok ? src + gl * S + w : src, ok ? 16 : 0);
+    }
+  } else {
+    // odd strides: lines start 8-byte aligned only
+    const int STEP = C::THREADS / (2 * TC_CH), wi = threadIdx.x % (2 * TC_CH), l0 = threadIdx.x / (2 * TC_CH);
+    const u64 w = w0 + wi;
+#pragma unroll
+    for (int j = 0; j < C::LINES / STEP; ++j) {
+      const int line = l0 + j * STEP;
+      const bool is_a = j < C::BM / STEP;
+      const u64 gl = is_a ? row0 + line : col0 + (line - C::BM);
+      const bool ok = w < S && gl < (is_a ? m : n);
+      const u64* src = is_a ? A : W;
+      cp_async8(sb + swz(line, wi >> 1) + 8 * (wi & 1), ok ? src + gl * S + w : src, ok ? 8 : 0);
+    }
+  }
+}
+
+// popc of stage line `line` (its 1024 bits).
+__device__ __forceinline__ u32 stage_popc(const char* stage, int line) {
+  u32 c = 0;
+#pragma unroll
+  for (int ch = 0; ch < TC_CH; ++ch) {
+    const uint4 v = *(const uint4*)(stage + swz(line, ch));
+    c += __popc(v.x) + __popc(v.y) + __popc(v.z) + __popc(v.w);
+  }
+  return c;
+}
+
+// The warp's 64 x 8 NF outputs over one stage: its first `nks` 256-bit k
+// steps (the others hold only zero padding past the lines' ends).
+// PLANES: acc += popc << sh; otherwise acc += popc.
+template <int WM, int NF, bool PLANES>
+__device__ __forceinline__ void tc_compute(u32 sb, int wm, int wn, int lane, u32 (&acc)[4][NF][4], int sh,
+                                           int nks) {
+  typedef Tc<WM, NF> C;
+  // unrolled (7% faster at 16384^3 on an H100, a standalone copy of this
+  // kernel); the planes kernels keep the registers instead
+#pragma unroll(PLANES ? 1 : TC_KS)
+  for (int ks = 0; ks < TC_KS; ++ks) {
+    if (ks >= nks) break;  // warp-uniform
+    u32 af[4][4], bf[NF][2];
+#pragma unroll
+    for (int mf = 0; mf < 4; ++mf) {
+      const u32 line = wm * 64 + mf * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+      ldmatrix_x4(af[mf][0], af[mf][1], af[mf][2], af[mf][3], sb + swz(line, ks * 2 + (lane >> 4)));
+    }
+#pragma unroll
+    for (int np = 0; np < NF / 2; ++np) {
+      const u32 line = C::BM + wn * 8 * NF + np * 16 + (lane & 7) + (lane >> 4) * 8;
+      ldmatrix_x4(bf[2 * np][0], bf[2 * np][1], bf[2 * np + 1][0], bf[2 * np + 1][1],
+                  sb + swz(line, ks * 2 + ((lane >> 3) & 1)));
+    }
+#pragma unroll
+    for (int mf = 0; mf < 4; ++mf)
+#pragma unroll
+      for (int nf = 0; nf < NF; ++nf) {
+        if (PLANES) {
+          u32 d[4];
+          mma_and0(d, af[mf], bf[nf]);
+#pragma unroll
+          for (int x = 0; x < 4; ++x) acc[mf][nf][x] += d[x] << sh;
+        } else {
+          mma_and(acc[mf][nf], af[mf], bf[nf]);
+        }
+      }
+  }
+}
+
+// Writes the warp's outputs of the tile at (row0, col0) from its fragments
+// (spa, spw: the tile's popc(a_i), popc(w_j) in shared memory).
+template <int WM, int NF, int OUT, int MODE>
+__device__ __forceinline__ void tc_epilogue(const u32 (&acc)[4][NF][4], const u32* spa, const u32* spw, u64 row0,
+                                            u64 col0, int wm, int wn, int lane, u64 m, u64 n, u64 out_w64, void* out,
+                                            const Epi& e) {
+  const int gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+  for (int mf = 0; mf < 4; ++mf)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int il = wm * 64 + mf * 16 + gid + 8 * h;
+      const u64 i = row0 + il;
+      const u32 pa = spa[il];
+      u64 bits = 0;
+#pragma unroll
+      for (int nf = 0; nf < NF; ++nf) {
+        const int jl = wn * 8 * NF + nf * 8 + 2 * tig;
+        const u64 j = col0 + jl;
+        const u32 r0 = acc[mf][nf][2 * h], r1 = acc[mf][nf][2 * h + 1];
+        if (OUT == OUT_COUNTS) {
+          if (i < m)
+            store_pair<i32>((i32*)out, i, j, n, count_value<MODE>(e, r0, pa, spw[jl]),
+                            count_value<MODE>(e, r1, pa, spw[jl + 1]));
+        } else if (OUT == OUT_SCALED) {
+          if (i < m) {
+            const f32 s0 = j < n ? scaled(e, pre_value<MODE>(e, r0, pa, spw[jl], j), i, j) : 0.0f;
+            const f32 s1 = j + 1 < n ? scaled(e, pre_value<MODE>(e, r1, pa, spw[jl + 1], j + 1), i, j + 1) : 0.0f;
+            store_pair<f32>((f32*)out, i, j, n, s0, s1);
+          }
+        } else {
+          if (i < m && j < n && over(e, scaled(e, pre_value<MODE>(e, r0, pa, spw[jl], j), i, j), j))
+            bits |= 1ull << (nf * 8 + 2 * tig);
+          if (i < m && j + 1 < n &&
+              over(e, scaled(e, pre_value<MODE>(e, r1, pa, spw[jl + 1], j + 1), i, j + 1), j + 1))
+            bits |= 1ull << (nf * 8 + 2 * tig + 1);
+        }
+      }
+      if (OUT == OUT_BITS) {
+        // the quad's four threads hold the row's 8 NF bits between them: one
+        // u64 output word (NF = 8) or one u32 word (NF = 4)
+        bits |= __shfl_xor_sync(FULL_MASK, bits, 1);
+        bits |= __shfl_xor_sync(FULL_MASK, bits, 2);
+        const u64 word = (col0 + wn * 8 * NF) / (8 * NF), words = NF == 8 ? out_w64 : 2 * out_w64;
+        if (tig == ((mf * 2 + h) & 3) && i < m && word < words) {
+          if (NF == 8) ((u64*)out)[i * out_w64 + word] = bits;
+          else ((u32*)out)[i * 2 * out_w64 + word] = (u32)bits;
+        }
+      }
+    }
+}
+
+// A persistent grid: block b takes tiles b, b + grid, b + 2 grid, ... and
+// streams all their steps through one pipeline, so the next tile's loads are
+// in flight during a tile's epilogue. k = 0 still runs one (all-zero) step.
+template <int WM, int NF, int OUT, bool PLANES>
+__device__ __forceinline__ void bmm_tc(const Planes& ap, const Planes& wp, int nb, int nc, u64 m, u64 n, u64 S,
+                                       u64 out_w64, void* out, int need_pa, int need_pw, const Epi& e) {
+  typedef Tc<WM, NF> C;
+  const int MODE = PLANES ? MODE_DEQ : MODE_LIN;
+  extern __shared__ uint4 tc_smem[];
+  char* smem = (char*)tc_smem;
+  const u32 sb = smem_u32(smem);
+  u32* spa = (u32*)(smem + C::POPS);
+  u32* spw = spa + C::BM;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp % WM, wn = warp / WM;
+  const u64 gm = (m + C::BM - 1) / C::BM, gn = (n + C::BN - 1) / C::BN, tiles = gm * gn;
+  if (blockIdx.x >= tiles) return;
+  const u32 mine = (u32)((tiles - 1 - blockIdx.x) / gridDim.x + 1);
+  const u32 nk = (u32)max((S + TC_KW - 1) / TC_KW, (u64)1);
+  const int NB = PLANES ? nb : 1, NC = PLANES ? nc : 1;
+
+  u32 acc[4][NF][4];
+#pragma unroll
+  for (int mf = 0; mf < 4; ++mf)
+#pragma unroll
+    for (int nf = 0; nf < NF; ++nf)
+#pragma unroll
+      for (int x = 0; x < 4; ++x) acc[mf][nf][x] = 0;
+  u32 pop_a = 0, pop_w = 0;
+
+  // the load side runs TC_STAGES - 1 steps ahead of the compute side
+  Cursor ld, cc;
+  u64 lrow0, lcol0;
+  tile_origin(blockIdx.x, gm, gn, C::BM, C::BN, lrow0, lcol0);
+  int lst = 0, cst = 0;
+  for (int s = 0; s < TC_STAGES - 1; ++s) {
+    if (ld.tl < mine) {
+      tc_load<WM, NF, PLANES>(sb + lst * C::STAGE, ld, lrow0, lcol0, ap, wp, m, n, S);
+      if (ld.next(nk, NB, NC) && ld.tl < mine)
+        tile_origin(blockIdx.x + (u64)ld.tl * gridDim.x, gm, gn, C::BM, C::BN, lrow0, lcol0);
+    }
+    cp_async_commit();
+    ++lst;
+  }
+  while (cc.tl < mine) {
+    cp_async_wait<TC_STAGES - 2>();
+    __syncthreads();  // this step landed for all; the previous step's stage is free again
+    if (ld.tl < mine) {
+      tc_load<WM, NF, PLANES>(sb + lst * C::STAGE, ld, lrow0, lcol0, ap, wp, m, n, S);
+      if (ld.next(nk, NB, NC) && ld.tl < mine)
+        tile_origin(blockIdx.x + (u64)ld.tl * gridDim.x, gm, gn, C::BM, C::BN, lrow0, lcol0);
+    }
+    cp_async_commit();
+    lst = lst + 1 == TC_STAGES ? 0 : lst + 1;
+    const char* stage = smem + cst * C::STAGE;
+    // popc(a_i) (each plane once: q == 0) and popc(w_j) (p == 0), from the stage
+    if (need_pa && cc.q == 0) pop_a += stage_popc(stage, tid) << cc.p;
+    if (need_pw && cc.p == 0 && tid < C::BN) pop_w += stage_popc(stage, C::BM + tid) << cc.q;
+    const u64 left = S - min(S, (u64)cc.kc * TC_KW);  // words of this chunk: 256-bit steps to run
+    tc_compute<WM, NF, PLANES>(sb + cst * C::STAGE, wm, wn, lane, acc, cc.p + cc.q, (int)min((left + 3) / 4, (u64)TC_KS));
+    cst = cst + 1 == TC_STAGES ? 0 : cst + 1;
+    if (cc.last(nk, NB, NC)) {
+      // the tile is done: its epilogue (the next steps' copies keep landing)
+      spa[tid] = pop_a;
+      if (tid < C::BN) spw[tid] = pop_w;
+      __syncthreads();
+      u64 row0, col0;
+      tile_origin(blockIdx.x + (u64)cc.tl * gridDim.x, gm, gn, C::BM, C::BN, row0, col0);
+      tc_epilogue<WM, NF, OUT, MODE>(acc, spa, spw, row0, col0, wm, wn, lane, m, n, out_w64, out, e);
+#pragma unroll
+      for (int mf = 0; mf < 4; ++mf)
+#pragma unroll
+        for (int nf = 0; nf < NF; ++nf)
+#pragma unroll
+          for (int x = 0; x < 4; ++x) acc[mf][nf][x] = 0;
+      pop_a = pop_w = 0;
+    }
+    cc.next(nk, NB, NC);
+  }
+  cp_async_wait<0>();
+}
+
+// ---- the popcount kernel (thin shapes) --------------------------------------------------
+
+// A warp per POPC_R rows x 32 columns (a lane per column j; the words of a's
+// rows are the same address for every lane). Output column blocks: every u32
+// word of a bits output (padding included), else ceil(n / 32).
+template <int OUT, bool PLANES>
+__device__ __forceinline__ void bmm_popc(const Planes& ap, const Planes& wp, int nb, int nc, u64 m, u64 n, u64 S,
+                                         u64 out_w64, void* out, int need_pa, int need_pw, const Epi& e) {
+  const int MODE = PLANES ? MODE_DEQ : MODE_LIN;
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const int lane = threadIdx.x & 31;
+  const u64 ncb = OUT == OUT_BITS ? 2 * out_w64 : (n + 31) / 32;
+  const u64 nrg = (m + POPC_R - 1) / POPC_R;
+  const int passes = PLANES ? nb * nc : 1;
+  for (u64 task = warp; task < nrg * ncb; task += nwarps) {
+    const u64 cb = task % ncb, i0 = task / ncb * POPC_R;
+    const u64 j = cb * 32 + lane;
+    const bool jv = j < n;
+    u32 acc[POPC_R], pop_a[POPC_R], pop_w = 0;
+#pragma unroll
+    for (int r = 0; r < POPC_R; ++r) acc[r] = pop_a[r] = 0;
+    for (int pass = 0; pass < passes; ++pass) {
+      const int p = PLANES ? pass / nc : 0, q = PLANES ? pass % nc : 0;
+      const u64* A = ap.p[p];
+      const u64* W = wp.p[q];
+      const int sh = p + q;
+      const bool ca = need_pa && q == 0, cw = need_pw && p == 0;
+      for (u64 k = 0; k < S; ++k) {
+        const u64 wv = jv ? W[j * S + k] : 0;
+        if (cw) pop_w += (u32)__popcll(wv) << q;
+#pragma unroll
+        for (int r = 0; r < POPC_R; ++r) {
+          const u64 i = i0 + r;
+          const u64 av = i < m ? A[i * S + k] : 0;
+          acc[r] += (u32)__popcll(av & wv) << sh;
+          if (ca) pop_a[r] += (u32)__popcll(av) << p;
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < POPC_R; ++r) {
+      const u64 i = i0 + r;
+      if (i >= m) break;  // warp-uniform
+      if (OUT == OUT_COUNTS) {
+        if (jv) ((i32*)out)[i * n + j] = count_value<MODE>(e, acc[r], pop_a[r], pop_w);
+      } else if (OUT == OUT_SCALED) {
+        if (jv) ((f32*)out)[i * n + j] = scaled(e, pre_value<MODE>(e, acc[r], pop_a[r], pop_w, j), i, j);
+      } else {
+        const bool b = jv && over(e, scaled(e, pre_value<MODE>(e, acc[r], pop_a[r], pop_w, j), i, j), j);
+        const u32 word = __ballot_sync(FULL_MASK, b);
+        if (lane == 0) ((u32*)out)[i * 2 * out_w64 + cb] = word;
+      }
+    }
+  }
+}
+
+// ---- f32 activations times bits (FBF, FBB) ------------------------------------------------
+
+// A block of 4 warps per POPC_R rows x 128 columns; x's rows come through
+// shared memory 64 columns at a time; lane j adds x_ik (bit set) or, Signed,
+// -x_ik (bit clear) in k order. The blocks loop over tasks block-uniformly.
+template <int OUT>
+__device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u64 m, u64 n, u64 k, u64 S,
+                                        u64 out_w64, void* out, const Epi& e) {
+  __shared__ f32 xs[POPC_R][64];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const u64 ncb = OUT == OUT_BITS ? 2 * out_w64 : (n + 31) / 32;
+  const u64 ngrp = (ncb + 3) / 4, nrg = (m + POPC_R - 1) / POPC_R;
+  for (u64 task = blockIdx.x; task < nrg * ngrp; task += gridDim.x) {
+    const u64 cb = task % ngrp * 4 + warp, i0 = task / ngrp * POPC_R;
+    const u64 j = cb * 32 + lane;
+    const bool jv = j < n;
+    f32 s[POPC_R];
+#pragma unroll
+    for (int r = 0; r < POPC_R; ++r) s[r] = 0.0f;
+    for (u64 kw = 0; kw < S; ++kw) {
+      __syncthreads();  // the previous chunk is consumed
+      for (int t = tid; t < POPC_R * 64; t += 128) {
+        const u64 i = i0 + (t >> 6), kk = kw * 64 + (t & 63);
+        xs[t >> 6][t & 63] = i < m && kk < k ? x[i * k + kk] : 0.0f;
+      }
+      __syncthreads();
+      const u64 wv = jv ? w[j * S + kw] : 0;
+#pragma unroll
+      for (int b = 0; b < 64; ++b) {
+        const bool bit = (wv >> b) & 1;
+#pragma unroll
+        for (int r = 0; r < POPC_R; ++r) {
+          const f32 xv = xs[r][b];
+          s[r] = __fadd_rn(s[r], bit ? xv : (sign ? -xv : 0.0f));
+        }
+      }
+    }
+    if (cb >= ncb) continue;  // warp-uniform; no barrier follows before the next task's
+#pragma unroll
+    for (int r = 0; r < POPC_R; ++r) {
+      const u64 i = i0 + r;
+      if (i >= m) break;
+      if (OUT == OUT_SCALED) {
+        if (jv) ((f32*)out)[i * n + j] = scaled(e, s[r], i, j);
+      } else {
+        const bool b = jv && over(e, scaled(e, s[r], i, j), j);
+        const u32 word = __ballot_sync(FULL_MASK, b);
+        if (lane == 0) ((u32*)out)[i * 2 * out_w64 + cb] = word;
+      }
+    }
+  }
+}
+
+// ---- entry points ---------------------------------------------------------------------------
+
+#define BMM_PARAMS                                                                                        \
+  PLANES_PARAM(ap), PLANES_PARAM(wp), int nb, int nc, u64 m, u64 n, u64 S, u64 out_w64, void *out, int need_pa, \
+      int need_pw, EPI_PARAMS
+#define BMM_ARGS ap, wp, nb, nc, m, n, S, out_w64, out, need_pa, need_pw, EPI_MAKE
+
+// Plain products: warp tiles of 64 x 64; bit planes (with a shifted add
+// after each mma): 64 x 32, to stay within the registers.
+#define TC_ENTRY(WM, NAME, OUT, PLANES)                                                           \
+  extern "C" __global__ void __launch_bounds__(64 * WM, 1) CAT(CAT(bits_bmm_tc, WM), NAME)(BMM_PARAMS) { \
+    bmm_tc<WM, PLANES ? 4 : 8, OUT, PLANES>(BMM_ARGS);                                            \
+  }
+#define TC_ENTRIES(WM)                           \
+  TC_ENTRY(WM, _counts, OUT_COUNTS, false)       \
+  TC_ENTRY(WM, _scaled, OUT_SCALED, false)       \
+  TC_ENTRY(WM, _bits, OUT_BITS, false)           \
+  TC_ENTRY(WM, _counts_planes, OUT_COUNTS, true) \
+  TC_ENTRY(WM, _scaled_planes, OUT_SCALED, true) \
+  TC_ENTRY(WM, _bits_planes, OUT_BITS, true)
+
+TC_ENTRIES(2)
+TC_ENTRIES(4)
+
+#define POPC_ENTRY(NAME, OUT, PLANES) \
+  extern "C" __global__ void CAT(bits_bmm_popc, NAME)(BMM_PARAMS) { bmm_popc<OUT, PLANES>(BMM_ARGS); }
+
+POPC_ENTRY(_counts, OUT_COUNTS, false)
+POPC_ENTRY(_scaled, OUT_SCALED, false)
+POPC_ENTRY(_bits, OUT_BITS, false)
+POPC_ENTRY(_counts_planes, OUT_COUNTS, true)
+POPC_ENTRY(_scaled_planes, OUT_SCALED, true)
+POPC_ENTRY(_bits_planes, OUT_BITS, true)
+
+#define F32_ENTRY(NAME, OUT)                                                                                \
+  extern "C" __global__ void __launch_bounds__(128) CAT(bits_bmm_f32, NAME)(                               \
+      const f32* x, const u64* w, int sign, u64 m, u64 n, u64 k, u64 S, u64 out_w64, void* out, EPI_PARAMS) { \
+    bmm_f32<OUT>(x, w, sign, m, n, k, S, out_w64, out, EPI_MAKE);                                          \
+  }
+
+F32_ENTRY(_scaled, OUT_SCALED)
+F32_ENTRY(_bits, OUT_BITS)

@@ -1,0 +1,231 @@
+//! BMM on the device (`cuda/bits_bmm.cu`): row-major bits (or f32) times
+//! column-major bits, over a bit semiring, into any [`BitOutput`].
+//!
+//! Paths, by shape ([`BmmPath::Auto`]):
+//! - `m <= 32` or `n <= 32` (thin): `bits_bmm_popc_*`, a warp per 8 rows x
+//!   32 columns of plain popcounts (the tensor-core tiles would be mostly empty);
+//! - otherwise the 1-bit tensor cores on a persistent grid (as many blocks
+//!   as fit on the device at once, each taking every grid-th tile):
+//!   `bits_bmm_tc2_*` (128 x 128 output tiles, two blocks per
+//!   multiprocessor), or `bits_bmm_tc4_*` (256 x 128 tiles, one block) where
+//!   `n` fits one tile column and the tiles are at least one per
+//!   multiprocessor: that shape writes far more than it computes, and the
+//!   taller tiles measured 5% faster there on an H100 (and no faster on
+//!   square products);
+//! - f32 activations: `bits_bmm_f32_*` on the CUDA cores.
+//!
+//! The bit-plane BMM (`planes.rs`) runs through [`CudaBackend::bmm_launch`]
+//! with the `_planes` kernels (warp tiles of 64 x 32: blocks of 128 x 64 or
+//! 256 x 64).
+
+use super::super::launch::bits::bmm::{self as k, BmmKernel};
+use super::super::launch::bits::Planes;
+use super::super::{CudaBackend, CudaDense};
+use super::epilogue::{Dequant, Kind, Linear, Target};
+use super::{need, BmmPath, CudaBits};
+use crate::algebra::{BitDomain, BitSemiring};
+use crate::backend::MatrixShape;
+use crate::container::{BitInput, BitOutput};
+use crate::error::Result;
+use crate::storage::BitLayout;
+
+/// Rows of a warp in the popcount and f32 kernels (`POPC_R`).
+const POPC_R: usize = 8;
+/// Stages of the tensor-core pipeline (`TC_STAGES`) and bytes of a line per stage.
+const TC_STAGES: usize = 3;
+const TC_LINE: usize = 128;
+
+/// `[plain, planes][output kind]`.
+const TC2: [[BmmKernel; 3]; 2] = [
+    [
+        k::bits_bmm_tc2_counts,
+        k::bits_bmm_tc2_scaled,
+        k::bits_bmm_tc2_bits,
+    ],
+    [
+        k::bits_bmm_tc2_counts_planes,
+        k::bits_bmm_tc2_scaled_planes,
+        k::bits_bmm_tc2_bits_planes,
+    ],
+];
+const TC4: [[BmmKernel; 3]; 2] = [
+    [
+        k::bits_bmm_tc4_counts,
+        k::bits_bmm_tc4_scaled,
+        k::bits_bmm_tc4_bits,
+    ],
+    [
+        k::bits_bmm_tc4_counts_planes,
+        k::bits_bmm_tc4_scaled_planes,
+        k::bits_bmm_tc4_bits_planes,
+    ],
+];
+const POPC: [[BmmKernel; 3]; 2] = [
+    [
+        k::bits_bmm_popc_counts,
+        k::bits_bmm_popc_scaled,
+        k::bits_bmm_popc_bits,
+    ],
+    [
+        k::bits_bmm_popc_counts_planes,
+        k::bits_bmm_popc_scaled_planes,
+        k::bits_bmm_popc_bits_planes,
+    ],
+];
+
+/// The operands of a BMM kernel: planes of `a` (row-major, `m` lines) and of
+/// `w` (column-major, `n` lines), `stride` words per line, `k` bits.
+pub(super) struct Operands {
+    pub a: Planes,
+    pub w: Planes,
+    pub nb: usize,
+    pub nc: usize,
+    pub stride: usize,
+    /// Count popc(a_i) / popc(w_j) (or the code sums, for planes).
+    pub need_pa: bool,
+    pub need_pw: bool,
+    pub planes: bool,
+}
+
+impl CudaBackend {
+    /// The `bmm` entry point.
+    pub(crate) fn bmm_op(
+        &self,
+        out: BitOutput<'_, CudaBackend>,
+        semiring: BitSemiring,
+        a: BitInput<'_, CudaBackend>,
+        w: &CudaBits,
+    ) -> Result<()> {
+        const OP: &str = "bmm";
+        need(OP, w.layout == BitLayout::ColMajor, || {
+            "w must be column-major".into()
+        })?;
+        let (m, kk) = a.shape();
+        need(OP, kk == w.nrows, || {
+            format!("a has {kk} columns, w {} rows", w.nrows)
+        })?;
+        let lin = Linear::of(semiring, kk);
+        match a {
+            BitInput::Bits(a) => {
+                need(OP, a.layout == BitLayout::RowMajor, || {
+                    "a must be row-major".into()
+                })?;
+                let t = Target::of(OP, out, (m, w.ncols), lin, Dequant::none())?;
+                let ops = Operands {
+                    a: Planes::of([a.data.ptr()]),
+                    w: Planes::of([w.data.ptr()]),
+                    nb: 1,
+                    nc: 1,
+                    stride: w.stride,
+                    need_pa: lin.beta != 0,
+                    need_pw: lin.gamma != 0,
+                    planes: false,
+                };
+                self.bmm_launch(&t, &ops)
+            }
+            BitInput::F32(x) => self.bmm_f32(out, semiring, x, w),
+        }
+    }
+
+    /// Runs a bit BMM (plain or over planes) on the path the shape (or
+    /// [`CudaBackend::set_bmm_path`]) picks.
+    pub(super) fn bmm_launch(&self, t: &Target, o: &Operands) -> Result<()> {
+        let (m, n) = (t.m, t.n);
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        // 8 NF columns per warp: NF = 8, or 4 for planes (registers)
+        let bn = if o.planes { 64 } else { 128 };
+        let tiles = |bm: usize| m.div_ceil(bm) * n.div_ceil(bn);
+        let wm = match self.bmm_path() {
+            BmmPath::Auto if m <= 32 || n <= 32 => 0,
+            BmmPath::Auto if n <= bn && tiles(256) >= self.dev.sm_count as usize => 4,
+            BmmPath::Auto | BmmPath::Tc2 => 2,
+            BmmPath::Tc4 => 4,
+            BmmPath::Popcount => 0,
+        };
+        let (kind, planes) = (t.kind as usize, o.planes as usize);
+        let args = |f: BmmKernel| {
+            f(
+                o.a,
+                o.w,
+                o.nb as i32,
+                o.nc as i32,
+                m as u64,
+                n as u64,
+                o.stride as u64,
+                t.out_w64,
+                t.out,
+                o.need_pa,
+                o.need_pw,
+                t.epi,
+            )
+        };
+        if wm == 0 {
+            let ncb = if t.kind == Kind::Bits {
+                2 * t.out_w64 as usize
+            } else {
+                n.div_ceil(32)
+            };
+            let warps = m.div_ceil(POPC_R) * ncb;
+            return args(POPC[planes][kind]).run(&self.dev, warps * 32);
+        }
+        let block = 64 * wm as u32;
+        // the stages, then popc(a_i), popc(w_j) of a tile
+        let lines = 64 * wm + bn;
+        let smem = (TC_STAGES * lines * TC_LINE + lines * 4) as u32;
+        let f = if wm == 4 { TC4 } else { TC2 };
+        let launch = args(f[planes][kind]);
+        let func = launch.func(&self.dev)?;
+        let resident = self.dev.resident_blocks(&func, block, smem)?;
+        let grid = tiles(64 * wm).min(resident as usize) as u32;
+        launch.shared(&self.dev, grid, block, smem)
+    }
+
+    /// f32 activations times bits: `Σ_k x_ik dr(w_kj)` in k order.
+    fn bmm_f32(
+        &self,
+        out: BitOutput<'_, CudaBackend>,
+        semiring: BitSemiring,
+        x: &CudaDense<f32>,
+        w: &CudaBits,
+    ) -> Result<()> {
+        const OP: &str = "bmm";
+        need(OP, semiring != BitSemiring::LorLand, || {
+            "lor_land is not defined on an f32 left operand".into()
+        })?;
+        let (m, n, kk) = (x.nrows(), w.ncols, x.ncols());
+        let t = Target::of(OP, out, (m, n), Linear::identity(), Dequant::none())?;
+        need(OP, !t.counts(), || {
+            "an f32 left operand gives f32 values: ask for BitOutput::Scaled or Bits".into()
+        })?;
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        let ncb = if t.kind == Kind::Bits {
+            2 * t.out_w64 as usize
+        } else {
+            n.div_ceil(32)
+        };
+        let tasks = m.div_ceil(POPC_R) * ncb.div_ceil(4);
+        let grid = tasks.clamp(1, self.dev.sm_count as usize * 16) as u32;
+        let f = if t.kind == Kind::Bits {
+            k::bits_bmm_f32_bits
+        } else {
+            k::bits_bmm_f32_scaled
+        };
+        f(
+            x.data.ptr(),
+            w.data.ptr(),
+            semiring.right() == BitDomain::Signed,
+            m as u64,
+            n as u64,
+            kk as u64,
+            w.stride as u64,
+            t.out_w64,
+            t.out,
+            t.epi,
+        )
+        .grid(&self.dev, grid, 128)
+    }
+}

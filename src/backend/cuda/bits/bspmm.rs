@@ -1,0 +1,165 @@
+//! BSpMM on the device (`cuda/bits_bspmm.cu`): a sparse pattern (B2SR at
+//! tile sizes 4 to 32, or CSR) times row-major bits, over a bit semiring,
+//! into any [`BitOutput`].
+//!
+//! A prepass (`bits_line_nz`) marks the lines of `x` with a set bit; the
+//! product then skips the others without loading them (QGTC's zero-tile
+//! skipping, per tile with one AND). Then a warp per (tile row, chunk of up
+//! to 128 features) on B2SR, a warp per (row, chunk) on CSR.
+
+use super::super::device::DevPtr;
+use super::super::launch::bits::bspmm::{self as k, SpmmKernel, SpmmTiledKernel};
+use super::super::launch::bits::Planes;
+use super::super::launch::Tiles;
+use super::super::mem::Parts;
+use super::super::{CudaBackend, CudaMatrix};
+use super::epilogue::{Dequant, Kind, Linear, Target};
+use super::{need, CudaBits};
+use crate::algebra::{BitDomain, BitSemiring};
+use crate::container::BitOutput;
+use crate::error::Result;
+use crate::storage::BitLayout;
+
+/// `[plain, planes][output kind]`.
+const TILED: [[SpmmTiledKernel; 3]; 2] = [
+    [
+        k::bits_bspmm_counts,
+        k::bits_bspmm_scaled,
+        k::bits_bspmm_bits,
+    ],
+    [
+        k::bits_bspmm_counts_planes,
+        k::bits_bspmm_scaled_planes,
+        k::bits_bspmm_bits_planes,
+    ],
+];
+const CSR: [[SpmmKernel; 3]; 2] = [
+    [
+        k::bits_bspmm_csr_counts,
+        k::bits_bspmm_csr_scaled,
+        k::bits_bspmm_csr_bits,
+    ],
+    [
+        k::bits_bspmm_csr_counts_planes,
+        k::bits_bspmm_csr_scaled_planes,
+        k::bits_bspmm_csr_bits_planes,
+    ],
+];
+
+/// The right operand of a BSpMM kernel: `nb` planes of `k x n` row-major
+/// bits, `stride` words per line.
+pub(super) struct Features {
+    pub x: Planes,
+    pub nb: usize,
+    pub n: usize,
+    pub stride: usize,
+    pub planes: bool,
+    /// Count the rows' degrees (the semiring or the dequantisation reads them).
+    pub need_deg: bool,
+}
+
+impl CudaBackend {
+    /// The `bspmm` entry point.
+    pub(crate) fn bspmm_op(
+        &self,
+        out: BitOutput<'_, CudaBackend>,
+        semiring: BitSemiring,
+        a: &CudaMatrix<bool>,
+        x: &CudaBits,
+    ) -> Result<()> {
+        const OP: &str = "bspmm";
+        need(OP, semiring.left() == BitDomain::Binary, || {
+            format!("{semiring}: the left operand is a sparse pattern, its domain must be Binary")
+        })?;
+        need(OP, x.layout == BitLayout::RowMajor, || {
+            "x must be row-major".into()
+        })?;
+        need(OP, a.ncols == x.nrows, || {
+            format!("A has {} columns, x {} rows", a.ncols, x.nrows)
+        })?;
+        let lin = Linear::of(semiring, a.ncols);
+        let t = Target::of(OP, out, (a.nrows, x.ncols), lin, Dequant::none())?;
+        let f = Features {
+            x: Planes::of([x.data.ptr()]),
+            nb: 1,
+            n: x.ncols,
+            stride: x.stride,
+            planes: false,
+            need_deg: lin.beta != 0,
+        };
+        self.bspmm_launch(&t, a, &f)
+    }
+
+    /// Runs a BSpMM (plain or over planes): the zero-line prepass, then the
+    /// B2SR or CSR kernel.
+    pub(super) fn bspmm_launch(
+        &self,
+        t: &Target,
+        a: &CudaMatrix<bool>,
+        f: &Features,
+    ) -> Result<()> {
+        let (m, kk, n) = (a.nrows, a.ncols, f.n);
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        let nz = if kk > 0 {
+            let nz = self.dev.alloc::<u32>(kk.div_ceil(32))?;
+            k::bits_line_nz(f.x, f.nb as i32, kk as u64, f.stride as u64, nz.ptr())
+                .run(&self.dev, kk.next_multiple_of(32))?;
+            Some(nz)
+        } else {
+            None
+        };
+        let nz_ptr = nz.as_ref().map_or(DevPtr::null(), |b| b.ptr());
+        // u32 words a warp covers: CH = 4 (2 for 32 x 32 tiles)
+        let words = if t.kind == Kind::Bits {
+            2 * f.stride
+        } else {
+            n.div_ceil(32)
+        };
+        let (kind, planes) = (t.kind as usize, f.planes as usize);
+        match a.repr.parts() {
+            Parts::B2sr(pat, _) => {
+                let ch = if pat.k == 32 { 2 } else { 4 };
+                let warps = pat.tile_rows * words.div_ceil(ch);
+                TILED[planes][kind](
+                    pat.k,
+                    Tiles::of(pat),
+                    pat.tile_rows as u32,
+                    m as u64,
+                    f.x,
+                    f.nb as i32,
+                    n as u64,
+                    f.stride as u64,
+                    nz_ptr,
+                    t.out,
+                    f.need_deg,
+                    t.epi,
+                )
+                .run(&self.dev, warps * 32)
+            }
+            Parts::Csr((rowptr, colidx, ..)) => {
+                let warps = m * words.div_ceil(4);
+                let pattern = Tiles {
+                    rowptr: rowptr.ptr(),
+                    colidx: colidx.ptr(),
+                    tiles: DevPtr::null(),
+                };
+                CSR[planes][kind](
+                    pattern,
+                    0,
+                    m as u64,
+                    f.x,
+                    f.nb as i32,
+                    n as u64,
+                    f.stride as u64,
+                    nz_ptr,
+                    t.out,
+                    f.need_deg,
+                    t.epi,
+                )
+                .run(&self.dev, warps * 32)
+            }
+        }
+    }
+}
