@@ -44,11 +44,14 @@ pub use algebra::{IndexOp, Semiring};
 #[cfg(feature = "cuda")]
 pub use backend::cuda::CudaBackend;
 pub use backend::{Backend, Cpu};
-pub use container::{Desc, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
+pub use container::{
+    BitInput, BitOutput, BitPlanes, Desc, Format, Mask, Matrix, MatrixMask, Scales, Threshold,
+    Vector, VectorFormat,
+};
 pub use error::{Error, Result};
 pub use ext::BackendExt;
 pub use scalar::{Scalar, ScalarType};
-pub use storage::{DenseMatrix, TileSize};
+pub use storage::{BitLayout, BitMatrix, DenseMatrix, TileSize};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

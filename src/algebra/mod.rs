@@ -10,6 +10,7 @@
 //! [`Error::NoKernel`]: crate::Error::NoKernel
 
 mod binary;
+pub mod bits;
 mod semiring;
 mod unary;
 
@@ -17,6 +18,7 @@ pub use binary::{
     AbsDiff, Any, BinaryFn, BinaryOp, BuiltinOp, Div, First, Land, Lor, Lxor, Max, Min, Minus,
     Monoid, Pair, Plus, Second, Times,
 };
+pub use bits::{BitDomain, BitSemiring};
 pub use semiring::{
     AnyPair, KernelId, LorLand, MaxMin, MaxTimes, MinPlus, MinSecond, PlusPair, PlusTimes,
     Semiring, SemiringFrom, SemiringKind,

@@ -15,11 +15,14 @@ pub mod cuda;
 
 pub use cpu::Cpu;
 
-use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
-use crate::container::{Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
+use crate::algebra::{BinaryOp, BitDomain, BitSemiring, IndexUnaryOp, Monoid, Semiring, UnaryOp};
+use crate::container::{
+    Accumulate, BitInput, BitOutput, BitPlanes, Flags, Format, Mask, Matrix, MatrixMask, Threshold,
+    Vector, VectorFormat,
+};
 use crate::error::Result;
 use crate::scalar::Scalar;
-use crate::storage::DenseMatrix;
+use crate::storage::{BitLayout, BitMatrix, DenseMatrix};
 
 /// Shape of a backend matrix.
 pub trait MatrixShape {
@@ -27,6 +30,20 @@ pub trait MatrixShape {
     fn nrows(&self) -> usize;
     /// Number of columns.
     fn ncols(&self) -> usize;
+}
+
+/// Shape and layout of a backend bit matrix ([`Backend::Bits`]).
+///
+/// ```
+/// use bitgraphblas::backend::{BitShape, MatrixShape};
+/// use bitgraphblas::storage::{BitLayout, BitMatrix};
+/// let w = BitMatrix::zeros(602, 128, BitLayout::ColMajor)?;
+/// assert_eq!((w.nrows(), w.ncols(), BitShape::layout(&w)), (602, 128, BitLayout::ColMajor));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub trait BitShape: MatrixShape {
+    /// Which dimension a line of bits runs along.
+    fn layout(&self) -> BitLayout;
 }
 
 /// Shape of a backend vector.
@@ -80,6 +97,8 @@ pub trait Backend: Sized + Send + Sync {
     type Vector<T: Scalar>: VectorShape;
     /// A dense row-major matrix in this backend's memory.
     type Dense<T: Scalar>: MatrixShape;
+    /// A dense bit matrix in this backend's memory ([`BitMatrix`] on the host).
+    type Bits: BitShape;
     /// What a vector mask borrows (a vector of any element type).
     type MaskSource: ?Sized;
     /// What a matrix mask borrows (a matrix of any element type).
@@ -421,5 +440,252 @@ pub trait Backend: Sized + Send + Sync {
         op: Op,
         d: &Self::Vector<T>,
         b: &Self::Dense<T>,
+    ) -> Result<()>;
+
+    /// Copy a host bit matrix into this backend (keeps its layout).
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu};
+    /// use bitgraphblas::storage::{BitLayout, BitMatrix};
+    /// let cpu = Cpu::new();
+    /// let m = BitMatrix::from_fn(3, 70, BitLayout::RowMajor, |i, j| (i * j) % 3 == 1)?;
+    /// assert_eq!(cpu.download_bits(&cpu.upload_bits(&m)?)?, m);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn upload_bits(&self, m: &BitMatrix) -> Result<Self::Bits>;
+    /// Copy a bit matrix back to the host.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu};
+    /// use bitgraphblas::storage::BitLayout;
+    /// let cpu = Cpu::new();
+    /// let z = cpu.bits_new(2, 3, BitLayout::ColMajor)?;
+    /// assert_eq!(cpu.download_bits(&z)?.count_ones(), 0);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn download_bits(&self, m: &Self::Bits) -> Result<BitMatrix>;
+    /// A new all-zero `nrows x ncols` bit matrix in `layout`
+    /// ([`crate::Error::TooLarge`] when its size overflows).
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu};
+    /// use bitgraphblas::storage::BitLayout;
+    /// let cpu = Cpu::new();
+    /// let z = cpu.bits_new(4, 65, BitLayout::RowMajor)?;
+    /// assert_eq!(cpu.download_bits(&z)?.words().len(), 8);
+    /// assert!(cpu.bits_new(usize::MAX, 128, BitLayout::RowMajor).is_err());
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn bits_new(&self, nrows: usize, ncols: usize, layout: BitLayout) -> Result<Self::Bits>;
+
+    /// `out = bits of x`: `out_ij = (x_ij >= t_j)` (`t_j` from `threshold`);
+    /// NaN gives 0. `out` has `x`'s shape, in either layout (weights are
+    /// binarised straight into the column-major form `bmm` reads).
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu, DenseMatrix, Threshold};
+    /// use bitgraphblas::storage::BitLayout;
+    /// let cpu = Cpu::new();
+    /// let x = DenseMatrix::from_vec(1, 4, vec![-1.0f32, 0.0, 2.0, f32::NAN])?;
+    /// let mut b = cpu.bits_new(1, 4, BitLayout::RowMajor)?;
+    /// cpu.binarize(&mut b, &x, Threshold::Sign)?;
+    /// assert_eq!(b.words(), &[0b0110]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn binarize(
+        &self,
+        out: &mut Self::Bits,
+        x: &Self::Dense<f32>,
+        threshold: Threshold<'_, Self>,
+    ) -> Result<()>;
+    /// `out` = the mean of `|x|` along each row (`rows = true`: `out` is
+    /// `m x 1`) or each column (`1 x n`): the Bi-GCN / XNOR-Net scaling
+    /// factors. An empty row or column gives 0.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu, DenseMatrix};
+    /// let cpu = Cpu::new();
+    /// let x = DenseMatrix::from_vec(2, 2, vec![1.0f32, -3.0, 0.0, 2.0])?;
+    /// let mut r = DenseMatrix::filled(2, 1, 0.0f32);
+    /// cpu.mean_abs(&mut r, &x, true)?;
+    /// assert_eq!(r.as_slice(), &[2.0, 1.0]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn mean_abs(&self, out: &mut Self::Dense<f32>, x: &Self::Dense<f32>, rows: bool) -> Result<()>;
+    /// `out` = the bits of `b` as `f32` in `domain` (`Binary`: 0/1,
+    /// `Signed`: -1/+1), in either layout.
+    ///
+    /// ```
+    /// use bitgraphblas::{algebra::BitDomain, Backend, Cpu, DenseMatrix};
+    /// use bitgraphblas::storage::{BitLayout, BitMatrix};
+    /// let cpu = Cpu::new();
+    /// let b = BitMatrix::from_fn(1, 3, BitLayout::ColMajor, |_, j| j == 1)?;
+    /// let mut x = DenseMatrix::filled(1, 3, 0.0f32);
+    /// cpu.unpack_bits(&mut x, &b, BitDomain::Signed)?;
+    /// assert_eq!(x.as_slice(), &[-1.0, 1.0, -1.0]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn unpack_bits(
+        &self,
+        out: &mut Self::Dense<f32>,
+        b: &Self::Bits,
+        domain: BitDomain,
+    ) -> Result<()>;
+    /// `out` = the same logical matrix as `b` in the other layout.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, Cpu};
+    /// use bitgraphblas::storage::{BitLayout, BitMatrix};
+    /// let cpu = Cpu::new();
+    /// let b = BitMatrix::from_fn(3, 2, BitLayout::RowMajor, |i, j| i == j)?;
+    /// let mut t = cpu.bits_new(3, 2, BitLayout::ColMajor)?;
+    /// cpu.bit_transpose(&mut t, &b)?;
+    /// assert_eq!(t, BitMatrix::from_fn(3, 2, BitLayout::ColMajor, |i, j| i == j)?);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn bit_transpose(&self, out: &mut Self::Bits, b: &Self::Bits) -> Result<()>;
+    /// `out`'s planes = `round(x / scale + zero)` clamped to `[0, 2^b - 1]`
+    /// (round half away from zero; NaN gives the zero point rounded), with
+    /// `out`'s own width, scale and zero point: the caller builds `out` with
+    /// [`BitPlanes::new`] and this fills its planes (either layout).
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, BitPlanes, Cpu, DenseMatrix};
+    /// use bitgraphblas::storage::BitLayout;
+    /// let cpu = Cpu::new();
+    /// let planes = (0..4).map(|_| cpu.bits_new(1, 2, BitLayout::RowMajor)).collect::<Result<Vec<_>, _>>()?;
+    /// // scale 0.5, zero point 8: codes round(2 x + 8)
+    /// let mut q = BitPlanes::<Cpu>::new(planes, DenseMatrix::filled(1, 1, 0.5f32), DenseMatrix::filled(1, 1, 8.0f32))?;
+    /// cpu.quantize(&mut q, &DenseMatrix::from_vec(1, 2, vec![-1.0f32, 1.25])?)?;
+    /// let mut back = DenseMatrix::filled(1, 2, 0.0f32);
+    /// cpu.dequantize(&mut back, &q)?;
+    /// assert_eq!(back.as_slice(), &[-1.0, 1.5]); // codes 6 and 11 (10.5 rounds up)
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn quantize(&self, out: &mut BitPlanes<Self>, x: &Self::Dense<f32>) -> Result<()>;
+    /// `out = scale * (code - zero)`.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, BitPlanes, Cpu, DenseMatrix};
+    /// use bitgraphblas::storage::{BitLayout, BitMatrix};
+    /// let cpu = Cpu::new();
+    /// // codes 1 and 2 in two 1-bit planes; per-column scales 1 and 10
+    /// let p = vec![
+    ///     BitMatrix::from_fn(1, 2, BitLayout::RowMajor, |_, j| j == 0)?,
+    ///     BitMatrix::from_fn(1, 2, BitLayout::RowMajor, |_, j| j == 1)?,
+    /// ];
+    /// let q = BitPlanes::<Cpu>::new(p, DenseMatrix::from_vec(1, 2, vec![1.0f32, 10.0])?, DenseMatrix::filled(1, 2, 0.0f32))?;
+    /// let mut x = DenseMatrix::filled(1, 2, 0.0f32);
+    /// cpu.dequantize(&mut x, &q)?;
+    /// assert_eq!(x.as_slice(), &[1.0, 20.0]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn dequantize(&self, out: &mut Self::Dense<f32>, p: &BitPlanes<Self>) -> Result<()>;
+
+    /// BMM: `a ⊕.⊗ w` with `a` `m x k` (bits, row-major, or `f32`) and `w`
+    /// `k x n` (bits, column-major), into `out` (`m x n`; see [`BitOutput`]).
+    /// The value of each semiring is in [`crate::algebra::bits`]; with `f32`
+    /// on the left it is `Σ_k x_ik * dr(w_kj)` (`LorLand` is not defined there).
+    ///
+    /// ```
+    /// use bitgraphblas::{algebra::BitSemiring, Backend, BitInput, BitOutput, Cpu, DenseMatrix};
+    /// use bitgraphblas::storage::{BitLayout, BitMatrix};
+    /// let cpu = Cpu::new();
+    /// let a = BitMatrix::from_fn(1, 3, BitLayout::RowMajor, |_, _| true)?;
+    /// let w = BitMatrix::from_fn(3, 1, BitLayout::ColMajor, |i, _| i == 0)?;
+    /// let mut c = DenseMatrix::filled(1, 1, 0i32);
+    /// cpu.bmm(BitOutput::Counts(&mut c), BitSemiring::PLUS_XNOR, BitInput::Bits(&a), &w)?;
+    /// assert_eq!(c.as_slice(), &[-1]); // (+1)(+1) + (+1)(-1) + (+1)(-1)
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn bmm(
+        &self,
+        out: BitOutput<'_, Self>,
+        semiring: BitSemiring,
+        a: BitInput<'_, Self>,
+        w: &Self::Bits,
+    ) -> Result<()>;
+    /// BSpMM: `A ⊕.⊗ x` with `A` an `m x k` pattern (its stored entries are
+    /// 1, absent ones 0; values are not read; any format: B2SR at every tile
+    /// size, or CSR) and `x` `k x n` bits (row-major), into `out` (`m x n`).
+    /// The semiring's left domain must be `Binary`; `popc(a)` in the
+    /// [value table](crate::algebra::bits) is row `i`'s degree.
+    ///
+    /// ```
+    /// use bitgraphblas::{algebra::BitSemiring, Backend, BitOutput, Cpu, DenseMatrix, Matrix};
+    /// use bitgraphblas::storage::{BitLayout, BitMatrix};
+    /// let cpu = Cpu::new();
+    /// let a = Matrix::from_triplets(2, 2, vec![(0, 0, true), (0, 1, true), (1, 1, true)])?;
+    /// let x = BitMatrix::from_fn(2, 1, BitLayout::RowMajor, |i, _| i == 0)?;
+    /// let mut c = DenseMatrix::filled(2, 1, 0i32);
+    /// cpu.bspmm(BitOutput::Counts(&mut c), BitSemiring::PLUS_LAND_SIGNED, &a, &x)?;
+    /// assert_eq!(c.as_slice(), &[0, -1]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn bspmm(
+        &self,
+        out: BitOutput<'_, Self>,
+        semiring: BitSemiring,
+        a: &Self::Matrix<bool>,
+        x: &Self::Bits,
+    ) -> Result<()>;
+    /// Bit-plane BMM (QGTC): over the codes of `a` (`m x k`, row-major
+    /// planes) and `w` (`k x n`, column-major planes), the integer value
+    /// `v_ij = Σ_k a_ik w_kj = Σ_{p,q} 2^{p+q} popc(a_p & w_q)`. `Counts`
+    /// writes `v` (the checked entry point refuses a `k` where `v` could
+    /// overflow `i32`); `Scaled` and `Bits` use the dequantised product
+    /// `Σ_k xa_ik xw_kj = sa sw_j [v - zw_j rowsum_a_i - za colsum_w_j + k za zw_j]`
+    /// (`a`'s quantisation is per tensor), then the scales and threshold.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, BitOutput, BitPlanes, Cpu, DenseMatrix};
+    /// use bitgraphblas::storage::{BitLayout, BitMatrix};
+    /// let cpu = Cpu::new();
+    /// let one = || DenseMatrix::filled(1, 1, 1.0f32);
+    /// let zero = || DenseMatrix::filled(1, 1, 0.0f32);
+    /// // a = [3, 1] (2 bits), w = [2, 1]' (2 bits)
+    /// let a = BitPlanes::<Cpu>::new(vec![
+    ///     BitMatrix::from_fn(1, 2, BitLayout::RowMajor, |_, _| true)?,
+    ///     BitMatrix::from_fn(1, 2, BitLayout::RowMajor, |_, j| j == 0)?,
+    /// ], one(), zero())?;
+    /// let w = BitPlanes::<Cpu>::new(vec![
+    ///     BitMatrix::from_fn(2, 1, BitLayout::ColMajor, |i, _| i == 1)?,
+    ///     BitMatrix::from_fn(2, 1, BitLayout::ColMajor, |i, _| i == 0)?,
+    /// ], one(), zero())?;
+    /// let mut c = DenseMatrix::filled(1, 1, 0i32);
+    /// cpu.bmm_planes(BitOutput::Counts(&mut c), &a, &w)?;
+    /// assert_eq!(c.as_slice(), &[7]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn bmm_planes(
+        &self,
+        out: BitOutput<'_, Self>,
+        a: &BitPlanes<Self>,
+        w: &BitPlanes<Self>,
+    ) -> Result<()>;
+    /// Bit-plane BSpMM: over the codes of `x` (`k x n`, row-major planes),
+    /// `v_ij = Σ_k A_ik x_kj = Σ_p 2^p (A x_p)_ij`. `Scaled` and `Bits` use
+    /// the dequantised `x`: `Σ_k A_ik sx_j (x_kj - zx_j) = sx_j (v - zx_j deg_i)`.
+    ///
+    /// ```
+    /// use bitgraphblas::{Backend, BitOutput, BitPlanes, Cpu, DenseMatrix, Matrix};
+    /// use bitgraphblas::storage::{BitLayout, BitMatrix};
+    /// let cpu = Cpu::new();
+    /// let a = Matrix::from_triplets(1, 2, vec![(0, 0, true), (0, 1, true)])?;
+    /// // x = [1, 2]' as 2-bit codes
+    /// let x = BitPlanes::<Cpu>::new(vec![
+    ///     BitMatrix::from_fn(2, 1, BitLayout::RowMajor, |i, _| i == 0)?,
+    ///     BitMatrix::from_fn(2, 1, BitLayout::RowMajor, |i, _| i == 1)?,
+    /// ], DenseMatrix::filled(1, 1, 1.0f32), DenseMatrix::filled(1, 1, 0.0f32))?;
+    /// let mut c = DenseMatrix::filled(1, 1, 0i32);
+    /// cpu.bspmm_planes(BitOutput::Counts(&mut c), &a, &x)?;
+    /// assert_eq!(c.as_slice(), &[3]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn bspmm_planes(
+        &self,
+        out: BitOutput<'_, Self>,
+        a: &Self::Matrix<bool>,
+        x: &BitPlanes<Self>,
     ) -> Result<()>;
 }

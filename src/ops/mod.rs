@@ -17,6 +17,7 @@
 //! | reductions | [`reduce`], [`reduce_rows`], [`reduce_matrix`] |
 //! | extract, assign | [`extract`], [`extract_matrix`], [`assign`], [`assign_scalar`], [`assign_matrix`] |
 //! | transpose, scaling | [`transpose`], [`scale_rows`], [`scale_cols`], [`scale_dense_rows`] |
+//! | dense bits | [`bmm`], [`bspmm`], [`bmm_planes`], [`bspmm_planes`], [`binarize`], [`mean_abs`], [`unpack_bits`], [`bit_transpose`], [`quantize`], [`dequantize`] |
 //!
 //! ```
 //! use bitgraphblas::{ops, algebra::LorLand, Cpu, Desc, Format, Matrix, TileSize, Vector};
@@ -35,6 +36,7 @@
 //! [`Error::NoKernel`]: crate::Error::NoKernel
 
 mod apply_select;
+mod bits;
 mod check;
 mod elementwise;
 mod extract_assign;
@@ -43,6 +45,10 @@ mod reduce;
 mod transpose_scale;
 
 pub use apply_select::{apply, apply_matrix, select, select_matrix};
+pub use bits::{
+    binarize, bit_transpose, bmm, bmm_planes, bspmm, bspmm_planes, dequantize, mean_abs, quantize,
+    unpack_bits,
+};
 pub(crate) use check::need;
 pub use elementwise::{
     ewise_add, ewise_add_matrix, ewise_mult, ewise_mult_matrix, ewise_union, ewise_union_matrix,

@@ -6,6 +6,7 @@ mod affine;
 pub(crate) mod b2sr;
 mod bfs_levels;
 mod bfs_record;
+mod bits;
 mod brandes;
 mod dense_view;
 mod ext;
@@ -24,14 +25,14 @@ use self::writeback::{allowed_bits, write_matrix, write_vector, RowMask};
 use rayon::prelude::*;
 
 use super::{Backend, Content, EwiseKind};
-use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
+use crate::algebra::{BinaryOp, BitDomain, BitSemiring, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::container::{
-    Accumulate, Flags, Format, Mask, Matrix, MatrixMask, MatrixRepr, NoAccum, Vector, VectorFormat,
-    VectorRepr,
+    Accumulate, BitInput, BitOutput, BitPlanes, Flags, Format, Mask, Matrix, MatrixMask,
+    MatrixRepr, NoAccum, Threshold, Vector, VectorFormat, VectorRepr,
 };
 use crate::error::Result;
 use crate::scalar::Scalar;
-use crate::storage::{BitVec, Csr, DenseMatrix};
+use crate::storage::{BitLayout, BitMatrix, BitVec, Csr, DenseMatrix};
 
 /// The CPU backend. Cheap to create; uses rayon's global thread pool.
 ///
@@ -166,6 +167,7 @@ impl Backend for Cpu {
     type Matrix<T: Scalar> = Matrix<T>;
     type Vector<T: Scalar> = Vector<T>;
     type Dense<T: Scalar> = DenseMatrix<T>;
+    type Bits = BitMatrix;
     type MaskSource = dyn HostMask;
     type MatrixMaskSource = dyn HostMatrixMask;
 
@@ -746,5 +748,79 @@ impl Backend for Cpu {
         }
         *c = out;
         Ok(())
+    }
+
+    fn upload_bits(&self, m: &BitMatrix) -> Result<BitMatrix> {
+        Ok(m.clone())
+    }
+    fn download_bits(&self, m: &BitMatrix) -> Result<BitMatrix> {
+        Ok(m.clone())
+    }
+    fn bits_new(&self, nrows: usize, ncols: usize, layout: BitLayout) -> Result<BitMatrix> {
+        BitMatrix::zeros(nrows, ncols, layout)
+    }
+    fn binarize(
+        &self,
+        out: &mut BitMatrix,
+        x: &DenseMatrix<f32>,
+        threshold: Threshold<'_, Self>,
+    ) -> Result<()> {
+        bits::binarize(out, x, threshold)
+    }
+    fn mean_abs(&self, out: &mut DenseMatrix<f32>, x: &DenseMatrix<f32>, rows: bool) -> Result<()> {
+        bits::mean_abs(out, x, rows);
+        Ok(())
+    }
+    fn unpack_bits(
+        &self,
+        out: &mut DenseMatrix<f32>,
+        b: &BitMatrix,
+        domain: BitDomain,
+    ) -> Result<()> {
+        bits::unpack_bits(out, b, domain)
+    }
+    fn bit_transpose(&self, out: &mut BitMatrix, b: &BitMatrix) -> Result<()> {
+        bits::bit_transpose(out, b);
+        Ok(())
+    }
+    fn quantize(&self, out: &mut BitPlanes<Self>, x: &DenseMatrix<f32>) -> Result<()> {
+        bits::quantize(out, x)
+    }
+    fn dequantize(&self, out: &mut DenseMatrix<f32>, p: &BitPlanes<Self>) -> Result<()> {
+        bits::dequantize(out, p)
+    }
+    fn bmm(
+        &self,
+        out: BitOutput<'_, Self>,
+        semiring: BitSemiring,
+        a: BitInput<'_, Self>,
+        w: &BitMatrix,
+    ) -> Result<()> {
+        bits::bmm(out, semiring, a, w)
+    }
+    fn bspmm(
+        &self,
+        out: BitOutput<'_, Self>,
+        semiring: BitSemiring,
+        a: &Matrix<bool>,
+        x: &BitMatrix,
+    ) -> Result<()> {
+        bits::bspmm(out, semiring, a, x)
+    }
+    fn bmm_planes(
+        &self,
+        out: BitOutput<'_, Self>,
+        a: &BitPlanes<Self>,
+        w: &BitPlanes<Self>,
+    ) -> Result<()> {
+        bits::bmm_planes(out, a, w)
+    }
+    fn bspmm_planes(
+        &self,
+        out: BitOutput<'_, Self>,
+        a: &Matrix<bool>,
+        x: &BitPlanes<Self>,
+    ) -> Result<()> {
+        bits::bspmm_planes(out, a, x)
     }
 }

@@ -2,18 +2,22 @@
 //! inherent method of the file that does that job.
 
 use super::mask::{DeviceMask, DeviceMatrixMask};
-use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
-use crate::algebra::{BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp};
+use super::{CudaBackend, CudaBits, CudaDense, CudaMatrix, CudaVector};
+use crate::algebra::{BinaryOp, BitDomain, BitSemiring, IndexUnaryOp, Monoid, Semiring, UnaryOp};
 use crate::backend::{Backend, Content, EwiseKind};
-use crate::container::{Accumulate, Flags, Format, Mask, Matrix, MatrixMask, Vector, VectorFormat};
+use crate::container::{
+    Accumulate, BitInput, BitOutput, BitPlanes, Flags, Format, Mask, Matrix, MatrixMask, Threshold,
+    Vector, VectorFormat,
+};
 use crate::error::Result;
 use crate::scalar::Scalar;
-use crate::storage::{DenseMatrix, TileSize};
+use crate::storage::{BitLayout, BitMatrix, DenseMatrix, TileSize};
 
 impl Backend for CudaBackend {
     type Matrix<T: Scalar> = CudaMatrix<T>;
     type Vector<T: Scalar> = CudaVector<T>;
     type Dense<T: Scalar> = CudaDense<T>;
+    type Bits = CudaBits;
     type MaskSource = dyn DeviceMask;
     type MatrixMaskSource = dyn DeviceMatrixMask;
 
@@ -330,5 +334,72 @@ impl Backend for CudaBackend {
         b: &CudaDense<T>,
     ) -> Result<()> {
         self.scale_dense_rows_op::<T, Op>(c, d, b)
+    }
+
+    fn upload_bits(&self, m: &BitMatrix) -> Result<CudaBits> {
+        self.upload_bits_op(m)
+    }
+    fn download_bits(&self, m: &CudaBits) -> Result<BitMatrix> {
+        self.download_bits_op(m)
+    }
+    fn bits_new(&self, nrows: usize, ncols: usize, layout: BitLayout) -> Result<CudaBits> {
+        self.bits_new_op(nrows, ncols, layout)
+    }
+    fn binarize(
+        &self,
+        out: &mut CudaBits,
+        x: &CudaDense<f32>,
+        threshold: Threshold<'_, Self>,
+    ) -> Result<()> {
+        self.binarize_op(out, x, threshold)
+    }
+    fn mean_abs(&self, out: &mut CudaDense<f32>, x: &CudaDense<f32>, rows: bool) -> Result<()> {
+        self.mean_abs_op(out, x, rows)
+    }
+    fn unpack_bits(&self, out: &mut CudaDense<f32>, b: &CudaBits, domain: BitDomain) -> Result<()> {
+        self.unpack_bits_op(out, b, domain)
+    }
+    fn bit_transpose(&self, out: &mut CudaBits, b: &CudaBits) -> Result<()> {
+        self.bit_transpose_op(out, b)
+    }
+    fn quantize(&self, out: &mut BitPlanes<Self>, x: &CudaDense<f32>) -> Result<()> {
+        self.quantize_op(out, x)
+    }
+    fn dequantize(&self, out: &mut CudaDense<f32>, p: &BitPlanes<Self>) -> Result<()> {
+        self.dequantize_op(out, p)
+    }
+    fn bmm(
+        &self,
+        out: BitOutput<'_, Self>,
+        semiring: BitSemiring,
+        a: BitInput<'_, Self>,
+        w: &CudaBits,
+    ) -> Result<()> {
+        self.bmm_op(out, semiring, a, w)
+    }
+    fn bspmm(
+        &self,
+        out: BitOutput<'_, Self>,
+        semiring: BitSemiring,
+        a: &CudaMatrix<bool>,
+        x: &CudaBits,
+    ) -> Result<()> {
+        self.bspmm_op(out, semiring, a, x)
+    }
+    fn bmm_planes(
+        &self,
+        out: BitOutput<'_, Self>,
+        a: &BitPlanes<Self>,
+        w: &BitPlanes<Self>,
+    ) -> Result<()> {
+        self.bmm_planes_op(out, a, w)
+    }
+    fn bspmm_planes(
+        &self,
+        out: BitOutput<'_, Self>,
+        a: &CudaMatrix<bool>,
+        x: &BitPlanes<Self>,
+    ) -> Result<()> {
+        self.bspmm_planes_op(out, a, x)
     }
 }

@@ -2,7 +2,7 @@
 //! kernels from `cuda/*.cu` compiled by NVRTC at first use for the device's
 //! own architecture and cached per module.
 //!
-//! Data has an explicit home: [`CudaMatrix`], [`CudaVector`] and [`CudaDense`]
+//! Data has an explicit home: [`CudaMatrix`], [`CudaVector`], [`CudaDense`] and [`CudaBits`]
 //! live on the device and move only through `upload_*`/`download_*`; no
 //! operation copies between host and device behind the caller's back (a few
 //! read back one scalar: a count that sizes an allocation, or a reduction's
@@ -41,13 +41,14 @@
 //! - `convert`: CSR <-> B2SR on the device; `csr/`: matrix operations on
 //!   CSR with values; `b2sr/`: products, transposes, selection and the
 //!   write-back with a B2SR result; `dense`: products and scaling with
-//!   dense matrices;
+//!   dense matrices; `bits/`: dense bit matrices and the bit products;
 //! - `visit`: fused breadth-first levels and the [`BackendExt`](crate::ext::BackendExt)
 //!   implementation; `backend`: the [`Backend`]
 //!   implementation, a list of delegations to the above.
 
 mod b2sr;
 mod backend;
+mod bits;
 mod codes;
 mod convert;
 mod csr;
@@ -65,6 +66,7 @@ mod visit;
 
 use std::sync::OnceLock;
 
+pub use bits::CudaBits;
 #[doc(hidden)]
 pub use csr::MaskPattern;
 #[doc(hidden)]
