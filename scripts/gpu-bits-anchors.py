@@ -37,7 +37,8 @@ among them) against float64 sums on the host.
 Timing (the same as bits_bench's `time_ms`): `--warm` calls, then per
 repetition one CUDA-event-timed batch of back-to-back calls (as many as make
 a batch about 0.5 ms, at most 64, chosen from one timed call), divided by its
-length; the median of `--reps` repetitions. To bound the run, every variant of
+length; the median of `--reps` repetitions (5 where one call takes over
+100 ms). To bound the run, every variant of
 one (shape or graph, width, element type) is first screened (median of 3
 single timed calls after one warm-up) and only the fastest correct one is
 timed in full; the JSON keeps every screen time and every error.
@@ -260,6 +261,8 @@ class Timer:
         self.torch.cuda.synchronize()
         one = self.batch(f, 1)
         inner = max(1, min(MAX_INNER, math.ceil(BATCH_MS / max(one, 1e-4))))
+        if one > 100.0:
+            reps = min(reps, 5)     # as bits_bench: a slow call, 5 batches
         ts = [self.batch(f, inner) for _ in range(reps)]
         return {"ms": median(ts), "inner": inner, "reps": reps, "warm": warm,
                 "min_ms": min(ts), "max_ms": max(ts)}

@@ -35,6 +35,11 @@ def ratio(anchor_ms, ours_ms):
     return f"{anchor_ms / ours_ms:.2f}x"
 
 
+def tops(ops, t):
+    """T ops/s from ops and a time in ms."""
+    return "-" if not t else f"{ops / (t * 1e-3) / 1e12:.3g}"
+
+
 def pct(x):
     return "-" if x is None else f"{100 * x:.0f}%"
 
@@ -146,7 +151,7 @@ def report(ours, anchors):
         m, k, n = r["m"], r["k"], r["n"]
         t = ours_ms(r)
         f16, i8, f8 = A.gemm_best(m, k, n, "f16"), A.gemm_best(m, k, n, "int8"), A.gemm_best(m, k, n, "fp8")
-        rows.append([f"{m}", ours_cell(r), f"{r['ops'] / (t * 1e-3) / 1e12:.0f}" if t else "-",
+        rows.append([f"{m}", ours_cell(r), tops(r["ops"], t),
                      pct(r.get("frac_mma")) if t else "-", pct(r.get("frac_wgmma")) if t else "-",
                      cell(f16), ratio(f16[0], t), cell(i8), f"{i8[1]}" if i8[1] else "-", ratio(i8[0], t),
                      cell(f8), ratio(f8[0], t)])
@@ -162,18 +167,18 @@ def report(ours, anchors):
         t = ours_ms(r)
         f16, i8 = A.gemm_best(m, k, n, "f16"), A.gemm_best(m, k, n, "int8")
         floor = r.get("floor_ms")
-        rows.append([shape_text(m, k, n), r["kind"], ours_cell(r),
-                     f"{r['ops'] / (t * 1e-3) / 1e12:.0f}" if t else "-", pct(r.get("frac_mma")) if t else "-",
+        rows.append([shape_text(m, k, n), r["kind"], ours_cell(r), tops(r["ops"], t),
+                     pct(r.get("frac_mma")) if t else "-",
                      f"{r['bytes'] / 1e6:.1f}" if "bytes" in r else "-", ms(floor),
                      pct(floor / t) if (t and floor) else "-",
                      cell(f16), ratio(f16[0], t), cell(i8), ratio(i8[0], t)])
     rows_json["bmm_gnn"] = rows
     md.append("\n### BMM at the GNN shapes, every output kind\n\n"
-              "Kinds: BB->i32 (counts), BBF (bits x bits -> f32 with row and column scales), BBB (bits "
+              "T ops/s counts 2 m n k (binary ops for the bit inputs). Kinds: BB->i32 (counts), BBF (bits x bits -> f32 with row and column scales), BBB (bits "
               "out, re-binarised in the kernel), FBF (f32 activations x bits -> f32), FBB (f32 x bits "
               "-> bits). Byte floor: the operands read once and the output written once, at the copy "
               "bandwidth above; % floor = floor / ours.\n\n")
-    md.append(table(["shape", "kind", "ours ms", "binary TOPS", "% mma.sync", "MB moved", "floor ms",
+    md.append(table(["shape", "kind", "ours ms", "T ops/s (2mnk)", "% mma.sync", "MB moved", "floor ms",
                      "% floor", "cuBLAS f16 ms", "f16 / ours", "best int8 ms", "int8 / ours"], rows))
 
     # 3. BSpMM
@@ -193,8 +198,9 @@ def report(ours, anchors):
               "the graphs' list below says what `Format::Auto` itself picks. cuSPARSE: the fastest "
               "checked SpMM variant on the same CSR pattern (values 1), dense operand of the same "
               "width.\n\n")
-    md.append(table(["graph", "n", "nnz", "format", "F", "i32 ms", "f32 ms", "bits ms", "cuSPARSE f32 ms",
-                     "cuSPARSE f16 ms", "f32 / bits", "f16 / bits", "f32 / i32", "f32 / f32"], rows))
+    md.append(table(["graph", "n", "nnz", "format", "F", "ours i32 ms", "ours f32 ms", "ours bits ms",
+                     "cuSPARSE f32 ms", "cuSPARSE f16 ms", "cuSP f32 / ours bits", "cuSP f16 / ours bits",
+                     "cuSP f32 / ours i32", "cuSP f32 / ours f32"], rows))
     gl = []
     for g in o.get("graphs", []):
         gl.append([g.get("name"), g.get("n"), g.get("nnz"), g.get("source", "-"), g.get("profile_tile", "-"),
@@ -217,7 +223,7 @@ def report(ours, anchors):
             ti, tf = ours_ms(outs.get("i32")), ours_ms(outs.get("f32"))
             t1 = ti if ti is not None else tf
             rows.append([shape_text(m, k, n), r["bits"], ours_cell(outs.get("i32")), ours_cell(outs.get("f32")),
-                         f"{r['binary_ops'] / (t1 * 1e-3) / 1e12:.0f}" if t1 else "-",
+                         tops(r["binary_ops"], t1),
                          cell(f16), cell(i8), ratio(best, ti), ratio(best, tf)])
             if best is not None and ti is not None:
                 wins.append((r["bits"], ti < best))
@@ -255,7 +261,7 @@ def report(ours, anchors):
     rows_json["bspmm_planes"] = rows
     md.append("\n### Bit-plane BSpMM (pattern x b-bit codes)\n\n")
     md.append(table(["graph", "format", "F", "b", "ours i32 ms", "ours f32 ms", "cuSPARSE f32 ms",
-                     "cuSPARSE f16 ms", "f32 / ours i32", "f16 / ours i32"], rows))
+                     "cuSPARSE f16 ms", "cuSP f32 / ours i32", "cuSP f16 / ours i32"], rows))
 
     # 6. the anchors' variants (which int8 path is fastest)
     rows = []
