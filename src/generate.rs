@@ -150,17 +150,24 @@ pub fn rmat<T: Scalar>(scale: u32, edge_factor: usize, seed: u64) -> Matrix<T> {
 /// assert!(inside > g.nvals() * 8 / 10);
 /// ```
 pub fn sbm<T: Scalar>(n: usize, blocks: usize, edges: usize, p_in: f64, seed: u64) -> Matrix<T> {
-    assert!(n <= 1 << 32, "SBM with {n} vertices exceeds 32-bit vertex ids");
+    assert!(
+        n <= 1 << 32,
+        "SBM with {n} vertices exceeds 32-bit vertex ids"
+    );
     assert!(
         blocks >= 1 && blocks <= n.max(1),
         "SBM needs 1..=n blocks, got {blocks}"
     );
-    assert!((0.0..=1.0).contains(&p_in), "p_in {p_in} is not a probability");
+    assert!(
+        (0.0..=1.0).contains(&p_in),
+        "p_in {p_in} is not a probability"
+    );
     if n == 0 {
         return symmetric(0, Vec::new());
     }
     let start = |b: usize| (b as u128 * n as u128 / blocks as u128) as usize;
-    let uniform = |rng: &mut SplitMix64, len: usize| ((rng.next_u64() as u128 * len as u128) >> 64) as usize;
+    let uniform =
+        |rng: &mut SplitMix64, len: usize| ((rng.next_u64() as u128 * len as u128) >> 64) as usize;
     // Drawn in chunks, each from its own stream, as in `rmat`.
     const CHUNK: usize = 1 << 16;
     let e: Vec<(u32, u32)> = (0..edges.div_ceil(CHUNK))
