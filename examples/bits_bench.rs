@@ -1201,15 +1201,6 @@ fn random_planes(
         .collect()
 }
 
-/// The code of line `l`, position `p`, of the planes.
-fn code(planes: &[BitMatrix], l: usize, p: usize) -> i64 {
-    planes
-        .iter()
-        .enumerate()
-        .map(|(q, m)| (((m.line(l)[p / 64] >> (p % 64)) & 1) as i64) << q)
-        .sum()
-}
-
 fn upload_planes<B: Bench>(
     gpu: &B,
     planes: &[BitMatrix],
@@ -1598,23 +1589,29 @@ fn graph_section<B: Bench>(
     // host data the checks read: degrees and sampled rows (random ones and the largest)
     let rp = csr.row_ptr();
     let deg = |i: usize| rp[i + 1] - rp[i];
-    let mut rows: Vec<usize> = {
+    let random_rows: Vec<usize> = {
         let mut g = SplitMix64::new(order as u64 + 99);
         (0..32.min(n))
             .map(|_| (g.next_u64() % n as u64) as usize)
             .collect()
     };
-    let mut by_deg: Vec<usize> = (0..n).collect();
-    if n > 0 {
+    // the 4 largest rows, largest first
+    let top_rows: Vec<usize> = {
+        let mut by_deg: Vec<usize> = (0..n).collect();
         let top = 4.min(n);
-        by_deg.select_nth_unstable_by_key(n - top, |&i| deg(i));
-        rows.extend_from_slice(&by_deg[n - top..]);
-    }
-    drop(by_deg);
+        if top > 0 {
+            by_deg.select_nth_unstable_by_key(n - top, |&i| deg(i));
+        }
+        let mut t = by_deg.split_off(n - top);
+        t.sort_unstable_by_key(|&i| std::cmp::Reverse(deg(i)));
+        t
+    };
+    let mut rows: Vec<usize> = random_rows.iter().chain(&top_rows).copied().collect();
     rows.sort_unstable();
     rows.dedup();
     let ga_csr = gpu.upload_matrix(&a)?;
     let sr = BitSemiring::PLUS_LAND_SIGNED;
+    let mut ones_by_width: std::collections::HashMap<usize, Vec<Vec<i64>>> = Default::default();
     for &fmt in &formats {
         let conv_start = Instant::now();
         let ga = match attempt(|| {
@@ -1662,14 +1659,13 @@ fn graph_section<B: Bench>(
                 .flat_map(|&i| (0..f).map(move |j| (i, j)))
                 .collect();
             // 2 popc(row & x_j) - deg: the sum of +1/-1 features over the row's columns
+            // (the counts of ones computed once per width, for every format)
+            let ones = ones_by_width
+                .entry(f)
+                .or_insert_with(|| column_sums(&csr, &rows, std::slice::from_ref(&x), f));
             let value = |i: usize, j: usize| -> f64 {
-                let ones = csr
-                    .row(i)
-                    .0
-                    .iter()
-                    .filter(|&&c| (x.line(c as usize)[j / 64] >> (j % 64)) & 1 == 1)
-                    .count();
-                2.0 * ones as f64 - deg(i) as f64
+                let ri = rows.binary_search(&i).expect("a sampled row");
+                2.0 * ones[ri][j] as f64 - deg(i) as f64
             };
             let scaled = |v: f64, i: usize, j: usize| v * rs[i] as f64 * cs[j] as f64;
             let label = format!("{name} {} F={f}", format_name(fmt));
@@ -1762,10 +1758,38 @@ fn graph_section<B: Bench>(
         }
         // bit-plane BSpMM on one graph, at the profile's tile size
         if !cfg.skip_planes && cfg.planes_graph.as_deref() == Some(name) && fmt == formats[0] {
-            planes_bspmm(gpu, cfg, name, &ga, &fmt, &csr, &rows, r)?;
+            // fewer rows checked here (b planes each): the 2 largest and 16 others
+            let mut prow: Vec<usize> = random_rows.iter().copied().take(16).collect();
+            prow.extend(top_rows.iter().take(2));
+            prow.sort_unstable();
+            prow.dedup();
+            planes_bspmm(gpu, cfg, name, &ga, &fmt, &csr, &prow, r)?;
         }
     }
     Ok(())
+}
+
+/// For each sampled row `i` (sorted) and column `j < f`: the sum over the
+/// row's columns `c` of the code of `x`'s line `c`, position `j`, in the
+/// planes (one plane: the count of ones).
+fn column_sums(csr: &Csr<bool>, rows: &[usize], planes: &[BitMatrix], f: usize) -> Vec<Vec<i64>> {
+    rows.par_iter()
+        .map(|&i| {
+            let mut acc = vec![0i64; f];
+            for &c in csr.row(i).0 {
+                for (p, x) in planes.iter().enumerate() {
+                    for (w, &word) in x.line(c as usize).iter().enumerate() {
+                        let mut bits = word;
+                        while bits != 0 {
+                            acc[w * 64 + bits.trailing_zeros() as usize] += 1 << p;
+                            bits &= bits - 1;
+                        }
+                    }
+                }
+            }
+            acc
+        })
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1792,12 +1816,10 @@ fn planes_bspmm<B: Bench>(
                 .iter()
                 .flat_map(|&i| (0..f).map(move |j| (i, j)))
                 .collect();
+            let sums = column_sums(csr, rows, &px, f);
             let value = |i: usize, j: usize| -> (f64, usize) {
-                let c = csr.row(i).0;
-                (
-                    c.iter().map(|&q| code(&px, q as usize, j)).sum::<i64>() as f64,
-                    c.len(),
-                )
+                let ri = rows.binary_search(&i).expect("a sampled row");
+                (sums[ri][j] as f64, csr.row(i).0.len())
             };
             let label = format!("bspmm_planes {name} {} F={f} b={b}", format_name(*fmt));
             let mut outs = Vec::new();
