@@ -44,8 +44,11 @@
 //!     [--square 4096,8192,16384] [--gnn 232965x602x128,89250x500x256]
 //!     [--features 64,128,256] [--only GRAPH,GRAPH..] [--reddit rmat,sbm|none]
 //!     [--planes-graph NAME] [--plane-bits 1,2,4,8] [--skip-bmm] [--skip-bspmm]
-//!     [--skip-planes] [--reddit-n N] [--reddit-edges E] [--cpu]
+//!     [--skip-planes] [--reddit-n N] [--reddit-edges E] [--budget-s 300] [--cpu]
 //! ```
+//! `--budget-s`: after this many seconds no further product is timed and no
+//! further graph is loaded (recorded as `skipped`), so that the run with its
+//! anchors stays inside one device command.
 //! `--quick`: square 1024 and 2048, GNN shape 20000x602x128, widths 64 and
 //! 128, delaunay_n14 alone, 5 repetitions (a smoke run). `--cpu`: the same
 //! program on the CPU backend (host clock; a check of this program's own
@@ -311,13 +314,26 @@ fn attempt<T>(f: impl FnOnce() -> Result<T>) -> std::result::Result<T, String> {
 struct Measured {
     label: String,
     t: std::result::Result<Timing, String>,
+    /// Not timed: the run was over its time budget.
+    skipped: bool,
 }
 
 /// Times a product (an error or a panic is kept as a message).
 fn measure<B: Bench>(gpu: &B, cfg: &Cfg, label: &str, run: impl FnMut() -> Result<()>) -> Measured {
+    if cfg.over_budget() {
+        return Measured {
+            label: label.to_string(),
+            t: Err(format!(
+                "skipped: over the time budget ({} s)",
+                cfg.budget_s
+            )),
+            skipped: true,
+        };
+    }
     Measured {
         label: label.to_string(),
         t: attempt(|| time_ms(gpu, cfg.warm, cfg.reps, run)),
+        skipped: false,
     }
 }
 
@@ -333,6 +349,10 @@ impl Measured {
         let label = self.label;
         let t = match self.t {
             Ok(t) => t,
+            Err(e) if self.skipped => {
+                println!("  {label}: {e}");
+                return obj(vec![("skipped", s(e))]);
+            }
             Err(e) => {
                 println!("  {label}: ERROR {e}");
                 failed.push(format!("{label}: {e}"));
@@ -511,6 +531,15 @@ struct Cfg {
     cpu: bool,
     reddit_n: usize,
     reddit_edges: usize,
+    /// Seconds after which no further product is timed (nor graph loaded).
+    budget_s: f64,
+    start: Instant,
+}
+
+impl Cfg {
+    fn over_budget(&self) -> bool {
+        self.start.elapsed().as_secs_f64() > self.budget_s
+    }
 }
 
 fn parse_list<T: std::str::FromStr>(s: &str, what: &str) -> std::result::Result<Vec<T>, String> {
@@ -558,6 +587,7 @@ fn parse_args() -> std::result::Result<Cfg, String> {
         "--peak-wgmma",
         "--reddit-n",
         "--reddit-edges",
+        "--budget-s",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -693,6 +723,8 @@ fn parse_args() -> std::result::Result<Cfg, String> {
         cpu: has("--cpu"),
         reddit_n,
         reddit_edges,
+        budget_s: peak("--budget-s", 300.0)?,
+        start: Instant::now(),
     })
 }
 
@@ -762,7 +794,8 @@ fn main() {
                 "usage: bits_bench --data DIR --out DIR [--csr-dir DIR] [--quick] [--reps N] \
                  [--square 4096,..] [--gnn MxKxN,..] [--features 64,..] [--only GRAPH,..] \
                  [--reddit rmat,sbm|none] [--planes-graph NAME] [--plane-bits 1,2,4,8] \
-                 [--peak-mma OPS] [--peak-wgmma OPS] [--skip-bmm] [--skip-bspmm] [--skip-planes]"
+                 [--peak-mma OPS] [--peak-wgmma OPS] [--skip-bmm] [--skip-bspmm] [--skip-planes] \
+                 [--reddit-n N] [--reddit-edges E] [--budget-s S] [--cpu]"
             );
             std::process::exit(if e.is_empty() { 0 } else { 2 });
         }
@@ -1543,6 +1576,17 @@ fn graph_section<B: Bench>(
     r: &mut Results,
 ) -> Result<()> {
     println!("== graph {name}");
+    if cfg.over_budget() {
+        println!("  skipped: over the time budget ({} s)", cfg.budget_s);
+        r.graphs.push(obj(vec![
+            ("name", s(name)),
+            (
+                "skipped",
+                s(format!("over the time budget ({} s)", cfg.budget_s)),
+            ),
+        ]));
+        return Ok(());
+    }
     let start = Instant::now();
     let (a, source, gen) = match attempt(|| load_graph(cfg, name)) {
         Ok(x) => x,

@@ -7,7 +7,7 @@ bits_bench timed. Run on the GPU machine (PyTorch and CuPy are there):
     python3 scripts/gpu-bits-anchors.py --out ANCHORS.json \
         [--square 4096,8192,16384] [--gnn 232965x602x128,89250x500x256] \
         [--graphs DIR] [--mtx NAME=PATH ...] [--features 64,128,256] \
-        [--reps 20] [--warm 3] [--quick] [--skip-gemm] [--skip-spmm]
+        [--reps 20] [--warm 3] [--quick] [--skip-gemm] [--skip-spmm] [--budget-s 150]
 
 bits_bench writes the arguments that match its own run into
 `CSR_DIR/anchor-args.txt` (`scripts/gpu-run.sh bits` passes them on).
@@ -29,10 +29,13 @@ SpMM, a CSR pattern (every value 1) times a dense K x F matrix of random
 values, f32 and f16 (f32 accumulation): `torch.sparse_csr_tensor @ dense`
 (the dense operand row- and column-major), cuSPARSE `cusparseSpMM` through
 ctypes (default algorithm, CSR_ALG1 column-major, CSR_ALG2 and CSR_ALG3
-row-major; preprocessing, where an algorithm has it, done once before
+row-major; `cusparseSpMM_preprocess` for ALG1 and ALG3 done once before
 timing, as bits_bench packs B2SR before timing), cupyx `cusparse.spmm` (f32,
 column-major); every result checked on sampled rows (the largest-degree ones
 among them) against float64 sums on the host.
+
+`--budget-s`: after this many seconds (from the first timing) no further
+GEMM shape or graph is started; those are recorded as skipped.
 
 Timing (the same as bits_bench's `time_ms`): `--warm` calls, then per
 repetition one CUDA-event-timed batch of back-to-back calls (as many as make
@@ -135,6 +138,8 @@ def parse_args(argv):
     p.add_argument("--skip-gemm", action="store_true")
     p.add_argument("--skip-spmm", action="store_true")
     p.add_argument("--seed", type=int, default=17)
+    p.add_argument("--budget-s", type=float, default=150.0,
+                   help="seconds after which no further shape or graph is started (default 150)")
     a = p.parse_args(argv)
     if a.square is None:
         a.square = [1024, 2048] if a.quick else [4096, 8192, 16384]
@@ -464,9 +469,10 @@ class CuSparse:
                                            ctypes.byref(size)), "buffer size")
         buf = self.torch.empty(max(size.value, 16), dtype=self.torch.uint8, device="cuda")
         bp = vp(buf.data_ptr())
-        if alg != 0:
-            self.chk(L.cusparseSpMM_preprocess(self.handle, 0, 0, ctypes.byref(alpha), a, b,
-                                               ctypes.byref(beta), c, CUDA_R_32F, alg, bp), "preprocess")
+        if alg in (SPMM_ALGS["csr_alg1"], SPMM_ALGS["csr_alg3"]):
+            # where it helps (ALG1, ALG3); a failure leaves the plain call
+            L.cusparseSpMM_preprocess(self.handle, 0, 0, ctypes.byref(alpha), a, b,
+                                      ctypes.byref(beta), c, CUDA_R_32F, alg, bp)
 
         def call():
             self.chk(L.cusparseSpMM(self.handle, 0, 0, ctypes.byref(alpha), a, b, ctypes.byref(beta),
@@ -852,6 +858,11 @@ def main(argv):
         shapes = [("square", (s, s, s)) for s in args.square] + [("gnn", s) for s in args.gnn]
         for kind, (m, k, n) in shapes:
             print(f"== GEMM {m}x{k} by {k}x{n}", flush=True)
+            if time.time() - t0 > args.budget_s:
+                out["gemm"].append({"kind": kind, "m": m, "k": k, "n": n,
+                                    "skipped": f"over the time budget ({args.budget_s} s)"})
+                print("  skipped: over the time budget", flush=True)
+                continue
             try:
                 out["gemm"].append(gemm_shape(torch, timer, lt, args, m, k, n, kind))
             except Exception as e:   # out of memory, say: the other shapes still run
@@ -861,6 +872,10 @@ def main(argv):
             write(args.out, out)
     for name, load in graphs:
         print(f"== SpMM {name}", flush=True)
+        if time.time() - t0 > args.budget_s:
+            out["spmm"].append({"graph": name, "skipped": f"over the time budget ({args.budget_s} s)"})
+            print("  skipped: over the time budget", flush=True)
+            continue
         try:
             gr = load()
             print(f"  {gr['nrows']} x {gr['ncols']}, {gr['nnz']} entries ({gr['source']})", flush=True)

@@ -72,6 +72,8 @@ class Anchors:
             return None, None, "not run"
         if "error" in r:
             return None, None, "error"
+        if "skipped" in r:
+            return None, None, "skipped"
         b = r.get("best", {}).get(family)
         if b is None:
             return None, None, "not run"
@@ -83,7 +85,9 @@ class Anchors:
         r = self.spmm.get((graph, f, dtype))
         if r is None:
             g = self.spmm.get((graph, None, None))
-            return None, None, "error" if g is not None else "not run"
+            if g is None:
+                return None, None, "not run"
+            return None, None, "skipped" if "skipped" in g else "error"
         b = r.get("best", {}).get(dtype)
         if b is None or "ms" not in b:
             return None, None, "none passed"
@@ -108,6 +112,8 @@ def ours_ms(r):
 def ours_cell(r):
     if r is None:
         return "not run"
+    if "skipped" in r:
+        return "skipped"
     if "error" in r:
         return "error"
     if str(r.get("check", "ok")).startswith("FAILED"):
@@ -203,10 +209,15 @@ def report(ours, anchors):
                      "cuSP f32 / ours i32", "cuSP f32 / ours f32"], rows))
     gl = []
     for g in o.get("graphs", []):
-        gl.append([g.get("name"), g.get("n"), g.get("nnz"), g.get("source", "-"), g.get("profile_tile", "-"),
-                   g.get("auto_format", "-")])
+        note = g.get("skipped") or g.get("error") or ""
+        gen = g.get("generation") or {}
+        if gen.get("tries"):
+            note = "; ".join(f"{k} {v}" for t in gen["tries"] for k, v in t.items() if k != "entries") \
+                + f" -> {g.get('nnz')} entries (target {gen.get('target_entries')})"
+        gl.append([g.get("name"), g.get("n", "-"), g.get("nnz", "-"), g.get("source", "-"),
+                   g.get("profile_tile", "-"), g.get("auto_format", "-"), note])
     if gl:
-        md.append("\n" + table(["graph", "n", "nnz", "source", "profile tile", "Format::Auto"], gl))
+        md.append("\n" + table(["graph", "n", "nnz", "source", "profile tile", "Format::Auto", "note"], gl))
 
     # 4. Bit-plane BMM
     rows = []
