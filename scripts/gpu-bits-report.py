@@ -274,7 +274,18 @@ def report(ours, anchors):
     md.append(table(["graph", "format", "F", "b", "ours i32 ms", "ours f32 ms", "cuSPARSE f32 ms",
                      "cuSPARSE f16 ms", "cuSP f32 / ours i32", "cuSP f16 / ours i32"], rows))
 
-    # 6. the anchors' variants (which int8 path is fastest)
+    # 6. the anchors' variants (which int8 path is fastest), and int8 against f16
+    lines = []
+    for r in (anchors or {}).get("gemm", []):
+        m, k, n = r["m"], r["k"], r["n"]
+        f16, i8 = A.gemm_best(m, k, n, "f16"), A.gemm_best(m, k, n, "int8")
+        if f16[0] is not None and i8[0] is not None:
+            faster = "int8" if i8[0] < f16[0] else "f16"
+            lines.append(f"{shape_text(m, k, n)}: int8 ({i8[1]}) {ms(i8[0])} ms, f16 ({f16[1]}) "
+                         f"{ms(f16[0])} ms: {faster} faster")
+    rows_json["int8_vs_f16"] = lines
+    if lines:
+        md.append("\n### The stronger GEMM anchor: int8 or f16\n\n" + "".join(f"- {x}\n" for x in lines))
     rows = []
     for r in (anchors or {}).get("gemm", []):
         for v in r.get("variants", []):
