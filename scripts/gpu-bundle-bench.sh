@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # A faster variant of scripts/gpu-bundle.sh for kernel work: builds only the
-# CUDA test binaries (tests/cuda_*.rs) and the GPU benchmark
-# (examples/gpu_bench.rs), with the data they read and the same runner.
+# CUDA test binaries (tests/cuda_*.rs) and the GPU benchmarks
+# (examples/gpu_bench.rs, examples/bits_bench.rs), with the data they read and
+# the same runner.
 #
 #   scripts/gpu-bundle-bench.sh [DEST]        (DEST defaults to .gpu)
 #
-# Then, on the GPU machine: `bash DEST/run.sh tests; bash DEST/run.sh bench`.
+# Then, on the GPU machine: `bash DEST/run.sh tests; bash DEST/run.sh bench`
+# (`bash DEST/run.sh bits` for the dense-bit benchmark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dest="${1:-.gpu}"
@@ -26,6 +28,10 @@ for line in open(sys.argv[1]):
 PY
 cargo build --release --features cuda --example gpu_bench
 cp "$target/release/examples/gpu_bench" "$dest/bin/"
+if [ -e examples/bits_bench.rs ]; then
+  cargo build --release --features cuda --example bits_bench
+  cp "$target/release/examples/bits_bench" "$dest/bin/"
+fi
 strip "$dest"/tests/* "$dest"/bin/* 2>/dev/null || true
 cp data/*.mtx "$dest/data/"
 for g in USA-road-d.NY cit-HepPh ego-Twitter cnr-2000; do

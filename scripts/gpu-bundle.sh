@@ -31,6 +31,11 @@ if [ -e examples/gpu_bench.rs ]; then
   cargo build --release --features cuda --example gpu_bench
   cp "$target/release/examples/gpu_bench" "$dest/bin/"
 fi
+# The dense-bit benchmark (run.sh bits; its anchors are the gpu-bits-*.py copied below).
+if [ -e examples/bits_bench.rs ]; then
+  cargo build --release --features cuda --example bits_bench
+  cp "$target/release/examples/bits_bench" "$dest/bin/"
+fi
 cargo build --release --features cuda -p bitgraphblas-algorithms --bin bitgraphblas
 cp "$target/release/bitgraphblas" "$dest/bin/"
 # The GPU algorithm benchmark (and its CuPy anchor), where present.

@@ -128,6 +128,76 @@ pub fn rmat<T: Scalar>(scale: u32, edge_factor: usize, seed: u64) -> Matrix<T> {
     symmetric(n, edges)
 }
 
+/// A stochastic block model: `n` vertices in `blocks` blocks of consecutive
+/// ids (block `b` holds `b * n / blocks .. (b + 1) * n / blocks`), `edges`
+/// undirected edges drawn one by one: a uniform vertex `u`, then with
+/// probability `p_in` a uniform vertex of `u`'s block, otherwise a uniform
+/// vertex of the whole graph; then symmetrised, without self loops and
+/// duplicates (so the pattern holds at most `2 * edges` entries). Vertices
+/// are numbered block by block, so the dense diagonal blocks fill B2SR tiles
+/// as a community-ordered graph does.
+///
+/// ```
+/// let g = bitgraphblas::generate::sbm::<bool>(1000, 10, 5000, 0.9, 7);
+/// assert_eq!(g.nrows(), 1000);
+/// assert!(g.nvals() > 9000 && g.nvals() <= 10_000);
+/// assert_eq!(g, bitgraphblas::generate::sbm::<bool>(1000, 10, 5000, 0.9, 7));
+/// // most entries lie in the diagonal blocks (100 x 100 here)
+/// let c = g.as_csr();
+/// let inside = (0..1000)
+///     .map(|i| c.row(i).0.iter().filter(|&&j| j as usize / 100 == i / 100).count())
+///     .sum::<usize>();
+/// assert!(inside > g.nvals() * 8 / 10);
+/// ```
+pub fn sbm<T: Scalar>(n: usize, blocks: usize, edges: usize, p_in: f64, seed: u64) -> Matrix<T> {
+    assert!(
+        n <= 1 << 32,
+        "SBM with {n} vertices exceeds 32-bit vertex ids"
+    );
+    assert!(
+        blocks >= 1 && blocks <= n.max(1),
+        "SBM needs 1..=n blocks, got {blocks}"
+    );
+    assert!(
+        (0.0..=1.0).contains(&p_in),
+        "p_in {p_in} is not a probability"
+    );
+    if n == 0 {
+        return symmetric(0, Vec::new());
+    }
+    let start = |b: usize| (b as u128 * n as u128 / blocks as u128) as usize;
+    let uniform =
+        |rng: &mut SplitMix64, len: usize| ((rng.next_u64() as u128 * len as u128) >> 64) as usize;
+    // Drawn in chunks, each from its own stream, as in `rmat`.
+    const CHUNK: usize = 1 << 16;
+    let e: Vec<(u32, u32)> = (0..edges.div_ceil(CHUNK))
+        .into_par_iter()
+        .flat_map_iter(|chunk| {
+            let mut rng =
+                SplitMix64::new(seed ^ (chunk as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+            let count = CHUNK.min(edges - chunk * CHUNK);
+            (0..count)
+                .map(move |_| {
+                    let u = uniform(&mut rng, n);
+                    let v = if rng.next_f64() < p_in {
+                        // u's block: the b with start(b) <= u < start(b + 1)
+                        // (start(b) <= u for this b; start(b + 1) may still be u)
+                        let mut b = (u as u128 * blocks as u128 / n as u128) as usize;
+                        while start(b + 1) <= u {
+                            b += 1;
+                        }
+                        start(b) + uniform(&mut rng, start(b + 1) - start(b))
+                    } else {
+                        uniform(&mut rng, n)
+                    };
+                    (u as u32, v as u32)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    symmetric(n, e)
+}
+
 /// The `n x n` 2D grid (4-neighbour), vertex `(x, y)` numbered `y * n + x`.
 ///
 /// ```
@@ -247,6 +317,8 @@ mod tests {
             grid_2d::<bool>(7),
             grid_3d::<bool>(4),
             random_geometric::<bool>(500, 0.08, 9),
+            sbm::<bool>(700, 7, 4000, 0.8, 3),
+            sbm::<bool>(5, 5, 50, 1.0, 1),
         ] {
             let c = g.as_csr();
             assert_eq!(*c, c.transpose());
