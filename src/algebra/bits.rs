@@ -182,3 +182,44 @@ impl std::fmt::Display for BitSemiring {
         f.write_str(self.name())
     }
 }
+
+/// A semiring's value over `k` positions as a linear form of popcounts,
+/// the AND form every backend computes:
+/// `v = alpha popc(a & w) + beta popc(a) + gamma popc(w) + dk`, or
+/// `min(popc(a & w), 1)` where `clamp` (`LorLand`). The coefficients are
+/// read off [`BitSemiring::value`], the one definition of the value table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Linear {
+    pub alpha: i32,
+    pub beta: i32,
+    pub gamma: i32,
+    /// `delta * k`, folded.
+    pub dk: i32,
+    pub clamp: bool,
+}
+
+impl Linear {
+    /// The form of `s` over `k` positions (`k` fits `i32`: `ops` checks it).
+    pub fn of(s: BitSemiring, k: usize) -> Linear {
+        let at = |and, pa, pw, k| s.value(and, pa, pw, k) as i32;
+        let base = at(0, 0, 0, 0);
+        Linear {
+            alpha: at(1, 0, 0, 0) - base,
+            beta: at(0, 1, 0, 0) - base,
+            gamma: at(0, 0, 1, 0) - base,
+            dk: (at(0, 0, 0, 1) - base).wrapping_mul(k as i32),
+            clamp: s == BitSemiring::LorLand,
+        }
+    }
+
+    /// The raw count itself (the bit-plane products).
+    pub fn identity() -> Linear {
+        Linear {
+            alpha: 1,
+            beta: 0,
+            gamma: 0,
+            dk: 0,
+            clamp: false,
+        }
+    }
+}

@@ -17,49 +17,19 @@ pub(crate) use convert::{binarize, bit_transpose, dequantize, mean_abs, quantize
 pub(crate) use planes::{bmm_planes, bspmm_planes};
 pub(crate) use popcount::isa_name;
 
-use crate::algebra::{BitDomain, BitSemiring};
+pub(super) use crate::algebra::bits::Linear;
+#[cfg(test)]
+use crate::algebra::BitSemiring;
 
-/// A semiring's value as a linear form of its popcounts over `k` positions:
-/// `v = alpha popc(a & w) + beta popc(a) + gamma popc(w) + delta k`, or
-/// `min(popc(a & w), 1)` for `LorLand` (`clamp`). The AND form of every
-/// entry of the table in [`crate::algebra::bits`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Linear {
-    pub alpha: i32,
-    pub beta: i32,
-    pub gamma: i32,
-    /// `delta * k`, folded.
-    pub dk: i32,
-    pub clamp: bool,
-}
-
+/// The CPU's use of the popcount form: rows of counts turned into values.
 impl Linear {
-    /// The form of `s` over `k` positions (`k` fits `i32`: checked by `ops`).
-    pub fn of(s: BitSemiring, k: usize) -> Self {
-        use BitDomain::{Binary, Signed};
-        let k = k as i32;
-        let (alpha, beta, gamma, dk) = match s {
-            BitSemiring::PlusTimes(Binary, Binary) | BitSemiring::LorLand => (1, 0, 0, 0),
-            BitSemiring::PlusTimes(Binary, Signed) => (2, -1, 0, 0),
-            BitSemiring::PlusTimes(Signed, Binary) => (2, 0, -1, 0),
-            BitSemiring::PlusTimes(Signed, Signed) => (4, -2, -2, k),
-        };
-        Linear {
-            alpha,
-            beta,
-            gamma,
-            dk,
-            clamp: s == BitSemiring::LorLand,
-        }
-    }
-
     /// Turns a row of `popc(a_i & w_j)` into values in place, with
     /// `pa = popc(a_i)` and `pw[j] = popc(w_j)` (empty when `gamma == 0`).
     /// Wrapping arithmetic: the terms may pass `i32` (`4 popc(a & w)` for
     /// `k > 2^29`) but the value, in `[-k, k]`, fits, and wrapping sums are
     /// exact modulo 2^32.
     #[inline]
-    pub fn apply_row(&self, row: &mut [i32], pa: i32, pw: &[i32]) {
+    pub(super) fn apply_row(&self, row: &mut [i32], pa: i32, pw: &[i32]) {
         if self.clamp {
             row.iter_mut().for_each(|v| *v = (*v).min(1));
             return;

@@ -7,50 +7,12 @@ use super::super::device::DevPtr;
 use super::super::launch::bits::Epi;
 use super::super::{CudaBackend, CudaDense};
 use super::{need, CudaBits};
-use crate::algebra::BitSemiring;
 use crate::backend::{BitShape, MatrixShape};
 use crate::container::{BitOutput, BitPlanes, Scales, Threshold};
 use crate::error::Result;
 use crate::storage::BitLayout;
 
-/// A semiring's value over `k` positions as a linear form of popcounts:
-/// `v = alpha popc(a & w) + beta popc(a) + gamma popc(w) + dk`, or
-/// `min(popc(a & w), 1)` where `clamp` (LorLand). The coefficients are read
-/// off [`BitSemiring::value`], the one definition of the value table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Linear {
-    pub alpha: i32,
-    pub beta: i32,
-    pub gamma: i32,
-    pub dk: i32,
-    pub clamp: bool,
-}
-
-impl Linear {
-    /// The form of `s` over `k` positions (`k` fits `i32`: `ops` checks it).
-    pub fn of(s: BitSemiring, k: usize) -> Linear {
-        let at = |and, pa, pw, k| s.value(and, pa, pw, k) as i32;
-        let base = at(0, 0, 0, 0);
-        Linear {
-            alpha: at(1, 0, 0, 0) - base,
-            beta: at(0, 1, 0, 0) - base,
-            gamma: at(0, 0, 1, 0) - base,
-            dk: (at(0, 0, 0, 1) - base).wrapping_mul(k as i32),
-            clamp: s == BitSemiring::LorLand,
-        }
-    }
-
-    /// The raw count itself (the bit-plane products).
-    pub fn identity() -> Linear {
-        Linear {
-            alpha: 1,
-            beta: 0,
-            gamma: 0,
-            dk: 0,
-            clamp: false,
-        }
-    }
-}
+pub(super) use crate::algebra::bits::Linear;
 
 /// The dequantisation of a bit-plane product: the left operand's
 /// per-tensor scale and zero point (bmm_planes), the right operand's (per
@@ -232,7 +194,7 @@ impl Target {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algebra::BitDomain;
+    use crate::algebra::{BitDomain, BitSemiring};
 
     /// The linear form gives the value table's value at every semiring.
     #[test]
