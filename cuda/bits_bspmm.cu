@@ -7,38 +7,18 @@
 // popcount of the neighbours' lines), then the epilogue of bits_common.cuh.
 //
 // - `bits_bspmm_<out>[_planes]_k<K>`: a warp per (tile row, chunk of CH
-//   u32 words of the features): lane f counts feature bit f of each word
-//   for the K rows of the tile row, K x CH counters in registers (CH = 4, or 2
-//   at K = 32). The lanes load a tile's K rows once; the rows with entries
-//   (a ballot) go round by shuffle, and per set bit (r, c) the warp loads the
-//   CH words of x's line (the same address for every lane) and each lane adds
-//   its bit to a partial sum, added to row r's counters at the row's end.
+//   u32 words of the features), BitGNN's tile product (bspmm_b2sr below):
+//   lane f counts feature bit f of each word for the K rows of the tile row,
+//   K x CH counters in registers. CH = 4 (2 at K = 32), or 1 when bit 1 of
+//   `flags` is set (more warps for small products); bit 0: count degrees.
 // - `bits_bspmm_csr_<out>[_planes]`: a warp per (row, chunk of 4 words),
-//   the row's columns read 32 at a time and passed round by shuffle.
-// Zero-line skipping (QGTC): `bits_line_nz` marks x's lines with any bit set
-// (over every plane); the products skip the others before loading them, a
-// whole tile's worth with one AND.
-//
+//   the row's columns read 32 at a time and passed round by shuffle (`nz`,
+//   one bit per line of x, skips lines where not NULL; the host passes NULL).
 // `_planes` kernels add plane p's bits with weight 2^p (Σ_p 2^p A x_p) and
 // dequantise (MODE_DEQ_SP); the others take the semiring's linear form, with
 // popc(a_i) the row's degree (counted only where the semiring needs it).
 #include "common.cuh"
 #include "bits_common.cuh"
-
-// nz (one bit per line of x, u32 words) = lines with a set bit in any of the nb planes.
-extern "C" __global__ void bits_line_nz(PLANES_PARAM(xp), int nb, u64 lines, u64 S, u32* nz) {
-  const u64 padded = (lines + 31) / 32 * 32;
-  for (u64 l = gtid(); l < padded; l += gthreads()) {  // whole warps: the ballot needs every lane
-    bool any = false;
-    if (l < lines)
-      for (int p = 0; p < nb && !any; ++p) {
-        const u64* x = xp.p[p] + l * S;
-        for (u64 w = 0; w < S && !any; ++w) any = x[w] != 0;
-      }
-    const u32 word = __ballot_sync(FULL_MASK, any);
-    if ((threadIdx.x & 31) == 0) nz[l / 32] = word;
-  }
-}
 
 // The CH u32 words of x's line from u32 word cw0 (even; words past the line read 0).
 template <int CH> __device__ __forceinline__ void load_chunk(const u64* x, u64 line, u64 S, u64 cw0, u32 (&v)[CH]) {
@@ -91,42 +71,42 @@ template <int CH, int OUT> __device__ __forceinline__ u64 chunks(u64 n, u64 w32)
   return ((OUT == OUT_BITS ? w32 : (n + 31) / 32) + CH - 1) / CH;
 }
 
-// cnt[r] += part with r known only at run time (warp-uniform): a switch, so
-// the counters stay in registers (an index at run time would move them to
-// local memory). Visiting only a tile's rows with entries this way, rather
-// than every row of every tile, measured 1.3-1.5x faster at K = 16 and 2x at
-// K = 32 on random graphs of 232,965 vertices, 9.8M and 48M edges (1.6-3.4
-// entries a tile), 128 features; 11-18% slower at K = 4, which keeps the
-// row-by-row loop (a standalone copy of this kernel; the earlier form timed
-// on an H100, this one on an H200, with the CSR kernel equal on both).
-#define BITS_ROW_CASE(R)                                            \
-  case R:                                                           \
-    if (R < K) {                                                    \
-      _Pragma("unroll") for (int c = 0; c < CH; ++c) cnt[R < K ? R : 0][c] += part[c]; \
-    }                                                               \
-    break;
-#define BITS_ROW_CASES8(R)                                                                                        \
-  BITS_ROW_CASE(R) BITS_ROW_CASE(R + 1) BITS_ROW_CASE(R + 2) BITS_ROW_CASE(R + 3) BITS_ROW_CASE(R + 4)           \
-      BITS_ROW_CASE(R + 5) BITS_ROW_CASE(R + 6) BITS_ROW_CASE(R + 7)
-template <int K, int CH>
-__device__ __forceinline__ void add_to_row(u32 (&cnt)[K][CH], int r, const u32 (&part)[CH]) {
-  switch (r) {
-    BITS_ROW_CASES8(0)
-    BITS_ROW_CASES8(8)
-    BITS_ROW_CASES8(16)
-    BITS_ROW_CASES8(24)
-    default: break;
+// The CH u32 words of x's line from u32 word cw0 (any parity; words past the line read 0).
+template <int CH> __device__ __forceinline__ void load_words(const u64* x, u64 line, u64 S, u64 cw0, u32 (&v)[CH]) {
+  const u64* l = x + line * S;
+  if (CH == 1) {
+    const u64 wi = cw0 / 2;
+    const u64 y = wi < S ? l[wi] : 0;
+    v[0] = (cw0 & 1) ? (u32)(y >> 32) : (u32)y;
+  } else {
+    load_chunk<CH>(x, line, S, cw0, v);
   }
 }
-#undef BITS_ROW_CASES8
-#undef BITS_ROW_CASE
 
-template <int K, int OUT, bool PLANES>
+// The OR of x over the warp.
+__device__ __forceinline__ u32 warp_or(u32 x) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(FULL_MASK, x);
+#else
+#pragma unroll
+  for (int s = 16; s; s >>= 1) x |= __shfl_xor_sync(FULL_MASK, x, s);
+  return x;
+#endif
+}
+
+// A warp per (tile row, chunk of CH u32 feature words), BitGNN's scheme: per
+// tile, lane c loads the CH words of x's line base + c (only where the tile's
+// column c has an entry), a warp bit-transpose turns them into lane f holding
+// feature bit f of each word over the tile's K lines, and each lane adds
+// popc(tile row r & that column) to row r's counter: K x CH counters in
+// registers, no per-bit loops. The tile's columns come 32 at a time and go
+// round by shuffle. Lines without an entry in the tile are not loaded (the
+// zero-line prepass of before cost a launch, an allocation and a read of all
+// of x per call and is gone).
+template <int K, int CH, int OUT, bool PLANES>
 __device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                            const u8* __restrict__ tiles, u32 tile_rows, u64 m, const Planes& xp,
-                                           int nb, u64 n, u64 S, const u32* nz, void* out, int need_deg,
-                                           const Epi& e) {
-  const int CH = K == 32 ? 2 : 4;
+                                           int nb, u64 n, u64 S, void* out, int need_deg, const Epi& e) {
   const int MODE = PLANES ? MODE_DEQ_SP : MODE_LIN;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const int lane = threadIdx.x & 31;
@@ -139,49 +119,37 @@ __device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const
     for (int r = 0; r < K; ++r)
 #pragma unroll
       for (int c = 0; c < CH; ++c) cnt[r][c] = 0;
+    u32 deg = 0;  // lane r < K: row r's degree
     const u32 tb = rowptr[tr], te = rowptr[tr + 1];
-    for (u32 t = tb; t < te; ++t) {
-      const u64 base = (u64)colidx[t] * K;
-      const u32 keep = nz ? bits_chunk<K>(nz, base) : FULL_MASK;
-      // lane r < K: row r of the tile, less the zero lines
-      const u32 mine = lane < K ? tile_row<K>(tiles, t, lane) & keep : 0u;
-      if (K == 4) {
+    for (u32 t0 = tb; t0 < te; t0 += 32) {
+      const u32 nt = min(32u, te - t0);
+      const u32 mycol = (u32)lane < nt ? colidx[t0 + lane] : 0u;
+      for (u32 q = 0; q < nt; ++q) {
+        const u32 t = t0 + q;
+        const u64 base = (u64)__shfl_sync(FULL_MASK, mycol, q) * K;
+        const u32 row = lane < K ? tile_row<K>(tiles, t, lane) : 0u;
+        deg += __popc(row);
+        const bool used = (warp_or(row) >> lane) & 1u;  // lane < K only
+        for (int p = 0; p < (PLANES ? nb : 1); ++p) {
+          u32 v[CH];
 #pragma unroll
-        for (int r = 0; r < K; ++r) {
-          u32 bits = __shfl_sync(FULL_MASK, mine, r);
-          while (bits) {
-            const int c = __ffs(bits) - 1;
-            bits &= bits - 1;
-            add_line<CH, PLANES>(cnt[r], xp, nb, base + c, S, cw0, lane);
+          for (int c = 0; c < CH; ++c) v[c] = 0;
+          if (used) load_words<CH>(xp.p[PLANES ? p : 0], base + lane, S, cw0, v);
+#pragma unroll
+          for (int c = 0; c < CH; ++c) v[c] = warp_transpose32(v[c]);
+#pragma unroll
+          for (int r = 0; r < K; ++r) {
+            const u32 rr = __shfl_sync(FULL_MASK, row, r);
+#pragma unroll
+            for (int c = 0; c < CH; ++c) cnt[r][c] += (u32)__popc(rr & v[c]) << p;
           }
         }
-        continue;
-      }
-      // only the rows with entries, each summed apart and added to its counters
-      u32 rows = __ballot_sync(FULL_MASK, mine != 0);
-      while (rows) {
-        const int r = __ffs(rows) - 1;
-        rows &= rows - 1;
-        u32 bits = __shfl_sync(FULL_MASK, mine, r);
-        u32 part[CH];
-#pragma unroll
-        for (int c = 0; c < CH; ++c) part[c] = 0;
-        while (bits) {
-          const int c = __ffs(bits) - 1;
-          bits &= bits - 1;
-          add_line<CH, PLANES>(part, xp, nb, base + c, S, cw0, lane);
-        }
-        add_to_row<K, CH>(cnt, r, part);
       }
     }
-    // lane r < K: row r's degree (every stored entry, skipped lines too)
-    u32 deg = 0;
-    if (need_deg && lane < K)
-      for (u32 t = tb; t < te; ++t) deg += __popc(tile_row<K>(tiles, t, lane));
 #pragma unroll
     for (int r = 0; r < K; ++r) {
       const u64 i = (u64)tr * K + r;
-      const u32 d = __shfl_sync(FULL_MASK, deg, r);
+      const u32 d = need_deg ? __shfl_sync(FULL_MASK, deg, r) : 0u;
       if (i < m) write_row<CH, OUT, MODE>(e, out, i, cnt[r], d, cw0, n, w32, lane);
     }
   }
@@ -216,13 +184,16 @@ __device__ __forceinline__ void bspmm_csr(const u32* __restrict__ rowptr, const 
 
 // ---- entry points ---------------------------------------------------------------------------
 
-#define SP_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int need_deg, EPI_PARAMS
+#define SP_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int flags, EPI_PARAMS
 
 #define SP_ENTRY(K, NAME, OUT, PLANES)                                                                       \
   extern "C" __global__ void CAT(CAT(CAT(bits_bspmm, NAME), _k), K)(                                         \
       const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u64 m, SP_TAIL) {                \
-    bspmm_b2sr<K, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, nz, out, need_deg, \
-                               EPI_MAKE);                                                                    \
+    if (flags & 2)                                                                                           \
+      bspmm_b2sr<K, 1, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, out, flags & 1, EPI_MAKE); \
+    else                                                                                                     \
+      bspmm_b2sr<K, K == 32 ? 2 : 4, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, out, flags & 1, \
+                                                  EPI_MAKE);                                                 \
   }
 #define SP_ENTRIES(K)                          \
   SP_ENTRY(K, _counts, OUT_COUNTS, false)      \
@@ -237,7 +208,7 @@ SP_ENTRIES(8)
 SP_ENTRIES(16)
 SP_ENTRIES(32)
 
-// The CSR entries take the same parameters (tiles, tile_rows and need_deg unused).
+// The CSR entries take the same parameters (tiles, tile_rows and flags unused).
 #define CSR_ENTRY(NAME, OUT, PLANES)                                                                    \
   extern "C" __global__ void CAT(bits_bspmm_csr, NAME)(const u32* rowptr, const u32* colidx, const u8* tiles, \
                                                        u32 tile_rows, u64 m, SP_TAIL) {                 \
