@@ -83,30 +83,20 @@ template <int CH> __device__ __forceinline__ void load_words(const u64* x, u64 l
   }
 }
 
-// The OR of x over the warp.
-__device__ __forceinline__ u32 warp_or(u32 x) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_or_sync(FULL_MASK, x);
-#else
-#pragma unroll
-  for (int s = 16; s; s >>= 1) x |= __shfl_xor_sync(FULL_MASK, x, s);
-  return x;
-#endif
-}
-
 // A warp per (tile row, chunk of CH u32 feature words), BitGNN's scheme: per
 // tile, lane c loads the CH words of x's line base + c (only where the tile's
 // column c has an entry), a warp bit-transpose turns them into lane f holding
 // feature bit f of each word over the tile's K lines, and each lane adds
 // popc(tile row r & that column) to row r's counter: K x CH counters in
 // registers, no per-bit loops. The tile's columns come 32 at a time and go
-// round by shuffle. Lines without an entry in the tile are not loaded (the
-// zero-line prepass of before cost a launch, an allocation and a read of all
-// of x per call and is gone).
+// round by shuffle; every line of a tile's block below `lines` (x's rows) is
+// loaded, one tile ahead of the sums (no dependent loads on the way; x mostly
+// sits in L2). The zero-line prepass of before cost a launch, an allocation
+// and a read of all of x per call and is gone.
 template <int K, int CH, int OUT, bool PLANES>
 __device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                            const u8* __restrict__ tiles, u32 tile_rows, u64 m, const Planes& xp,
-                                           int nb, u64 n, u64 S, void* out, int need_deg, const Epi& e) {
+                                           int nb, u64 n, u64 S, u64 lines, void* out, int need_deg, const Epi& e) {
   const int MODE = PLANES ? MODE_DEQ_SP : MODE_LIN;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const int lane = threadIdx.x & 31;
@@ -124,17 +114,35 @@ __device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const
     for (u32 t0 = tb; t0 < te; t0 += 32) {
       const u32 nt = min(32u, te - t0);
       const u32 mycol = (u32)lane < nt ? colidx[t0 + lane] : 0u;
+      // tile q's row (lane r < K) and plane 0's words of its line base + lane,
+      // loaded one tile ahead of the sums
+      u32 row_n, v_n[CH];
+      {
+        const u64 line = (u64)__shfl_sync(FULL_MASK, mycol, 0) * K + lane;
+        row_n = lane < K ? tile_row<K>(tiles, t0, lane) : 0u;
+#pragma unroll
+        for (int c = 0; c < CH; ++c) v_n[c] = 0;
+        if (lane < K && line < lines) load_words<CH>(xp.p[0], line, S, cw0, v_n);
+      }
       for (u32 q = 0; q < nt; ++q) {
-        const u32 t = t0 + q;
+        const u32 row = row_n;
+        u32 v0[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) v0[c] = v_n[c];
         const u64 base = (u64)__shfl_sync(FULL_MASK, mycol, q) * K;
-        const u32 row = lane < K ? tile_row<K>(tiles, t, lane) : 0u;
+        if (q + 1 < nt) {  // warp-uniform
+          const u64 line = (u64)__shfl_sync(FULL_MASK, mycol, q + 1) * K + lane;
+          row_n = lane < K ? tile_row<K>(tiles, t0 + q + 1, lane) : 0u;
+#pragma unroll
+          for (int c = 0; c < CH; ++c) v_n[c] = 0;
+          if (lane < K && line < lines) load_words<CH>(xp.p[0], line, S, cw0, v_n);
+        }
         deg += __popc(row);
-        const bool used = (warp_or(row) >> lane) & 1u;  // lane < K only
         for (int p = 0; p < (PLANES ? nb : 1); ++p) {
           u32 v[CH];
 #pragma unroll
-          for (int c = 0; c < CH; ++c) v[c] = 0;
-          if (used) load_words<CH>(xp.p[PLANES ? p : 0], base + lane, S, cw0, v);
+          for (int c = 0; c < CH; ++c) v[c] = p == 0 ? v0[c] : 0u;
+          if (p > 0 && lane < K && base + lane < lines) load_words<CH>(xp.p[PLANES ? p : 0], base + lane, S, cw0, v);
 #pragma unroll
           for (int c = 0; c < CH; ++c) v[c] = warp_transpose32(v[c]);
 #pragma unroll
@@ -184,15 +192,17 @@ __device__ __forceinline__ void bspmm_csr(const u32* __restrict__ rowptr, const 
 
 // ---- entry points ---------------------------------------------------------------------------
 
-#define SP_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int flags, EPI_PARAMS
+#define SP_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int need_deg, EPI_PARAMS
+
+#define SP_TILED_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, u64 lines, void *out, int flags, EPI_PARAMS
 
 #define SP_ENTRY(K, NAME, OUT, PLANES)                                                                       \
   extern "C" __global__ void CAT(CAT(CAT(bits_bspmm, NAME), _k), K)(                                         \
-      const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u64 m, SP_TAIL) {                \
+      const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u64 m, SP_TILED_TAIL) {                \
     if (flags & 2)                                                                                           \
-      bspmm_b2sr<K, 1, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, out, flags & 1, EPI_MAKE); \
+      bspmm_b2sr<K, 1, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, lines, out, flags & 1, EPI_MAKE); \
     else                                                                                                     \
-      bspmm_b2sr<K, K == 32 ? 2 : 4, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, out, flags & 1, \
+      bspmm_b2sr<K, K == 32 ? 2 : 4, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, lines, out, flags & 1, \
                                                   EPI_MAKE);                                                 \
   }
 #define SP_ENTRIES(K)                          \
@@ -208,7 +218,7 @@ SP_ENTRIES(8)
 SP_ENTRIES(16)
 SP_ENTRIES(32)
 
-// The CSR entries take the same parameters (tiles, tile_rows and flags unused).
+// The CSR entries take the same parameters (tiles, tile_rows and need_deg unused).
 #define CSR_ENTRY(NAME, OUT, PLANES)                                                                    \
   extern "C" __global__ void CAT(bits_bspmm_csr, NAME)(const u32* rowptr, const u32* colidx, const u8* tiles, \
                                                        u32 tile_rows, u64 m, SP_TAIL) {                 \

@@ -101,7 +101,7 @@ impl CudaBackend {
         a: &CudaMatrix<bool>,
         f: &Features,
     ) -> Result<()> {
-        let (m, n) = (a.nrows, f.n);
+        let (m, kk, n) = (a.nrows, a.ncols, f.n);
         if m == 0 || n == 0 {
             return Ok(());
         }
@@ -131,7 +131,7 @@ impl CudaBackend {
                     f.nb as i32,
                     n as u64,
                     f.stride as u64,
-                    nz_ptr,
+                    kk as u64,
                     t.out,
                     flags,
                     t.epi,

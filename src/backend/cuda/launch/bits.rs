@@ -241,7 +241,7 @@ pub(crate) mod bspmm {
         i32,
         u64,
         u64,
-        DevPtr<u32>,
+        u64,
         DevPtr<u8>,
         u32,
         Epi,
@@ -251,22 +251,22 @@ pub(crate) mod bspmm {
         { () => ModuleId::BitsBspmm }
         /// B2SR: counts.
         fn bits_bspmm_counts[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, flags: u32, epi: Epi);
+            s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR: scaled f32.
         fn bits_bspmm_scaled[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, flags: u32, epi: Epi);
+            s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR: bits.
         fn bits_bspmm_bits[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, flags: u32, epi: Epi);
+            s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR, bit planes: counts.
         fn bits_bspmm_counts_planes[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
-            n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, flags: u32, epi: Epi);
+            n: u64, s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR, bit planes: scaled f32.
         fn bits_bspmm_scaled_planes[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
-            n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, flags: u32, epi: Epi);
+            n: u64, s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR, bit planes: bits.
         fn bits_bspmm_bits_planes[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
-            n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, flags: u32, epi: Epi);
+            n: u64, s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// CSR: counts.
         fn bits_bspmm_csr_counts(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
             s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
