@@ -7,38 +7,18 @@
 // popcount of the neighbours' lines), then the epilogue of bits_common.cuh.
 //
 // - `bits_bspmm_<out>[_planes]_k<K>`: a warp per (tile row, chunk of CH
-//   u32 words of the features): lane f counts feature bit f of each word
-//   for the K rows of the tile row, K x CH counters in registers (CH = 4, or 2
-//   at K = 32). The lanes load a tile's K rows once; the rows with entries
-//   (a ballot) go round by shuffle, and per set bit (r, c) the warp loads the
-//   CH words of x's line (the same address for every lane) and each lane adds
-//   its bit to a partial sum, added to row r's counters at the row's end.
+//   u32 words of the features), BitGNN's tile product (bspmm_b2sr below):
+//   lane f counts feature bit f of each word for the K rows of the tile row,
+//   K x CH counters in registers. CH = 4 (2 at K = 32), or 1 when bit 1 of
+//   `flags` is set (more warps for small products); bit 0: count degrees.
 // - `bits_bspmm_csr_<out>[_planes]`: a warp per (row, chunk of 4 words),
-//   the row's columns read 32 at a time and passed round by shuffle.
-// Zero-line skipping (QGTC): `bits_line_nz` marks x's lines with any bit set
-// (over every plane); the products skip the others before loading them, a
-// whole tile's worth with one AND.
-//
+//   the row's columns read 32 at a time and passed round by shuffle (`nz`,
+//   one bit per line of x, skips lines where not NULL; the host passes NULL).
 // `_planes` kernels add plane p's bits with weight 2^p (Σ_p 2^p A x_p) and
 // dequantise (MODE_DEQ_SP); the others take the semiring's linear form, with
 // popc(a_i) the row's degree (counted only where the semiring needs it).
 #include "common.cuh"
 #include "bits_common.cuh"
-
-// nz (one bit per line of x, u32 words) = lines with a set bit in any of the nb planes.
-extern "C" __global__ void bits_line_nz(PLANES_PARAM(xp), int nb, u64 lines, u64 S, u32* nz) {
-  const u64 padded = (lines + 31) / 32 * 32;
-  for (u64 l = gtid(); l < padded; l += gthreads()) {  // whole warps: the ballot needs every lane
-    bool any = false;
-    if (l < lines)
-      for (int p = 0; p < nb && !any; ++p) {
-        const u64* x = xp.p[p] + l * S;
-        for (u64 w = 0; w < S && !any; ++w) any = x[w] != 0;
-      }
-    const u32 word = __ballot_sync(FULL_MASK, any);
-    if ((threadIdx.x & 31) == 0) nz[l / 32] = word;
-  }
-}
 
 // The CH u32 words of x's line from u32 word cw0 (even; words past the line read 0).
 template <int CH> __device__ __forceinline__ void load_chunk(const u64* x, u64 line, u64 S, u64 cw0, u32 (&v)[CH]) {
@@ -91,6 +71,98 @@ template <int CH, int OUT> __device__ __forceinline__ u64 chunks(u64 n, u64 w32)
   return ((OUT == OUT_BITS ? w32 : (n + 31) / 32) + CH - 1) / CH;
 }
 
+// The CH u32 words of x's line from u32 word cw0 (any parity; words past the line read 0).
+template <int CH> __device__ __forceinline__ void load_words(const u64* x, u64 line, u64 S, u64 cw0, u32 (&v)[CH]) {
+  const u64* l = x + line * S;
+  if (CH == 1) {
+    const u64 wi = cw0 / 2;
+    const u64 y = wi < S ? l[wi] : 0;
+    v[0] = (cw0 & 1) ? (u32)(y >> 32) : (u32)y;
+  } else {
+    load_chunk<CH>(x, line, S, cw0, v);
+  }
+}
+
+// A warp per (tile row, chunk of CH u32 feature words), BitGNN's scheme: per
+// tile, lane c loads the CH words of x's line base + c (only where the tile's
+// column c has an entry), a warp bit-transpose turns them into lane f holding
+// feature bit f of each word over the tile's K lines, and each lane adds
+// popc(tile row r & that column) to row r's counter: K x CH counters in
+// registers, no per-bit loops. The tile's columns come 32 at a time and go
+// round by shuffle; every line of a tile's block below `lines` (x's rows) is
+// loaded, one tile ahead of the sums (no dependent loads on the way; x mostly
+// sits in L2). The zero-line prepass of before cost a launch, an allocation
+// and a read of all of x per call and is gone.
+template <int K, int CH, int OUT, bool PLANES>
+__device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+                                           const u8* __restrict__ tiles, u32 tile_rows, u64 m, const Planes& xp,
+                                           int nb, u64 n, u64 S, u64 lines, void* out, int need_deg, const Epi& e) {
+  const int MODE = PLANES ? MODE_DEQ_SP : MODE_LIN;
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const int lane = threadIdx.x & 31;
+  const u64 w32 = 2 * S, nch = chunks<CH, OUT>(n, w32);
+  for (u64 task = warp; task < (u64)tile_rows * nch; task += nwarps) {
+    const u64 fc = task % nch, cw0 = fc * CH;
+    const u32 tr = (u32)(task / nch);
+    u32 cnt[K][CH];
+#pragma unroll
+    for (int r = 0; r < K; ++r)
+#pragma unroll
+      for (int c = 0; c < CH; ++c) cnt[r][c] = 0;
+    u32 deg = 0;  // lane r < K: row r's degree
+    const u32 tb = rowptr[tr], te = rowptr[tr + 1];
+    for (u32 t0 = tb; t0 < te; t0 += 32) {
+      const u32 nt = min(32u, te - t0);
+      const u32 mycol = (u32)lane < nt ? colidx[t0 + lane] : 0u;
+      // tile q's row (lane r < K) and plane 0's words of its line base + lane,
+      // loaded one tile ahead of the sums
+      u32 row_n, v_n[CH];
+      {
+        const u64 line = (u64)__shfl_sync(FULL_MASK, mycol, 0) * K + lane;
+        row_n = lane < K ? tile_row<K>(tiles, t0, lane) : 0u;
+#pragma unroll
+        for (int c = 0; c < CH; ++c) v_n[c] = 0;
+        if (lane < K && line < lines) load_words<CH>(xp.p[0], line, S, cw0, v_n);
+      }
+      for (u32 q = 0; q < nt; ++q) {
+        const u32 row = row_n;
+        u32 v0[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) v0[c] = v_n[c];
+        const u64 base = (u64)__shfl_sync(FULL_MASK, mycol, q) * K;
+        if (q + 1 < nt) {  // warp-uniform
+          const u64 line = (u64)__shfl_sync(FULL_MASK, mycol, q + 1) * K + lane;
+          row_n = lane < K ? tile_row<K>(tiles, t0 + q + 1, lane) : 0u;
+#pragma unroll
+          for (int c = 0; c < CH; ++c) v_n[c] = 0;
+          if (lane < K && line < lines) load_words<CH>(xp.p[0], line, S, cw0, v_n);
+        }
+        deg += __popc(row);
+        for (int p = 0; p < (PLANES ? nb : 1); ++p) {
+          u32 v[CH];
+#pragma unroll
+          for (int c = 0; c < CH; ++c) v[c] = p == 0 ? v0[c] : 0u;
+          if (p > 0 && lane < K && base + lane < lines) load_words<CH>(xp.p[PLANES ? p : 0], base + lane, S, cw0, v);
+#pragma unroll
+          for (int c = 0; c < CH; ++c) v[c] = warp_transpose32(v[c]);
+#pragma unroll
+          for (int r = 0; r < K; ++r) {
+            const u32 rr = __shfl_sync(FULL_MASK, row, r);
+#pragma unroll
+            for (int c = 0; c < CH; ++c) cnt[r][c] += (u32)__popc(rr & v[c]) << p;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      const u64 i = (u64)tr * K + r;
+      const u32 d = need_deg ? __shfl_sync(FULL_MASK, deg, r) : 0u;
+      if (i < m) write_row<CH, OUT, MODE>(e, out, i, cnt[r], d, cw0, n, w32, lane);
+    }
+  }
+}
+
 // cnt[r] += part with r known only at run time (warp-uniform): a switch, so
 // the counters stay in registers (an index at run time would move them to
 // local memory). Visiting only a tile's rows with entries this way, rather
@@ -121,8 +193,11 @@ __device__ __forceinline__ void add_to_row(u32 (&cnt)[K][CH], int r, const u32 (
 #undef BITS_ROW_CASES8
 #undef BITS_ROW_CASE
 
+// The kernel of before (per set bit of a tile, a line of x), kept for bit
+// planes with nb > 1, where it measured faster than the tile product (one
+// line load serves every plane there; the tile product transposes per plane).
 template <int K, int OUT, bool PLANES>
-__device__ __forceinline__ void bspmm_b2sr(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+__device__ __forceinline__ void bspmm_b2sr_lines(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                            const u8* __restrict__ tiles, u32 tile_rows, u64 m, const Planes& xp,
                                            int nb, u64 n, u64 S, const u32* nz, void* out, int need_deg,
                                            const Epi& e) {
@@ -218,11 +293,19 @@ __device__ __forceinline__ void bspmm_csr(const u32* __restrict__ rowptr, const 
 
 #define SP_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int need_deg, EPI_PARAMS
 
+#define SP_TILED_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, u64 lines, void *out, int flags, EPI_PARAMS
+
 #define SP_ENTRY(K, NAME, OUT, PLANES)                                                                       \
   extern "C" __global__ void CAT(CAT(CAT(bits_bspmm, NAME), _k), K)(                                         \
-      const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u64 m, SP_TAIL) {                \
-    bspmm_b2sr<K, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, nz, out, need_deg, \
-                               EPI_MAKE);                                                                    \
+      const u32* rowptr, const u32* colidx, const u8* tiles, u32 tile_rows, u64 m, SP_TILED_TAIL) {                \
+    if (PLANES && nb > 1)                                                                                    \
+      bspmm_b2sr_lines<K, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, nullptr, out, flags & 1, \
+                                       EPI_MAKE);                                                            \
+    else if (flags & 2)                                                                                      \
+      bspmm_b2sr<K, 1, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, lines, out, flags & 1, EPI_MAKE); \
+    else                                                                                                     \
+      bspmm_b2sr<K, K == 32 ? 2 : 4, OUT, PLANES>(rowptr, colidx, tiles, tile_rows, m, xp, nb, n, S, lines, out, flags & 1, \
+                                                  EPI_MAKE);                                                 \
   }
 #define SP_ENTRIES(K)                          \
   SP_ENTRY(K, _counts, OUT_COUNTS, false)      \

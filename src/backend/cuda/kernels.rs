@@ -167,8 +167,6 @@ pub(crate) const BIT_OUTPUTS: [&str; 3] = ["counts", "scaled", "bits"];
 pub(crate) const BITS_BMM_FAMILIES: [&str; 3] = ["bits_bmm_tc2", "bits_bmm_tc4", "bits_bmm_popc"];
 /// Entries of `bits_bmm` for f32 activations (no counts, no planes).
 pub(crate) const BITS_BMM_F32: [&str; 2] = ["bits_bmm_f32_scaled", "bits_bmm_f32_bits"];
-/// Entries of `bits_bspmm` without a tile size besides the CSR products.
-pub(crate) const BITS_BSPMM_PLAIN: [&str; 1] = ["bits_line_nz"];
 
 /// `<family>_<output>[_planes]` for every output kind, plain then planes.
 fn bit_products(family: &str) -> Vec<String> {
@@ -418,7 +416,6 @@ impl ModuleId {
                 let bases: Vec<&str> = products.iter().map(String::as_str).collect();
                 let mut entries = tiled(&bases, "");
                 entries.extend(bit_products("bits_bspmm_csr"));
-                entries.extend(BITS_BSPMM_PLAIN.iter().map(|s| s.to_string()));
                 ModuleSpec {
                     id: self,
                     name: "bits_bspmm".into(),

@@ -2,10 +2,10 @@
 //! tile sizes 4 to 32, or CSR) times row-major bits, over a bit semiring,
 //! into any [`BitOutput`].
 //!
-//! A prepass (`bits_line_nz`) marks the lines of `x` with a set bit; the
-//! product then skips the others without loading them (QGTC's zero-tile
-//! skipping, per tile with one AND). Then a warp per (tile row, chunk of up
-//! to 128 features) on B2SR, a warp per (row, chunk) on CSR.
+//! One launch per call, no allocation, no host sync: a warp per (tile row,
+//! chunk of feature words) on B2SR (BitGNN's tile product: the tile's lines
+//! bit-transposed across the warp, then a popcount per (row, feature)), a
+//! warp per (row, chunk of 128 features) on CSR.
 
 use super::super::device::DevPtr;
 use super::super::launch::bits::bspmm::{self as k, SpmmKernel, SpmmTiledKernel};
@@ -45,6 +45,10 @@ const CSR: [[SpmmKernel; 3]; 2] = [
         k::bits_bspmm_csr_bits_planes,
     ],
 ];
+
+/// B2SR products with fewer warps than this at the wide chunk take one
+/// feature word per warp.
+const NARROW_BELOW: usize = 8192;
 
 /// The right operand of a BSpMM kernel: `nb` planes of `k x n` row-major
 /// bits, `stride` words per line.
@@ -90,8 +94,7 @@ impl CudaBackend {
         self.bspmm_launch(&t, a, &f)
     }
 
-    /// Runs a BSpMM (plain or over planes): the zero-line prepass, then the
-    /// B2SR or CSR kernel.
+    /// Runs a BSpMM (plain or over planes): the B2SR or CSR kernel.
     pub(super) fn bspmm_launch(
         &self,
         t: &Target,
@@ -102,16 +105,8 @@ impl CudaBackend {
         if m == 0 || n == 0 {
             return Ok(());
         }
-        let nz = if kk > 0 {
-            let nz = self.dev.alloc::<u32>(kk.div_ceil(32))?;
-            k::bits_line_nz(f.x, f.nb as i32, kk as u64, f.stride as u64, nz.ptr())
-                .run(&self.dev, kk.next_multiple_of(32))?;
-            Some(nz)
-        } else {
-            None
-        };
-        let nz_ptr = nz.as_ref().map_or(DevPtr::null(), |b| b.ptr());
-        // u32 words a warp covers: CH = 4 (2 for 32 x 32 tiles)
+        let nz_ptr = DevPtr::null();
+        // u32 words the kernel writes per row
         let words = if t.kind == Kind::Bits {
             2 * f.stride
         } else {
@@ -120,8 +115,13 @@ impl CudaBackend {
         let (kind, planes) = (t.kind as usize, f.planes as usize);
         match a.repr.parts() {
             Parts::B2sr(pat, _) => {
-                let ch = if pat.k == 32 { 2 } else { 4 };
+                // a chunk of 1 word where the wide chunks give too few warps
+                // to fill the device (flags bit 1), else 4 (2 at K = 32)
+                let wide = if pat.k == 32 { 2 } else { 4 };
+                let narrow = pat.tile_rows * words.div_ceil(wide) < NARROW_BELOW;
+                let ch = if narrow { 1 } else { wide };
                 let warps = pat.tile_rows * words.div_ceil(ch);
+                let flags = u32::from(f.need_deg) | (u32::from(narrow) << 1);
                 TILED[planes][kind](
                     pat.k,
                     Tiles::of(pat),
@@ -131,9 +131,9 @@ impl CudaBackend {
                     f.nb as i32,
                     n as u64,
                     f.stride as u64,
-                    nz_ptr,
+                    kk as u64,
                     t.out,
-                    f.need_deg,
+                    flags,
                     t.epi,
                 )
                 .run(&self.dev, warps * 32)

@@ -241,9 +241,9 @@ pub(crate) mod bspmm {
         i32,
         u64,
         u64,
-        DevPtr<u32>,
+        u64,
         DevPtr<u8>,
-        bool,
+        u32,
         Epi,
     ) -> super::super::Launch;
 
@@ -251,22 +251,22 @@ pub(crate) mod bspmm {
         { () => ModuleId::BitsBspmm }
         /// B2SR: counts.
         fn bits_bspmm_counts[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
+            s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR: scaled f32.
         fn bits_bspmm_scaled[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
+            s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR: bits.
         fn bits_bspmm_bits[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
+            s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR, bit planes: counts.
         fn bits_bspmm_counts_planes[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
-            n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
+            n: u64, s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR, bit planes: scaled f32.
         fn bits_bspmm_scaled_planes[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
-            n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
+            n: u64, s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// B2SR, bit planes: bits.
         fn bits_bspmm_bits_planes[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
-            n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
+            n: u64, s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// CSR: counts.
         fn bits_bspmm_csr_counts(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
             s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
@@ -285,7 +285,5 @@ pub(crate) mod bspmm {
         /// CSR, bit planes: bits.
         fn bits_bspmm_csr_bits_planes(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
             n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
-        /// The lines of `x`'s planes with a set bit (one bit per line).
-        fn bits_line_nz(xp: Planes, nb: i32, lines: u64, s: u64, nz: DevPtr<u32>);
     }
 }
