@@ -442,6 +442,47 @@ pub trait Backend: Sized + Send + Sync {
         b: &Self::Dense<T>,
     ) -> Result<()>;
 
+    /// `C = A ⊕.⊗ B` with `A` (`m x k`), `B` (`k x n`) and `C` dense
+    /// row-major (`C` overwritten; `k = 0` gives the monoid's identity).
+    fn dense_mxm<S: Semiring>(
+        &self,
+        c: &mut Self::Dense<S::T>,
+        semiring: S,
+        a: &Self::Dense<S::T>,
+        b: &Self::Dense<S::T>,
+    ) -> Result<()>;
+
+    /// `c_ij = op(a_ij, d_j)` on a dense matrix (columns whose `d_j` is
+    /// absent are copied unchanged).
+    fn scale_dense_cols<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut Self::Dense<T>,
+        op: Op,
+        a: &Self::Dense<T>,
+        d: &Self::Vector<T>,
+    ) -> Result<()>;
+
+    /// `c_ij = f(a_ij)` on a dense matrix.
+    fn apply_dense<T: Scalar, F: UnaryOp<T>>(
+        &self,
+        c: &mut Self::Dense<T>,
+        f: F,
+        a: &Self::Dense<T>,
+    ) -> Result<()>;
+
+    /// `c_ij = op(a_ij, b_ij)` on dense matrices of one shape.
+    fn ewise_dense<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut Self::Dense<T>,
+        op: Op,
+        a: &Self::Dense<T>,
+        b: &Self::Dense<T>,
+    ) -> Result<()>;
+
+    /// `out_i` (an `m x 1` dense matrix) = the column of row `i`'s largest
+    /// value: the first on ties, a NaN counting as larger than any number.
+    fn argmax_rows(&self, out: &mut Self::Dense<u32>, a: &Self::Dense<f32>) -> Result<()>;
+
     /// Copy a host bit matrix into this backend (keeps its layout).
     ///
     /// ```

@@ -38,6 +38,7 @@
 mod apply_select;
 mod bits;
 mod check;
+mod dense;
 mod elementwise;
 mod extract_assign;
 mod product;
@@ -50,6 +51,7 @@ pub use bits::{
     unpack_bits,
 };
 pub(crate) use check::need;
+pub use dense::{apply_dense, argmax_rows, dense_mxm, ewise_dense, scale_dense_cols};
 pub use elementwise::{
     ewise_add, ewise_add_matrix, ewise_mult, ewise_mult_matrix, ewise_union, ewise_union_matrix,
 };

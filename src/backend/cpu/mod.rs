@@ -8,6 +8,7 @@ mod bfs_levels;
 mod bfs_record;
 mod bits;
 mod brandes;
+mod dense;
 mod dense_view;
 mod ext;
 pub(crate) mod generic;
@@ -786,6 +787,67 @@ impl Backend for Cpu {
                 });
         }
         *c = out;
+        Ok(())
+    }
+
+    fn dense_mxm<S: Semiring>(
+        &self,
+        c: &mut DenseMatrix<S::T>,
+        semiring: S,
+        a: &DenseMatrix<S::T>,
+        b: &DenseMatrix<S::T>,
+    ) -> Result<()> {
+        *c = dense::mxm(semiring, a, b)?;
+        Ok(())
+    }
+
+    fn scale_dense_cols<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut DenseMatrix<T>,
+        op: Op,
+        a: &DenseMatrix<T>,
+        d: &Vector<T>,
+    ) -> Result<()> {
+        let dv = dense_view(d);
+        let cols: Vec<Option<T>> = (0..a.ncols()).map(|j| dv.get(j)).collect();
+        *c = dense::map_rows(a, |row, out| {
+            for ((o, &x), dj) in out.iter_mut().zip(row).zip(&cols) {
+                *o = dj.map_or(x, |dj| op.apply(x, dj));
+            }
+        });
+        Ok(())
+    }
+
+    fn apply_dense<T: Scalar, F: UnaryOp<T>>(
+        &self,
+        c: &mut DenseMatrix<T>,
+        f: F,
+        a: &DenseMatrix<T>,
+    ) -> Result<()> {
+        *c = dense::map_rows(a, |row, out| {
+            out.iter_mut().zip(row).for_each(|(o, &x)| *o = f.apply(x));
+        });
+        Ok(())
+    }
+
+    fn ewise_dense<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut DenseMatrix<T>,
+        op: Op,
+        a: &DenseMatrix<T>,
+        b: &DenseMatrix<T>,
+    ) -> Result<()> {
+        let mut out = a.clone();
+        out.as_mut_slice()
+            .par_iter_mut()
+            .zip(b.as_slice().par_iter())
+            .for_each(|(x, &y)| *x = op.apply(*x, y));
+        *c = out;
+        Ok(())
+    }
+
+    fn argmax_rows(&self, out: &mut DenseMatrix<u32>, a: &DenseMatrix<f32>) -> Result<()> {
+        *out = dense::argmax_rows(a)?;
         Ok(())
     }
 

