@@ -13,17 +13,18 @@ use bitgraphblas_algorithms::gnn::{Dataset, GnnGraph, Hidden, Model, Network, We
 const ABS: f32 = 1e-3;
 const REL: f32 = 1e-4;
 
-fn check(model: Model, data: &Dataset) {
-    let cpu = Cpu::new();
+/// Runs `model` on `data` with backend `cpu` (any backend), checks it
+/// against PyTorch's export, and returns the logits.
+fn check<B: Backend>(cpu: &B, model: Model, data: &Dataset) -> bitgraphblas::DenseMatrix<f32> {
     let path = data_path(format!(
         "weights/{}-{}.safetensors",
         model.name(),
         data.name
     ));
     let w = Weights::load(&path, &ReadOptions::default()).unwrap();
-    let net = Network::load(&cpu, model, &w, data.features.ncols(), data.classes()).unwrap();
-    let g = GnnGraph::upload(&cpu, data, model.needs(), Format::Auto).unwrap();
-    let out = net.forward(&cpu, &g).unwrap();
+    let net = Network::load(cpu, model, &w, data.features.ncols(), data.classes()).unwrap();
+    let g = GnnGraph::upload(cpu, data, model.needs(), Format::Auto).unwrap();
+    let out = net.forward(cpu, &g).unwrap();
     let n = data.nodes();
     let c = data.classes();
     let want = w.f32_matrix("reference.logits", n, c).unwrap();
@@ -38,7 +39,7 @@ fn check(model: Model, data: &Dataset) {
         );
         worst = worst.max(err);
     }
-    let preds = net.predict(&cpu, &out.logits).unwrap();
+    let preds = net.predict(cpu, &out.logits).unwrap();
     let torch: Vec<u32> = w
         .i32_vector("reference.predictions", n)
         .unwrap()
@@ -119,10 +120,12 @@ fn check(model: Model, data: &Dataset) {
         None => {}
     }
     eprintln!(
-        "{:10} {:9} accuracy {acc:.4} (torch {torch_acc:.4}), worst logit error {worst:.2e}",
+        "{:10} {:9} {}: accuracy {acc:.4} (torch {torch_acc:.4}), worst logit error {worst:.2e}",
         model.name(),
-        data.name
+        data.name,
+        cpu.name()
     );
+    logits
 }
 
 fn dataset(name: &str) -> Dataset {
@@ -133,7 +136,7 @@ fn dataset(name: &str) -> Dataset {
 fn every_model_matches_pytorch_on_cora() {
     let d = dataset("cora");
     for m in Model::ALL {
-        check(m, &d);
+        check(&Cpu::new(), m, &d);
     }
 }
 
@@ -141,6 +144,39 @@ fn every_model_matches_pytorch_on_cora() {
 fn every_model_matches_pytorch_on_citeseer() {
     let d = dataset("citeseer");
     for m in Model::ALL {
-        check(m, &d);
+        check(&Cpu::new(), m, &d);
+    }
+}
+
+/// The same checks on the CUDA backend, and its logits against the CPU's
+/// (skipped without a GPU unless BITGRAPHBLAS_REQUIRE_GPU=1).
+#[cfg(feature = "cuda")]
+#[test]
+fn every_model_on_the_gpu_matches_the_cpu_and_pytorch() {
+    use std::io::Write;
+    let gpu = match bitgraphblas::CudaBackend::new(0) {
+        Ok(g) => g,
+        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
+        }
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED every_model_on_the_gpu: {e}");
+            return;
+        }
+    };
+    gpu.set_poison(true);
+    for name in ["cora", "citeseer"] {
+        let d = dataset(name);
+        for m in Model::ALL {
+            let ours = check(&gpu, m, &d);
+            let cpu = check(&Cpu::new(), m, &d);
+            for (a, b) in ours.as_slice().iter().zip(cpu.as_slice()) {
+                assert!(
+                    (a - b).abs() <= ABS + REL * b.abs(),
+                    "{}: CUDA {a}, CPU {b}",
+                    m.name()
+                );
+            }
+        }
     }
 }
