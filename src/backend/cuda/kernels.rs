@@ -66,7 +66,7 @@ pub(crate) const PACK_PLAIN: [&str; 10] = [
     "pres_flags",
 ];
 /// Entries of `vec_<type>` (each gets `_<type>`).
-pub(crate) const VEC_ENTRIES: [&str; 19] = [
+pub(crate) const VEC_ENTRIES: [&str; 22] = [
     "vec_fill",
     "vec_mask",
     "vec_writeback",
@@ -86,6 +86,9 @@ pub(crate) const VEC_ENTRIES: [&str; 19] = [
     "scale_dense_rows",
     "dense_accum",
     "vec_ewise_gather",
+    "scale_dense_cols",
+    "dense_mxm",
+    "dense_argmax_rows",
 ];
 /// Entries of `mat_<type>` (each gets `_<type>`).
 pub(crate) const MAT_ENTRIES: [&str; 16] = [
