@@ -180,3 +180,114 @@ fn every_model_on_the_gpu_matches_the_cpu_and_pytorch() {
         }
     }
 }
+
+/// A temporary directory holding a copy of `data/cora` with `edit` applied.
+fn edited_cora(tag: &str, edit: impl Fn(&std::path::Path)) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("bitgraphblas-gnn-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["adj.mtx", "features.mtx", "labels.txt", "split.json"] {
+        std::fs::copy(data_path("cora").join(f), dir.join(f)).unwrap();
+    }
+    edit(&dir);
+    dir
+}
+
+#[test]
+fn bad_datasets_name_the_file() {
+    let opts = ReadOptions::default();
+    // 10 labels for 2708 nodes
+    let d = edited_cora("labels", |d| {
+        std::fs::write(d.join("labels.txt"), "0\n".repeat(10)).unwrap()
+    });
+    let e = Dataset::load(&d, &opts).unwrap_err().to_string();
+    assert!(
+        e.contains("labels.txt") && e.contains("10 labels for 2708 nodes"),
+        "{e}"
+    );
+    // a feature matrix with another row count
+    let d = edited_cora("features", |d| {
+        std::fs::write(
+            d.join("features.mtx"),
+            "%%MatrixMarket matrix coordinate real general\n5 3 1\n1 1 1.0\n",
+        )
+        .unwrap()
+    });
+    let e = Dataset::load(&d, &opts).unwrap_err().to_string();
+    assert!(
+        e.contains("features.mtx") && e.contains("5 feature rows"),
+        "{e}"
+    );
+    // a split naming a node that does not exist, and a label that is not a class
+    let d = edited_cora("split", |d| {
+        std::fs::write(
+            d.join("split.json"),
+            r#"{"train": [0], "val": [1], "test": [2708]}"#,
+        )
+        .unwrap()
+    });
+    let e = Dataset::load(&d, &opts).unwrap_err().to_string();
+    assert!(e.contains("split.json") && e.contains("2708"), "{e}");
+    let d = edited_cora("label", |d| {
+        let mut l = std::fs::read_to_string(d.join("labels.txt")).unwrap();
+        l.replace_range(0..1, "x");
+        std::fs::write(d.join("labels.txt"), l).unwrap()
+    });
+    let e = Dataset::load(&d, &opts).unwrap_err().to_string();
+    assert!(e.contains("line 1"), "{e}");
+    let e = Dataset::load(std::env::temp_dir().join("no-such-dataset"), &opts).unwrap_err();
+    assert!(e.to_string().contains("adj.mtx"), "{e}");
+}
+
+#[test]
+fn bad_weights_name_the_tensor() {
+    let cpu = Cpu::new();
+    let opts = ReadOptions::default();
+    let cora = dataset("cora");
+    let path = data_path("weights/gcn-cora.safetensors");
+    let bytes = std::fs::read(&path).unwrap();
+    // truncated anywhere: an error, no panic
+    for cut in [0, 7, 8, 100, bytes.len() / 2, bytes.len() - 1] {
+        let e = Weights::from_bytes(&bytes[..cut], "cut.safetensors")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cut.safetensors"), "{e}");
+    }
+    let w = Weights::load(&path, &opts).unwrap();
+    // the CiteSeer dataset's width: the first weight does not fit
+    let e = Network::load(&cpu, Model::Gcn, &w, 3703, 6)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("conv1.weight") && e.contains("[3703, 16]"),
+        "{e}"
+    );
+    // another model's file
+    let e = Network::load(&cpu, Model::BiGcn, &w, 1433, 7)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("model gcn, not bigcn"), "{e}");
+    // a binary model with a tensor missing, and one with a batch norm of negative scale
+    let bw = std::fs::read(data_path("weights/bigcn-bin-cora.safetensors")).unwrap();
+    let w = Weights::from_bytes(&bw, "bigcn-bin.safetensors").unwrap();
+    assert!(w.has("bn1a.running_mean"));
+    let net = Network::load(
+        &cpu,
+        Model::BiGcnBin,
+        &w,
+        cora.features.ncols(),
+        cora.classes(),
+    );
+    assert!(net.is_ok());
+    let e = Network::load(&cpu, Model::BiGcnBin, &w, cora.features.ncols(), 9)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("conv2"), "{e}");
+    let e = w.f32_vector("bn9.bias", 64).unwrap_err().to_string();
+    assert!(e.contains("bn9.bias") && e.contains("missing"), "{e}");
+    let e = Model::parse("gat").unwrap_err().to_string();
+    assert!(e.contains("gcn") && e.contains("bigcn-bin"), "{e}");
+}
