@@ -116,8 +116,9 @@ impl<B: Backend> Linear<B> {
     }
 }
 
-/// The second dimension of tensor `key`, which must have rank 2 (or the
-/// first of a rank-1 tensor when `rank` is 1... of rank `rank`).
+/// Dimension `dim` of tensor `key`, which must have rank `dim + 1` (the
+/// output width of a `[in, out]` weight with `dim = 1`, of a `[out]` scale
+/// with `dim = 0`).
 fn out_width(w: &Weights, key: &str, dim: usize) -> GnnResult<usize> {
     let s = w.shape(key)?;
     s.get(dim)
