@@ -14,7 +14,7 @@
 
 mod common;
 
-use bitgraphblas::algebra::{LorLand, MinSecond, Plus, PlusTimes, Semiring};
+use bitgraphblas::algebra::{LorLand, MinFirst, MinSecond, Plus, PlusTimes, Semiring};
 use bitgraphblas::backend::cuda::cuda_or_skip;
 use bitgraphblas::backend::VectorShape;
 use bitgraphblas::{
@@ -199,11 +199,15 @@ fn push_lor_land_bits() {
     }
 }
 
+/// `vxm` over `MIN.FIRST` is what the pushed BFS runs (the parents); over
+/// `MIN.SECOND` it takes the matrix entries.
 #[test]
-fn push_min_second_u64() {
+fn push_min_first_min_second_u64() {
     let mut rng = StdRng::seed_from_u64(seed());
     for (n, m, p, hubs) in SHAPES {
-        if !check(&mut rng, MinSecond::<u64>::new(), n, m, p, hubs, false) {
+        if !check(&mut rng, MinFirst::<u64>::new(), n, m, p, hubs, false)
+            || !check(&mut rng, MinSecond::<u64>::new(), n, m, p, hubs, false)
+        {
             return;
         }
     }

@@ -1,11 +1,14 @@
 //! mxv, vxm, mxm, mxm_reduce and mxm_dense on the CPU backend against the sprs
 //! oracle, for every built-in semiring at a couple of element types, every mask
-//! kind, with and without accumulator and replace, every tile size and CSR.
+//! kind, with and without accumulator and replace, every tile size and CSR; and
+//! a user semiring on `MINUS`, which (like `MIN.FIRST` and `MIN.SECOND`) tells
+//! the multiply's operands apart.
 
 mod common;
 
 use bitgraphblas::algebra::{
-    AnyPair, LorLand, MaxMin, MaxTimes, MinPlus, MinSecond, PlusPair, PlusTimes,
+    AnyPair, LorLand, MaxMin, MaxTimes, MinFirst, MinPlus, MinSecond, Minus, Plus, PlusPair,
+    PlusTimes, SemiringFrom,
 };
 use bitgraphblas::Cpu;
 use common::props::{
@@ -69,6 +72,9 @@ semiring_props! {
     max_times_f64: MaxTimes<f64>, f64;
     min_second_i32: MinSecond<i32>, i32;
     min_second_f32: MinSecond<f32>, f32;
+    min_first_u64: MinFirst<u64>, u64;
+    min_first_f64: MinFirst<f64>, f64;
+    plus_minus_i64: SemiringFrom<i64, Plus, Minus>, i64;
     max_min_i32: MaxMin<i32>, i32;
     max_min_f64: MaxMin<f64>, f64;
 }

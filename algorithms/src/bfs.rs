@@ -1,7 +1,7 @@
 //! Breadth-first search: levels, and parents on request.
 
-use bitgraphblas::algebra::MinSecond;
 use bitgraphblas::algebra::Semiring;
+use bitgraphblas::algebra::{FlippedSemiring, MinSecond};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
 use bitgraphblas::container::MaskArg;
 use bitgraphblas::ext::{self, BackendExt, PushLimits, Pushed};
@@ -188,9 +188,9 @@ fn check_source(n: usize, source: usize) -> Result<()> {
     Ok(())
 }
 
-/// `w = u ⊕.⊗ A` pushed (`vxm`); where the backend does not push on `A` for
-/// this semiring ([`Backend::pushes`]), the same product pulled through
-/// `A'` (`mxv(A', u)`).
+/// `w = A' ⊕.⊗ u` (`mxv` semantics: `⊗(a_ji, u_j)`), pushed from `u` along
+/// the rows of `A` (`vxm` over the flipped semiring) where the backend pushes
+/// on `A` for this semiring ([`Backend::pushes`]), else pulled through `at`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn push_or_pull<B, S, M>(
     b: &B,
@@ -208,7 +208,7 @@ where
     M: MaskArg<B>,
 {
     if b.pushes(&s, a) {
-        ops::vxm(b, w, s, u, a, d)
+        ops::vxm(b, w, FlippedSemiring(s), u, a, d)
     } else {
         ops::mxv(b, w, s, at, u, d)
     }

@@ -361,3 +361,30 @@ impl<T: Scalar> Monoid<T> for BinaryFn<T> {
         self.identity.unwrap_or_default()
     }
 }
+
+/// An operator with its operands swapped: `Flipped(op).apply(x, y) ==
+/// op.apply(y, x)`. Built-in tags follow: `FIRST` and `SECOND` swap, the
+/// commutative operators keep theirs, `MINUS` and `DIV` lose theirs (their
+/// reverses are not built in).
+///
+/// ```
+/// use bitgraphblas::algebra::{BinaryOp, BuiltinOp, Flipped, Minus, Second};
+/// assert_eq!(BinaryOp::<i32>::apply(&Flipped(Minus), 2, 7), 5);
+/// assert_eq!(<Flipped<Second> as BinaryOp<u32>>::BUILTIN, Some(BuiltinOp::First));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flipped<Op>(pub Op);
+
+impl<T: Scalar, Op: BinaryOp<T>> BinaryOp<T> for Flipped<Op> {
+    const NAME: &'static str = Op::NAME;
+    const BUILTIN: Option<BuiltinOp> = match Op::BUILTIN {
+        Some(BuiltinOp::First) => Some(BuiltinOp::Second),
+        Some(BuiltinOp::Second) => Some(BuiltinOp::First),
+        Some(BuiltinOp::Minus | BuiltinOp::Div) | None => None,
+        Some(op) => Some(op),
+    };
+    #[inline]
+    fn apply(&self, x: T, y: T) -> T {
+        self.0.apply(y, x)
+    }
+}

@@ -15,13 +15,13 @@ mod semiring;
 mod unary;
 
 pub use binary::{
-    AbsDiff, Any, BinaryFn, BinaryOp, BuiltinOp, Div, First, Land, Lor, Lxor, Max, Min, Minus,
-    Monoid, Pair, Plus, Second, Times,
+    AbsDiff, Any, BinaryFn, BinaryOp, BuiltinOp, Div, First, Flipped, Land, Lor, Lxor, Max, Min,
+    Minus, Monoid, Pair, Plus, Second, Times,
 };
 pub use bits::{BitDomain, BitSemiring};
 pub use semiring::{
-    AnyPair, KernelId, LorLand, MaxMin, MaxTimes, MinPlus, MinSecond, PlusPair, PlusTimes,
-    Semiring, SemiringFrom, SemiringKind,
+    AnyPair, FlippedSemiring, KernelId, LorLand, MaxMin, MaxTimes, MinFirst, MinPlus, MinSecond,
+    PlusPair, PlusTimes, Semiring, SemiringFrom, SemiringKind,
 };
 pub use unary::{
     Abs, Ainv, BindFirst, BindSecond, BuiltinUnary, Identity, IndexOp, IndexUnaryOp, Lnot, One,

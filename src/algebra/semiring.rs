@@ -2,7 +2,9 @@
 
 use std::marker::PhantomData;
 
-use super::binary::{Any, BinaryOp, Land, Lor, Max, Min, Monoid, Pair, Plus, Second, Times};
+use super::binary::{
+    Any, BinaryOp, First, Flipped, Land, Lor, Max, Min, Monoid, Pair, Plus, Second, Times,
+};
 use crate::scalar::{Scalar, ScalarType};
 
 /// The built-in semiring families a backend may specialise.
@@ -29,6 +31,9 @@ pub enum SemiringKind {
     MaxTimes,
     /// `MIN.SECOND`: smallest neighbour value (parents in BFS, FastSV).
     MinSecond,
+    /// `MIN.FIRST`: smallest matrix entry; `MIN.SECOND` with its operands
+    /// swapped (`vxm` over `MIN.FIRST` is `mxv` on `A'` over `MIN.SECOND`).
+    MinFirst,
     /// `MAX.MIN`: bottleneck paths.
     MaxMin,
 }
@@ -44,7 +49,24 @@ impl SemiringKind {
             SemiringKind::MinPlus => "min_plus",
             SemiringKind::MaxTimes => "max_times",
             SemiringKind::MinSecond => "min_second",
+            SemiringKind::MinFirst => "min_first",
             SemiringKind::MaxMin => "max_min",
+        }
+    }
+
+    /// The family whose multiply takes its operands the other way round:
+    /// `MIN.FIRST` and `MIN.SECOND` swap, the commutative ones stay.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::SemiringKind;
+    /// assert_eq!(SemiringKind::MinSecond.flipped(), SemiringKind::MinFirst);
+    /// assert_eq!(SemiringKind::PlusTimes.flipped(), SemiringKind::PlusTimes);
+    /// ```
+    pub const fn flipped(self) -> Self {
+        match self {
+            SemiringKind::MinSecond => SemiringKind::MinFirst,
+            SemiringKind::MinFirst => SemiringKind::MinSecond,
+            k => k,
         }
     }
 }
@@ -80,8 +102,9 @@ impl KernelId {
 }
 
 /// A semiring over one element type `T`: `add` is a commutative monoid whose
-/// identity is the value of absent entries, `mul` combines a matrix entry with a
-/// vector entry (`mul(a_ij, u_j)`).
+/// identity is the value of absent entries, `mul` combines the left operand's
+/// entry with the right one's, as in the GraphBLAS C API: `mul(a_ij, u_j)` in
+/// `mxv`, `mul(u_i, a_ij)` in `vxm`, `mul(a_ik, b_kj)` in `mxm`.
 ///
 /// ```
 /// use bitgraphblas::algebra::{MinPlus, Semiring};
@@ -136,7 +159,7 @@ pub trait Semiring: Copy + Send + Sync {
 /// assert_eq!(max_plus.add(2, 5), 5);
 /// assert_eq!(max_plus.mul(2, 5), 7);
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct SemiringFrom<T, A, M> {
     add: A,
     mul: M,
@@ -263,6 +286,21 @@ builtin_semiring!(/// `MIN.SECOND`: `w_i = min_j u_j` over the neighbours `j` of
     /// # Ok::<(), bitgraphblas::Error>(())
     /// ```
     MinSecond, MinSecond, Min, Second, "min_second", [i32, u32, i64, u64, f32, f64]);
+builtin_semiring!(/// `MIN.FIRST`: `w_i = min_j a_ij` over the `j` where `u_j` is present in
+    /// `mxv`; in `vxm` (`w_j = min_i u_i` over the `i` with `a_ij` present) it
+    /// carries the vector's values along the edges: parents in a pushed BFS.
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, algebra::MinFirst, Cpu, Desc, Matrix, Vector};
+    /// // Edges 0 -> 2 and 1 -> 2; the frontier {0, 1} holds its own ids.
+    /// let a = Matrix::from_triplets(3, 3, vec![(0, 2, 1u64), (1, 2, 1)])?;
+    /// let frontier = Vector::from_entries(3, vec![(0, 0u64), (1, 1)])?;
+    /// let mut parent = Vector::empty(3);
+    /// ops::vxm(&Cpu::new(), &mut parent, MinFirst::<u64>::new(), &frontier, &a, &Desc::new())?;
+    /// assert_eq!(parent.entries(), vec![(2, 0)]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    MinFirst, MinFirst, Min, First, "min_first", [i32, u32, i64, u64, f32, f64]);
 builtin_semiring!(/// `MAX.MIN`: `w_i = max_j min(a_ij, u_j)`; bottleneck (widest) paths.
     ///
     /// ```
@@ -321,5 +359,42 @@ impl Semiring for LorLand {
     #[inline]
     fn mul_op(&self) -> Land {
         Land
+    }
+}
+
+/// A semiring with its multiply's operands swapped: `⊗'(x, y) = ⊗(y, x)`, the
+/// same monoid. `u ⊕.⊗ A` equals `A' ⊕.⊗' u`, which is how `vxm` runs as an
+/// `mxv` on the transpose; a built-in semiring keeps a built-in kernel
+/// ([`SemiringKind::flipped`]).
+///
+/// ```
+/// use bitgraphblas::algebra::{FlippedSemiring, MinFirst, MinSecond, Semiring};
+/// let s = FlippedSemiring(MinSecond::<u32>::new());
+/// assert_eq!(s.mul(3, 8), 3); // SECOND(8, 3)
+/// assert_eq!(<FlippedSemiring<MinSecond<u32>> as Semiring>::KERNEL, <MinFirst<u32> as Semiring>::KERNEL);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FlippedSemiring<S>(pub S);
+
+impl<S: Semiring> Semiring for FlippedSemiring<S> {
+    type T = S::T;
+    type Add = S::Add;
+    type Mul = Flipped<S::Mul>;
+    const NAME: &'static str = S::NAME;
+    const KERNEL: Option<KernelId> = match S::KERNEL {
+        Some(id) => Some(KernelId::new(id.kind.flipped(), id.ty)),
+        None => None,
+    };
+    #[inline]
+    fn add_op(&self) -> S::Add {
+        self.0.add_op()
+    }
+    #[inline]
+    fn mul_op(&self) -> Flipped<S::Mul> {
+        Flipped(self.0.mul_op())
+    }
+    #[inline]
+    fn terminal(&self) -> Option<S::T> {
+        self.0.terminal()
     }
 }

@@ -127,8 +127,9 @@ pub trait Backend: Sized + Send + Sync {
     }
 
     /// Whether this backend runs the push form of a product on `a`,
-    /// `w = u ⊕.⊗ A` (`vxm`, or `mxv` with `A` transposed: scattered from
-    /// `u`'s entries along the rows of `A`), for `semiring`. An algorithm
+    /// `w = A' ⊕.⊗ u` (`mxv` with `A` transposed, as `vxm` calls it:
+    /// scattered from `u`'s entries along the rows of `A`), for `semiring`
+    /// in that `mxv` form. An algorithm
     /// that can take either form asks this before choosing `vxm(u, A)` or
     /// the same product pulled through a stored `A'` (`mxv(A', u)`), instead
     /// of trying the push and catching [`crate::Error::NoKernel`]. The

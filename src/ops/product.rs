@@ -4,7 +4,7 @@
 use super::check::{
     check_matrix_output, check_mmask, check_vector_output, dims_of, need, shape_of,
 };
-use crate::algebra::Semiring;
+use crate::algebra::{FlippedSemiring, Semiring};
 use crate::backend::{Backend, MatrixShape, VectorShape};
 use crate::container::{Accumulate, Desc, MaskArg, MatrixMaskArg, NoMask};
 use crate::error::{Error, Result};
@@ -61,9 +61,12 @@ where
     )
 }
 
-/// `w<mask> = accum(w, u ⊕.⊗ A)`, that is `A' ⊕.⊗ u` (with `desc.transpose_a()`, `A ⊕.⊗ u`).
+/// `w<mask> = accum(w, u ⊕.⊗ A)` (with `desc.transpose_a()`, `u ⊕.⊗ A'`).
 ///
-/// The push step of a traversal: from the frontier `u` along the out-edges.
+/// `w_j = ⊕_i u_i ⊗ a_ij`: the vector is the multiply's first operand, as in
+/// the GraphBLAS C API (it matters for `MIN.FIRST`, `MIN.SECOND` and user
+/// semirings on operators such as `MINUS`). The push step of a traversal:
+/// from the frontier `u` along the out-edges.
 ///
 /// ```
 /// use bitgraphblas::{ops, algebra::LorLand, Cpu, Desc, Matrix, Vector};
@@ -76,6 +79,16 @@ where
 /// let d = Desc::new().mask(visited.as_mask().complement()).replace();
 /// ops::vxm(&Cpu::new(), &mut next, LorLand, &frontier, &a, &d)?;
 /// assert_eq!(next.entries(), vec![(2, true)]);
+///
+/// // The operand order: MIN.SECOND takes the matrix entry, MIN.FIRST the vector's.
+/// use bitgraphblas::algebra::{MinFirst, MinSecond};
+/// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 5u32)])?;
+/// let u = Vector::from_entries(2, vec![(0, 7u32)])?;
+/// let mut w = Vector::empty(2);
+/// ops::vxm(&Cpu::new(), &mut w, MinSecond::<u32>::new(), &u, &a, &Desc::new())?;
+/// assert_eq!(w.entries(), vec![(1, 5)]);
+/// ops::vxm(&Cpu::new(), &mut w, MinFirst::<u32>::new(), &u, &a, &Desc::new())?;
+/// assert_eq!(w.entries(), vec![(1, 7)]);
 /// # Ok::<(), bitgraphblas::Error>(())
 /// ```
 pub fn vxm<B, S, M, A>(
@@ -100,13 +113,14 @@ where
     check_vector_output("vxm", desc.mask_arg(), w.len(), m, || {
         format!("A is {n}x{m}, w has length {}", w.len())
     })?;
+    // u ⊕.⊗ A = A' ⊕.⊗' u, with ⊗' taking its operands the other way round.
     let mut flags = desc.flags();
     flags.transpose_a = !flags.transpose_a;
     b.mxv(
         w,
         desc.mask_arg().vector_mask(),
         desc.accum_op(),
-        semiring,
+        FlippedSemiring(semiring),
         a,
         u,
         flags,

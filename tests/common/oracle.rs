@@ -111,6 +111,20 @@ pub fn oracle_mxv<S: Semiring + Default>(a: &SpMat<S::T>, u: &[Option<S::T>]) ->
     oracle_mxm::<S>(a, &um)
 }
 
+/// `u ⊕.⊗ A` by sprs (u as a `1 x n` matrix, the multiply's first operand).
+pub fn oracle_vxm<S: Semiring + Default>(u: &[Option<S::T>], a: &SpMat<S::T>) -> Vec<Option<S::T>> {
+    let um = SpMat {
+        nrows: 1,
+        ncols: u.len(),
+        entries: u
+            .iter()
+            .enumerate()
+            .filter_map(|(j, v)| v.map(|x| (0, j, x)))
+            .collect(),
+    };
+    oracle_mxm::<S>(&um, a)
+}
+
 /// The positions a mask allows, from the mask's cells (`None` for no mask).
 pub fn mask_allows<M: Scalar>(kind: MaskKind, cells: &[Option<M>]) -> Option<Vec<bool>> {
     if kind == MaskKind::None {

@@ -9,7 +9,9 @@ use bitgraphblas::{
 use quickcheck::{Arbitrary, Gen};
 
 use super::gen::{below, dim, with_desc, DescCfg, MaskKind, SpMat, SpVec, FORMATS};
-use super::oracle::{compare, mask_allows, oracle_mxm, oracle_mxv, spec_write, AccumFn};
+use super::oracle::{
+    compare, mask_allows, oracle_mxm, oracle_mxv, oracle_vxm, spec_write, AccumFn,
+};
 use super::{TestScalar, TestSemiring};
 
 /// A backend whose masks know their shape (what `ops` needs to check them).
@@ -51,8 +53,9 @@ pub fn mmask<B: Backend, M: Scalar>(kind: MaskKind, v: &B::Matrix<M>) -> Option<
     Some(m)
 }
 
-/// `mxv` (or `vxm`) case: `A` is stored `nrows x ncols`; the product uses `A`
-/// or `A'` according to `vxm` xor `cfg.ta`.
+/// `mxv` (or `vxm`) case: `A` is stored `nrows x ncols`; `u` has the length
+/// of the product's inner dimension (`ncols` for `mxv` on `A`, `nrows` for
+/// `vxm` on `A`, the other way round with `cfg.ta`).
 #[derive(Clone, Debug)]
 pub struct MxvCase<T> {
     pub a: SpMat<T>,
@@ -62,13 +65,6 @@ pub struct MxvCase<T> {
     pub mask: SpVec<T>,
     pub cfg: DescCfg,
     pub vxm: bool,
-}
-
-impl<T: TestScalar> MxvCase<T> {
-    /// Whether the product reads `A'`.
-    pub fn transposed(&self) -> bool {
-        self.cfg.ta != self.vxm
-    }
 }
 
 impl<T: TestScalar> Arbitrary for MxvCase<T> {
@@ -131,12 +127,12 @@ pub fn prop_mxv<B: TestBackend, S: TestSemiring>(b: &B, c: &MxvCase<S::T>) -> Re
     let op = if c.vxm { "vxm" } else { "mxv" };
     for fmt in FORMATS {
         let (a, used) = c.a.in_format(fmt, c.iso);
-        let used = if c.transposed() {
-            used.transpose()
+        let used = if c.cfg.ta { used.transpose() } else { used };
+        let t = if c.vxm {
+            oracle_vxm::<S>(&c.u.vals, &used)
         } else {
-            used
+            oracle_mxv::<S>(&used, &c.u.vals)
         };
-        let t = oracle_mxv::<S>(&used, &c.u.vals);
         let expected = spec_write(&c.w.vals, &t, allowed.as_deref(), accum, c.cfg.replace);
         let a = ctx("upload A", b.upload_matrix(&a))?;
         macro_rules! run {

@@ -18,8 +18,8 @@ mod products;
 mod vectors;
 
 use bitgraphblas::algebra::{
-    Abs, AnyPair, BindSecond, Identity, IndexOp, LorLand, Max, MaxMin, MaxTimes, Min, MinPlus,
-    MinSecond, Plus, PlusPair, PlusTimes, Semiring, Times,
+    Abs, AnyPair, BindSecond, Identity, IndexOp, LorLand, Max, MaxMin, MaxTimes, Min, MinFirst,
+    MinPlus, MinSecond, Plus, PlusPair, PlusTimes, Semiring, Times,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
 use bitgraphblas::backend::EwiseKind;

@@ -124,6 +124,7 @@ fn mxv_vxm_every_semiring_tile_mask_format() {
     mxv_semiring(gpu, PlusPair::<i64>::new(), &mut rng, 1, &[Bits]);
     mxv_semiring(gpu, PlusTimes::<i32>::new(), &mut rng, 3, &[Dense]);
     mxv_semiring(gpu, MinSecond::<u64>::new(), &mut rng, 1, &[Dense]);
+    mxv_semiring(gpu, MinFirst::<u64>::new(), &mut rng, 3, &[Dense]);
     mxv_semiring(gpu, MaxMin::<f64>::new(), &mut rng, 2.5, &[Dense]);
     mxv_semiring(gpu, AnyPair::<bool>::new(), &mut rng, true, &[Bits, Dense]);
 }

@@ -208,6 +208,7 @@ pub fn semiring_instances() -> Vec<(SemiringKind, ScalarType)> {
         SemiringKind::PlusPair,
         SemiringKind::MinPlus,
         SemiringKind::MinSecond,
+        SemiringKind::MinFirst,
         SemiringKind::MaxMin,
     ] {
         v.extend(NUMERIC.iter().map(|&t| (kind, t)));
@@ -250,6 +251,7 @@ pub(crate) fn semiring_ops(kind: SemiringKind) -> (u32, u32) {
         SemiringKind::MinPlus => (B::Min, B::Plus),
         SemiringKind::MaxTimes => (B::Max, B::Times),
         SemiringKind::MinSecond => (B::Min, B::Second),
+        SemiringKind::MinFirst => (B::Min, B::First),
         SemiringKind::MaxMin => (B::Max, B::Min),
     };
     (a as u32, m as u32)

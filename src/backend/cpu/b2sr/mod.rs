@@ -50,6 +50,7 @@ pub(crate) fn add_class<S: Semiring>() -> Option<AddClass> {
         | SemiringKind::MinPlus
         | SemiringKind::MaxTimes
         | SemiringKind::MinSecond
+        | SemiringKind::MinFirst
         | SemiringKind::MaxMin => AddClass::Idempotent,
     })
 }
