@@ -1,5 +1,6 @@
 // cuda/sr.cu: the semiring modules `sr_<semiring>_<type>`: `mxv` on B2SR and
-// CSR, and B2SR times dense, for one built-in semiring at one element type.
+// CSR, B2SR times dense, and `mxm_reduce` on CSR, for one built-in semiring at
+// one element type.
 //
 // Compiled once per built-in semiring and element type, with
 //   -DSR_T=<type> -DSR_ADD=<op code> -DSR_MUL=<op code> -DSR_NAME=<suffix>
@@ -11,7 +12,8 @@
 // - b2sr_mxv_wide.cu: B2SR `mxv` for K >= 16 (short rows, segments, fix-up);
 // - csr_mxv.cu: CSR `mxv` by row groups, long rows in chunks;
 // - csr_merge.cu: CSR `mxv` on the merge path;
-// - b2sr_spmm.cu: B2SR times dense row-major.
+// - b2sr_spmm.cu: B2SR times dense row-major;
+// - csr_dot.cu: `mxm_reduce` on CSR, masked dot products.
 //
 // Paper schemes (Bit-GraphBLAS, IPDPS'22): with `u_vals == NULL` the input is a
 // packed bit vector (bin_bin_*), otherwise full values (bin_full_full); with
@@ -32,3 +34,4 @@
 #include "csr_mxv.cu"
 #include "csr_merge.cu"
 #include "b2sr_spmm.cu"
+#include "csr_dot.cu"

@@ -15,16 +15,17 @@ mod common;
 
 use bitgraphblas::algebra::{
     Abs, Ainv, AnyPair, BindFirst, BindSecond, Div, First, LorLand, Lxor, MaxMin, MaxTimes, Min,
-    MinPlus, MinSecond, Minus, Plus, PlusPair, PlusTimes, Times,
+    MinFirst, MinPlus, MinSecond, Minus, Plus, PlusPair, PlusTimes, Times,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
-use common::props::{prop_mxv, MxvCase};
+use common::props::{prop_mxm_reduce, prop_mxv, MxmCase, MxvCase};
 use common::props_elem::*;
 use common::qc;
 use quickcheck::TestResult;
 
 const MXV_TESTS: u64 = 150;
 const VEC_TESTS: u64 = 150;
+const MXM_TESTS: u64 = 80;
 
 fn verdict(r: Result<(), String>) -> TestResult {
     match r {
@@ -68,7 +69,49 @@ mxv_props! {
     mxv_max_times_u32: MaxTimes<u32>, u32;
     mxv_max_times_f64: MaxTimes<f64>, f64;
     mxv_min_second_i32: MinSecond<i32>, i32;
+    mxv_min_first_u64: MinFirst<u64>, u64;
     mxv_max_min_f64: MaxMin<f64>, f64;
+}
+
+/// `mxm_reduce` has a device kernel for every built-in semiring, format of
+/// operands and mask (CSR dot products where the B2SR count does not apply):
+/// only a complemented mask may answer "no kernel" (discarded), and 64x64
+/// tiles (passed, as above).
+fn reduce_verdict(r: Result<(), String>) -> TestResult {
+    match r {
+        Err(e) if e.contains("no kernel") && e.contains("complemented") => TestResult::discard(),
+        Err(e) if e.contains("no kernel") && !e.contains("64x64") => TestResult::error(e),
+        r => verdict(r),
+    }
+}
+
+macro_rules! mxm_reduce_props {
+    ($($name:ident: $s:ty, $t:ty;)*) => {$(
+        #[test]
+        fn $name() {
+            if gpu().is_none() {
+                return;
+            }
+            fn p(c: MxmCase<$t>) -> TestResult {
+                reduce_verdict(prop_mxm_reduce::<CudaBackend, $s>(gpu().expect("checked"), &c))
+            }
+            qc(MXM_TESTS)
+                .min_tests_passed(MXM_TESTS / 4)
+                .quickcheck(p as fn(MxmCase<$t>) -> TestResult);
+        }
+    )*};
+}
+
+mxm_reduce_props! {
+    mxm_reduce_plus_pair_u64: PlusPair<u64>, u64;
+    mxm_reduce_plus_times_i32: PlusTimes<i32>, i32;
+    mxm_reduce_plus_times_f64: PlusTimes<f64>, f64;
+    mxm_reduce_min_plus_i64: MinPlus<i64>, i64;
+    mxm_reduce_max_times_u32: MaxTimes<u32>, u32;
+    mxm_reduce_min_first_u32: MinFirst<u32>, u32;
+    mxm_reduce_max_min_f32: MaxMin<f32>, f32;
+    mxm_reduce_any_pair_u32: AnyPair<u32>, u32;
+    mxm_reduce_lor_land: LorLand, bool;
 }
 
 macro_rules! vec_props {

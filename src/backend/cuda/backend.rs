@@ -131,7 +131,10 @@ impl Backend for CudaBackend {
         b: &CudaMatrix<S::T>,
         flags: Flags,
     ) -> Result<S::T> {
-        self.mxm_reduce_b2sr(mask, semiring, a, b, flags)
+        match self.mxm_reduce_b2sr(mask, semiring, a, b, flags)? {
+            Some(x) => Ok(x),
+            None => self.mxm_reduce_csr(mask, semiring, a, b, flags),
+        }
     }
 
     fn mxm_dense<S: Semiring, A: Accumulate<S::T>>(

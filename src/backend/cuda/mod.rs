@@ -12,8 +12,8 @@
 //!   result holds one value), and either where the result would hold more
 //!   than one value (`C`'s surviving entries differ from the new ones), or
 //!   with a CSR mask;
-//! - `mxm_reduce` except `PLUS.PAIR`/`PLUS.TIMES` on B2SR operands of one
-//!   tile size with a B2SR mask, not complemented;
+//! - `mxm_reduce` with a complemented mask (B2SR counts for `PLUS.PAIR` /
+//!   `PLUS.TIMES` on B2SR operands and masks, CSR dot products otherwise);
 //! - the bit-plane products (`bmm_planes`, `bspmm_planes`) where the code
 //!   sums could pass 2^32 (`k (2^b - 1) (2^c - 1)`, `k (2^b - 1)`);
 //! - 64x64 tiles (also for `bspmm`), `Format::Auto`,

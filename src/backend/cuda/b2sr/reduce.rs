@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::super::launch::{mxm, pack, Tiles};
-use super::super::mem::{no_kernel, DMat, DevB2sr};
+use super::super::mem::{DMat, DevB2sr};
 use super::super::{CudaBackend, CudaMatrix};
 use super::writeback::MaskPat;
 use crate::algebra::{Semiring, SemiringKind};
@@ -35,7 +35,8 @@ impl CudaBackend {
     /// `⊕` over `(op(A) ⊕.⊗ op(B))<M>` for `PLUS.PAIR`/`PLUS.TIMES` on B2SR
     /// operands of one tile size and a B2SR mask (any tile size), not
     /// complemented: the exact integer count of the fused masked kernel,
-    /// turned into the result as the CPU does.
+    /// turned into the result as the CPU does. `None` where these kernels do
+    /// not apply (the caller takes the CSR dot products).
     pub(crate) fn mxm_reduce_b2sr<S: Semiring>(
         &self,
         mask: MatrixMask<'_, Self>,
@@ -43,48 +44,43 @@ impl CudaBackend {
         a: &CudaMatrix<S::T>,
         b: &CudaMatrix<S::T>,
         flags: Flags,
-    ) -> Result<S::T> {
+    ) -> Result<Option<S::T>> {
         let op = "mxm_reduce";
-        let kind = S::KERNEL
-            .ok_or_else(|| no_kernel(op, format!("user semiring {}", S::NAME)))?
-            .kind();
-        if !matches!(kind, SemiringKind::PlusPair | SemiringKind::PlusTimes) {
-            return Err(no_kernel(op, format!("semiring {}", S::NAME)));
-        }
+        let Some(kind) = S::KERNEL.map(|id| id.kind()) else {
+            return Ok(None);
+        };
         let (DMat::B2sr { pat: pa, value: va }, DMat::B2sr { pat: pb, value: vb }) =
             (&a.repr, &b.repr)
         else {
-            return Err(no_kernel(op, "CSR operands (convert them to B2SR)"));
+            return Ok(None);
         };
-        if pa.k != pb.k {
-            return Err(no_kernel(op, "operands of different tile sizes"));
-        }
-        if mask.complemented {
-            return Err(no_kernel(op, "a complemented mask"));
-        }
-        let x = if kind == SemiringKind::PlusPair {
-            S::T::one()
-        } else {
-            s.mul(*va, *vb)
+        let x = match kind {
+            SemiringKind::PlusPair => S::T::one(),
+            SemiringKind::PlusTimes => s.mul(*va, *vb),
+            _ => return Ok(None),
         };
-        if S::T::IS_FLOAT && x != S::T::one() {
-            return Err(no_kernel(op, "float products of iso values other than one"));
+        if pa.k != pb.k
+            || mask.complemented
+            || mask.source.b2sr_mask().is_none()
+            || (S::T::IS_FLOAT && x != S::T::one())
+        {
+            return Ok(None);
         }
         let pm = match self.mask_pattern(op, &mask, pa.k)? {
             MaskPat::Pattern(p) => p,
-            _ => return Ok(s.zero()),
+            _ => return Ok(Some(s.zero())),
         };
         let ao = self.oriented(pa, flags.transpose_a)?;
         // Rows of Bt are the columns of op(B).
         let bt = self.oriented(pb, !flags.transpose_b)?;
         let n = self.masked_count(&pm, &ao, &bt)?;
         if n == 0 {
-            return Ok(s.zero());
+            return Ok(Some(s.zero()));
         }
         if S::T::IS_FLOAT && n > 1 << 24 {
-            return Err(no_kernel(op, "a float count above 2^24 (not exact)"));
+            return Ok(None); // not exact as a count
         }
-        Ok(repeat_add(&s, x, n as usize))
+        Ok(Some(repeat_add(&s, x, n as usize)))
     }
 
     /// Which kernel computes the masked count of `mxm_reduce` for 16x16 and

@@ -1,6 +1,7 @@
 //! Matrix-level operations on CSR with values (kernels in `cuda/matrix.cu`):
 //! transpose, element-wise, apply, select, diagonal scaling, extract,
-//! assign, and the output phase `C<mask> = accum(C, T)` with replace.
+//! assign, the output phase `C<mask> = accum(C, T)` with replace, and
+//! `mxm_reduce` as masked dot products (`cuda/csr_dot.cu`).
 //!
 //! Every operation works on CSR with values: a B2SR input is unpacked on the
 //! device (its iso value filled in), a transposed input is transposed on the
@@ -13,6 +14,7 @@
 //! operations share: counts scanned into row pointers, and compaction of
 //! flagged entries.
 
+mod dot;
 mod elementwise;
 mod index;
 mod transpose;

@@ -20,6 +20,13 @@ pub struct MaskPattern {
     _own: Option<(DBuf<u32>, DBuf<u32>)>,
 }
 
+impl MaskPattern {
+    /// The row pointers and the sorted column indices.
+    pub(crate) fn arrays(&self) -> (DevPtr<u32>, DevPtr<u32>) {
+        (self.rowptr, self.colidx)
+    }
+}
+
 impl CudaBackend {
     /// The pattern a matrix mask over `m` selects: every entry (`structural`)
     /// or the nonzero ones.

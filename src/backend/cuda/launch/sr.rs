@@ -35,6 +35,12 @@ super::kernels! {
     fn csr_merge_fix(rowptr: DevPtr<u32>, nrows: u64, start_row: DevPtr<u32>, nchunks: u64,
         part_vals: DevPtr<T>, part_has: DevPtr<u8>, allowed: DevPtr<u32>, out_vals: DevPtr<T>,
         out_pres: DevPtr<u32>, accum: i32, affine: bool, cbits: u64);
+    /// Row `i`'s `⊕` over the masked dot products `A(i,:) ⊕.⊗ Bt(j,:)`, `(i, j)` in
+    /// the mask's pattern, into `out_vals[i]` and presence bit `i`.
+    fn csr_mxm_reduce_dot(m_rowptr: DevPtr<u32>, m_colidx: DevPtr<u32>, nrows: u64,
+        a_rowptr: DevPtr<u32>, a_colidx: DevPtr<u32>, a_vals: DevPtr<T>, a_isobits: u64,
+        b_rowptr: DevPtr<u32>, b_colidx: DevPtr<u32>, b_vals: DevPtr<T>, b_isobits: u64,
+        out_vals: DevPtr<T>, out_pres: DevPtr<u32>);
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
     fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, tile_rows: u32, vbits: u64, b: DevPtr<T>,
         nfeat: u64, c: DevPtr<T>);
