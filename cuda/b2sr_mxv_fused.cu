@@ -155,7 +155,7 @@ template <int K> __device__ __forceinline__ void rows_tile(Rows<K>& a, const Mxv
 #pragma unroll
     for (int r = 0; r < K; ++r) {
       const u32 w = (u32)(tile >> (K * r)) & ucols & (((ok >> r) & 1u) ? RM : 0u);
-      if (w) rows_fold(a, r, repeat_op<T>(SR_ADD, one, __popc(w)));
+      if (w) rows_fold(a, r, SR::repeat(one, __popc(w)));
     }
   }
 }

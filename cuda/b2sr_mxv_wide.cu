@@ -39,7 +39,7 @@ __device__ __forceinline__ void mxv_body(const u32* __restrict__ rowptr, const u
         if (w == 0) continue;
         if (u_vals == 0 || SR::y_free) {
           const T c = SR::mul(v, Sc<T>::one());
-          fold(acc, has, repeat_op<T>(SR_ADD, c, __popc(w)));
+          fold(acc, has, SR::repeat(c, __popc(w)));
         } else {
           while (w) {
             const int c = __ffs(w) - 1;
@@ -102,7 +102,7 @@ __device__ __forceinline__ void mxv_short_body(const u32* __restrict__ rowptr, c
         if (u_pres) w &= bits_chunk<K>(u_pres, base);
         if (w == 0) continue;
         if (u_vals == 0 || SR::y_free) {
-          fold(acc, has, repeat_op<T>(SR_ADD, SR::mul(v, Sc<T>::one()), __popc(w)));
+          fold(acc, has, SR::repeat(SR::mul(v, Sc<T>::one()), __popc(w)));
         } else {
           while (w) {
             const int c = __ffs(w) - 1;

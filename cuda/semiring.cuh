@@ -1,5 +1,6 @@
 // cuda/semiring.cuh: the semiring of a module compiled with
-//   -DSR_T=<type> -DSR_ADD=<op code> -DSR_MUL=<op code>
+//   -DSR_T=<type> -DSR_ADD=<op code> -DSR_MUL=<op code> (or a user semiring's
+//   operators as source, below)
 // (cuda/sr.cu and its parts, cuda/push.cu): its operators, folding, and the atomic
 // `*p = *p ⊕ x` of the scatter (push) products.
 #pragma once
@@ -7,13 +8,38 @@
 
 typedef SR_T T;
 
+#ifdef SR_USER
+// A user semiring (`DeviceOps` in src/algebra/semiring.rs), compiled with
+// -DSR_ADD=-1 -DSR_MUL=-1 (no built-in code matches) and its operators as
+// expressions in x and y: -DSR_USER_ADD, -DSR_USER_MUL, -DSR_USER_ZERO, and
+// -DSR_USER_MUL_FLIPPED where ⊗ takes its operands the other way round.
+struct SR {
+  static __device__ __forceinline__ T add(T x, T y) { return (T)(SR_USER_ADD); }
+#ifdef SR_USER_MUL_FLIPPED
+  static __device__ __forceinline__ T mul(T y, T x) { return (T)(SR_USER_MUL); }
+#else
+  static __device__ __forceinline__ T mul(T x, T y) { return (T)(SR_USER_MUL); }
+#endif
+  static __device__ __forceinline__ T zero() { return (T)(SR_USER_ZERO); }
+  static const bool y_free = false;
+  // x ⊕ x ⊕ ... ⊕ x (n >= 1 terms), folded from the left as the CPU does.
+  static __device__ __forceinline__ T repeat(T x, u64 n) {
+    T acc = x;
+    for (u64 i = 1; i < n; ++i) acc = add(acc, x);
+    return acc;
+  }
+};
+#else
 struct SR {
   static __device__ __forceinline__ T add(T a, T b) { return binop<T>(SR_ADD, a, b); }
   static __device__ __forceinline__ T mul(T a, T b) { return binop<T>(SR_MUL, a, b); }
   static __device__ __forceinline__ T zero() { return identity_of<T>(SR_ADD); }
   // mul(a, y) does not look at y.
   static const bool y_free = (SR_MUL == OP_PAIR || SR_MUL == OP_FIRST);
+  // x ⊕ x ⊕ ... ⊕ x (n >= 1 terms).
+  static __device__ __forceinline__ T repeat(T x, u64 n) { return repeat_op<T>(SR_ADD, x, n); }
 };
+#endif
 
 template <class X> __device__ __forceinline__ X shfl_xor(X x, int off) { return __shfl_xor_sync(FULL_MASK, x, off); }
 template <> __device__ __forceinline__ bool shfl_xor<bool>(bool x, int off) { return __shfl_xor_sync(FULL_MASK, (int)x, off) != 0; }
@@ -40,7 +66,26 @@ template <class W> __device__ __forceinline__ void cas_fold(W* a, T x) {
     old = atomicCAS(a, assumed, nb);
   } while (old != assumed);
 }
+// Atomic `*p = *p ⊕ x` on a one-byte T: a CAS on the aligned word holding it.
+__device__ __forceinline__ void cas_fold_byte(T* p, T x) {
+  u32* w = (u32*)((size_t)p & ~(size_t)3);
+  const u32 shift = (u32)((size_t)p & 3) * 8;
+  u32 old = *w, assumed;
+  do {
+    assumed = old;
+    T cur;
+    u8 b = (u8)(assumed >> shift);
+    memcpy(&cur, &b, 1);
+    T nv = SR::add(cur, x);
+    u8 nb;
+    memcpy(&nb, &nv, 1);
+    old = atomicCAS(w, assumed, (assumed & ~(0xffu << shift)) | ((u32)nb << shift));
+  } while (old != assumed);
+}
 __device__ __forceinline__ void atomic_fold(T* p, T x) {
+#ifdef SR_USER
+  if (sizeof(T) == 1) { cas_fold_byte(p, x); return; }
+#endif
   if (sizeof(T) == 1) {
     // bool: only LOR/ANY/PLUS(=OR) monoids are instantiated for bool; MIN/MAX
     // (AND/OR) handled likewise.

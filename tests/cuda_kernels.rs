@@ -12,7 +12,32 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-use bitgraphblas::backend::cuda::kernels::{all_modules, compile_ptx, ptx_entries, ModuleSpec};
+use bitgraphblas::algebra::DeviceOps;
+use bitgraphblas::backend::cuda::kernels::{
+    all_modules, compile_ptx, ptx_entries, ModuleId, ModuleSpec, SrKey,
+};
+use bitgraphblas::ScalarType;
+
+/// The semiring templates instantiated for user semirings (operators given as
+/// source), at a boolean, an integer and a float type, ⊗ either way round.
+fn user_semiring_modules() -> Vec<ModuleSpec> {
+    let cases = [
+        (
+            ScalarType::Bool,
+            DeviceOps::new("x != y", "x && y", "false"),
+        ),
+        (ScalarType::I64, DeviceOps::new("x + y", "x - y", "0")),
+        (
+            ScalarType::F32,
+            DeviceOps::new("fmaxf(x, y)", "x * y + 1.0f", "-__int_as_float(0x7f800000)"),
+        ),
+    ];
+    cases
+        .into_iter()
+        .flat_map(|(t, ops)| [ops, ops.flipped()].map(|o| (t, SrKey::user(o))))
+        .flat_map(|(t, key)| [ModuleId::Sr(key, t).spec(), ModuleId::Push(key, t).spec()])
+        .collect()
+}
 
 fn require() -> bool {
     std::env::var("BITGRAPHBLAS_REQUIRE_NVRTC").is_ok_and(|v| v == "1")
@@ -108,7 +133,8 @@ fn every_kernel_compiles_for_sm_90_without_spills() {
     }
     let dir = std::env::temp_dir().join(format!("bitgraphblas-ptx-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let modules = all_modules();
+    let mut modules = all_modules();
+    modules.extend(user_semiring_modules());
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(8);

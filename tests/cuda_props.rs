@@ -14,8 +14,8 @@
 mod common;
 
 use bitgraphblas::algebra::{
-    Abs, Ainv, AnyPair, BindFirst, BindSecond, Div, First, LorLand, Lxor, MaxMin, MaxTimes, Min,
-    MinFirst, MinPlus, MinSecond, Minus, Plus, PlusPair, PlusTimes, Times,
+    Abs, Ainv, AnyPair, BindFirst, BindSecond, DeviceOps, Div, First, Land, LorLand, Lxor, MaxMin,
+    MaxTimes, Min, MinFirst, MinPlus, MinSecond, Minus, Plus, PlusPair, PlusTimes, Semiring, Times,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
 use common::props::{prop_mxm_reduce, prop_mxv, MxmCase, MxvCase};
@@ -100,6 +100,84 @@ macro_rules! mxm_reduce_props {
                 .quickcheck(p as fn(MxmCase<$t>) -> TestResult);
         }
     )*};
+}
+
+/// User semirings with their operators as CUDA source, compiled into the
+/// built-in templates: a non-commutative `⊗` (so `vxm`'s operand order
+/// shows), and a boolean `⊕` other than OR (the byte-wide atomic fold).
+#[derive(Clone, Copy, Debug, Default)]
+struct MinMinusI32;
+
+impl Semiring for MinMinusI32 {
+    type T = i32;
+    type Add = Min;
+    type Mul = Minus;
+    const NAME: &'static str = "min_minus_i32";
+    fn add_op(&self) -> Min {
+        Min
+    }
+    fn mul_op(&self) -> Minus {
+        Minus
+    }
+    fn device_ops(&self) -> Option<DeviceOps> {
+        Some(DeviceOps::new("x < y ? x : y", "x - y", "2147483647"))
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct LxorLand;
+
+impl Semiring for LxorLand {
+    type T = bool;
+    type Add = Lxor;
+    type Mul = Land;
+    const NAME: &'static str = "lxor_land";
+    fn add_op(&self) -> Lxor {
+        Lxor
+    }
+    fn mul_op(&self) -> Land {
+        Land
+    }
+    fn device_ops(&self) -> Option<DeviceOps> {
+        Some(DeviceOps::new("x != y", "x && y", "false"))
+    }
+}
+
+macro_rules! user_props {
+    ($($name:ident: $s:ty, $t:ty;)*) => {$(
+        mod $name {
+            use super::*;
+            #[test]
+            fn mxv_vxm() {
+                if gpu().is_none() {
+                    return;
+                }
+                fn p(c: MxvCase<$t>) -> TestResult {
+                    reduce_verdict(prop_mxv::<CudaBackend, $s>(gpu().expect("checked"), &c))
+                }
+                qc(MXV_TESTS)
+                    .min_tests_passed(MXV_TESTS / 2)
+                    .quickcheck(p as fn(MxvCase<$t>) -> TestResult);
+            }
+            #[test]
+            fn mxm_reduce() {
+                if gpu().is_none() {
+                    return;
+                }
+                fn p(c: MxmCase<$t>) -> TestResult {
+                    reduce_verdict(prop_mxm_reduce::<CudaBackend, $s>(gpu().expect("checked"), &c))
+                }
+                qc(MXM_TESTS)
+                    .min_tests_passed(MXM_TESTS / 4)
+                    .quickcheck(p as fn(MxmCase<$t>) -> TestResult);
+            }
+        }
+    )*};
+}
+
+user_props! {
+    user_min_minus_i32: MinMinusI32, i32;
+    user_lxor_land: LxorLand, bool;
 }
 
 mxm_reduce_props! {

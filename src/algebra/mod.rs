@@ -5,7 +5,9 @@
 //! identity; a [`Semiring`] pairs an additive monoid with a multiplicative operator.
 //! Built-in ones carry a [`BuiltinOp`] / [`KernelId`] tag so a backend can pick a
 //! specialised kernel at compile time; user-defined ones leave it `None` and run on
-//! the generic CPU path (a GPU backend refuses them with [`Error::NoKernel`]).
+//! the generic CPU path, and on the GPU where they give their operators as CUDA
+//! source ([`DeviceOps`]; without it a GPU backend refuses them with
+//! [`Error::NoKernel`]).
 //!
 //! [`Error::NoKernel`]: crate::Error::NoKernel
 
@@ -20,8 +22,8 @@ pub use binary::{
 };
 pub use bits::{BitDomain, BitSemiring};
 pub use semiring::{
-    AnyPair, FlippedSemiring, KernelId, LorLand, MaxMin, MaxTimes, MinFirst, MinPlus, MinSecond,
-    PlusPair, PlusTimes, Semiring, SemiringFrom, SemiringKind,
+    AnyPair, DeviceOps, FlippedSemiring, KernelId, LorLand, MaxMin, MaxTimes, MinFirst, MinPlus,
+    MinSecond, PlusPair, PlusTimes, Semiring, SemiringFrom, SemiringKind,
 };
 pub use unary::{
     Abs, Ainv, BindFirst, BindSecond, BuiltinUnary, Identity, IndexOp, IndexUnaryOp, Lnot, One,

@@ -148,6 +148,76 @@ pub trait Semiring: Copy + Send + Sync {
     fn terminal(&self) -> Option<Self::T> {
         self.add_op().terminal()
     }
+    /// The operators as CUDA source, for a GPU backend to compile into its
+    /// kernel templates; `None` (the default) where there is none. Built-in
+    /// semirings need none ([`Semiring::KERNEL`]); a user semiring supplies
+    /// one with [`SemiringFrom::with_device_ops`].
+    #[inline]
+    fn device_ops(&self) -> Option<DeviceOps> {
+        None
+    }
+}
+
+/// A user semiring's operators as CUDA C++ expressions, which the CUDA
+/// backend compiles with NVRTC into the same kernel templates the built-in
+/// semirings use (and caches like them). `add` and `mul` are expressions in
+/// `x` and `y`, `zero` an expression for the additive identity, all of the
+/// element type `T` (`bool`, `i32`, `u32`, `i64`, `u64`, `f32` or `f64` in
+/// CUDA: the typedefs `i32`, `u32`, `i64`, `u64`, `f32`, `f64` are there).
+/// `add` must be associative and commutative, as [`Monoid`] requires, and the
+/// expressions must compute what the Rust operators do: the CUDA backend is
+/// checked against the CPU backend, not against this text.
+///
+/// ```
+/// use bitgraphblas::algebra::{DeviceOps, Max, Minus, Semiring, SemiringFrom};
+/// // MAX.MINUS: w_i = max_j (a_ij - u_j).
+/// let s = SemiringFrom::<i64, _, _>::new(Max, Minus)
+///     .with_device_ops(DeviceOps::new("x > y ? x : y", "x - y", "(i64)(-9223372036854775807LL - 1)"));
+/// assert_eq!(s.mul(7, 2), 5);
+/// assert_eq!(s.device_ops().unwrap().mul(), "x - y");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DeviceOps {
+    add: &'static str,
+    mul: &'static str,
+    zero: &'static str,
+    mul_flipped: bool,
+}
+
+impl DeviceOps {
+    /// The operators `x ⊕ y` and `x ⊗ y` and the identity of `⊕`.
+    pub const fn new(add: &'static str, mul: &'static str, zero: &'static str) -> Self {
+        DeviceOps {
+            add,
+            mul,
+            zero,
+            mul_flipped: false,
+        }
+    }
+    /// `x ⊕ y`.
+    pub fn add(&self) -> &'static str {
+        self.add
+    }
+    /// `x ⊗ y` (before [`DeviceOps::mul_flipped`] applies).
+    pub fn mul(&self) -> &'static str {
+        self.mul
+    }
+    /// The identity of `⊕`.
+    pub fn zero(&self) -> &'static str {
+        self.zero
+    }
+    /// Whether `⊗` takes its operands the other way round (`y ⊗ x`), as
+    /// [`FlippedSemiring`] asks.
+    pub fn mul_flipped(&self) -> bool {
+        self.mul_flipped
+    }
+    /// The same operators with `⊗`'s operands swapped.
+    pub fn flipped(self) -> Self {
+        DeviceOps {
+            mul_flipped: !self.mul_flipped,
+            ..self
+        }
+    }
 }
 
 /// A user-defined semiring from a monoid and an operator; always runs on the
@@ -163,6 +233,7 @@ pub trait Semiring: Copy + Send + Sync {
 pub struct SemiringFrom<T, A, M> {
     add: A,
     mul: M,
+    device: Option<DeviceOps>,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -172,7 +243,17 @@ impl<T: Scalar, A: Monoid<T>, M: BinaryOp<T>> SemiringFrom<T, A, M> {
         SemiringFrom {
             add,
             mul,
+            device: None,
             _t: PhantomData,
+        }
+    }
+
+    /// The same semiring with its operators as CUDA source, so that it runs
+    /// on the CUDA backend too (see [`DeviceOps`]).
+    pub fn with_device_ops(self, ops: DeviceOps) -> Self {
+        SemiringFrom {
+            device: Some(ops),
+            ..self
         }
     }
 }
@@ -187,6 +268,9 @@ impl<T: Scalar, A: Monoid<T>, M: BinaryOp<T>> Semiring for SemiringFrom<T, A, M>
     }
     fn mul_op(&self) -> M {
         self.mul
+    }
+    fn device_ops(&self) -> Option<DeviceOps> {
+        self.device
     }
 }
 
@@ -396,5 +480,9 @@ impl<S: Semiring> Semiring for FlippedSemiring<S> {
     #[inline]
     fn terminal(&self) -> Option<S::T> {
         self.0.terminal()
+    }
+    #[inline]
+    fn device_ops(&self) -> Option<DeviceOps> {
+        self.0.device_ops().map(DeviceOps::flipped)
     }
 }

@@ -65,7 +65,10 @@ impl CudaBackend {
         b: &CudaDense<S::T>,
         transpose: bool,
     ) -> Result<CudaDense<S::T>> {
-        let (add, mul) = semiring_ops(Sr::of::<S>("mxm_dense")?.kind());
+        let kind = Sr::of(&s, "mxm_dense")?
+            .kind()
+            .ok_or_else(|| no_kernel("mxm_dense", "a user semiring on CSR (convert A to B2SR)"))?;
+        let (add, mul) = semiring_ops(kind);
         let r = self.csr_input(a, transpose)?;
         let nf = b.ncols;
         let out = self.dev.alloc::<S::T>(r.nrows * nf)?;
@@ -111,12 +114,12 @@ impl CudaBackend {
     fn mxm_dense_b2sr<S: Semiring, A: Accumulate<S::T>>(
         &self,
         c: &mut CudaDense<S::T>,
-        _s: S,
+        s: S,
         a: &CudaMatrix<S::T>,
         b: &CudaDense<S::T>,
         flags: Flags,
     ) -> Result<()> {
-        let m = Sr::of::<S>("mxm_dense")?;
+        let m = Sr::of(&s, "mxm_dense")?;
         let acc = accum_code::<S::T, A>("mxm_dense")?;
         let DMat::B2sr { pat, value } = &a.repr else {
             return Err(no_kernel("mxm_dense", "a CSR matrix (convert it to B2SR)"));

@@ -7,10 +7,11 @@
 //! Modules (sources in `cuda/`, headers inlined by `build.rs`):
 //! - `pack`: type-free kernels (scans, CSR <-> B2SR, segments, `bin_bin_sum`, bits).
 //! - `vec_<type>`: element-wise kernels for one element type.
-//! - `sr_<semiring>_<type>`: B2SR `mxv`/`mxm_dense` and CSR `mxv` for one
-//!   built-in semiring at one element type.
+//! - `sr_<semiring>_<type>`: B2SR `mxv`/`mxm_dense`, CSR `mxv` and CSR
+//!   `mxm_reduce` for one built-in semiring at one element type, or for a user
+//!   semiring's operators given as source (`sr_user<n>_<type>`, [`SrKey::User`]).
 //! - `push_<semiring>_<type>`: push products `u ⊕.⊗ A` on CSR and B2SR
-//!   (scatter from the input's entries, no transpose) for one built-in semiring.
+//!   (scatter from the input's entries, no transpose) for the same semirings.
 //! - `mat_<type>`: matrix-level kernels on CSR with values (transpose,
 //!   element-wise, select, scale, extract/assign maps, the masked output phase).
 //! - `transpose`: type-free B2SR transpose (tile structure and in-tile bits).
@@ -22,7 +23,9 @@
 //!   B2SR/CSR times bits), each product at every output kind, plain and
 //!   over bit planes.
 
-use crate::algebra::SemiringKind;
+use std::sync::Mutex;
+
+use crate::algebra::{DeviceOps, SemiringKind};
 use crate::error::{Error, Result};
 use crate::scalar::ScalarType;
 
@@ -258,6 +261,73 @@ pub(crate) fn semiring_ops(kind: SemiringKind) -> (u32, u32) {
     (a as u32, m as u32)
 }
 
+/// The semiring of a semiring module: a built-in family, or a user
+/// semiring's operators as source ([`DeviceOps`]), numbered in the order
+/// this process first met them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SrKey {
+    /// A built-in family (its operators by code).
+    Builtin(SemiringKind),
+    /// The `n`-th distinct [`DeviceOps`] of this process.
+    User(u32),
+}
+
+/// The distinct user semirings met so far; [`SrKey::User`] indexes it.
+static USER_SEMIRINGS: Mutex<Vec<DeviceOps>> = Mutex::new(Vec::new());
+
+impl SrKey {
+    /// The key of a user semiring's operators (the same operators, the same key).
+    pub fn user(ops: DeviceOps) -> SrKey {
+        let mut known = USER_SEMIRINGS.lock().unwrap_or_else(|e| e.into_inner());
+        let n = match known.iter().position(|o| *o == ops) {
+            Some(n) => n,
+            None => {
+                known.push(ops);
+                known.len() - 1
+            }
+        };
+        SrKey::User(n as u32)
+    }
+    /// The name inside module and entry names (`plus_times`, `user0`).
+    pub fn name(self) -> String {
+        match self {
+            SrKey::Builtin(kind) => kind.name().into(),
+            SrKey::User(n) => format!("user{n}"),
+        }
+    }
+    /// The built-in family, `None` for a user semiring.
+    pub fn kind(self) -> Option<SemiringKind> {
+        match self {
+            SrKey::Builtin(kind) => Some(kind),
+            SrKey::User(_) => None,
+        }
+    }
+    /// The `-D` options that define the semiring (besides `SR_T` and `SR_NAME`).
+    fn options(self) -> Vec<String> {
+        match self {
+            SrKey::Builtin(kind) => {
+                let (add, mul) = semiring_ops(kind);
+                vec![format!("-DSR_ADD={add}"), format!("-DSR_MUL={mul}")]
+            }
+            SrKey::User(n) => {
+                let ops = USER_SEMIRINGS.lock().unwrap_or_else(|e| e.into_inner())[n as usize];
+                let mut o = vec![
+                    "-DSR_ADD=-1".to_string(),
+                    "-DSR_MUL=-1".to_string(),
+                    "-DSR_USER=1".to_string(),
+                    format!("-DSR_USER_ADD={}", ops.add()),
+                    format!("-DSR_USER_MUL={}", ops.mul()),
+                    format!("-DSR_USER_ZERO={}", ops.zero()),
+                ];
+                if ops.mul_flipped() {
+                    o.push("-DSR_USER_MUL_FLIPPED=1".into());
+                }
+                o
+            }
+        }
+    }
+}
+
 /// Which module a kernel lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ModuleId {
@@ -265,10 +335,10 @@ pub enum ModuleId {
     Pack,
     /// Element-wise kernels for one type.
     Vec(ScalarType),
-    /// Semiring kernels for one built-in semiring and type.
-    Sr(SemiringKind, ScalarType),
-    /// Push products for one built-in semiring and type.
-    Push(SemiringKind, ScalarType),
+    /// Semiring kernels for one semiring and type.
+    Sr(SrKey, ScalarType),
+    /// Push products for one semiring and type.
+    Push(SrKey, ScalarType),
     /// Matrix-level CSR kernels for one type.
     Mat(ScalarType),
     /// B2SR transpose (type-free).
@@ -361,10 +431,9 @@ impl ModuleId {
                     entries: MAT_ENTRIES.iter().map(|e| format!("{e}_{tn}")).collect(),
                 }
             }
-            ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) => {
+            ModuleId::Sr(key, t) | ModuleId::Push(key, t) => {
                 let tn = type_name(t);
-                let name = format!("{}_{tn}", kind.name());
-                let (add, mul) = semiring_ops(kind);
+                let name = format!("{}_{tn}", key.name());
                 let (prefix, source, tiled_e, plain): (_, _, &[&str], &[&str]) = match self {
                     ModuleId::Push(..) => ("push", PUSH_SRC, &PUSH_TILED, &PUSH_PLAIN),
                     _ => ("sr", SR_SRC, &SR_TILED, &SR_PLAIN),
@@ -382,12 +451,10 @@ impl ModuleId {
                     id: self,
                     name: format!("{prefix}_{name}"),
                     source,
-                    options: vec![
-                        format!("-DSR_T={tn}"),
-                        format!("-DSR_ADD={add}"),
-                        format!("-DSR_MUL={mul}"),
-                        format!("-DSR_NAME={name}"),
-                    ],
+                    options: [format!("-DSR_T={tn}"), format!("-DSR_NAME={name}")]
+                        .into_iter()
+                        .chain(key.options())
+                        .collect(),
                     entries,
                 }
             }
@@ -444,8 +511,8 @@ impl ModuleId {
             | ModuleId::BitsBmm
             | ModuleId::BitsBspmm => format!("{base}{kk}"),
             ModuleId::Vec(t) | ModuleId::Mat(t) => format!("{base}{kk}_{}", type_name(t)),
-            ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) => {
-                format!("{base}{kk}_{}_{}", kind.name(), type_name(t))
+            ModuleId::Sr(key, t) | ModuleId::Push(key, t) => {
+                format!("{base}{kk}_{}_{}", key.name(), type_name(t))
             }
         }
     }
@@ -467,6 +534,7 @@ pub fn all_modules() -> Vec<ModuleSpec> {
     v.extend(
         semiring_instances()
             .into_iter()
+            .map(|(k, t)| (SrKey::Builtin(k), t))
             .flat_map(|(k, t)| [ModuleId::Sr(k, t).spec(), ModuleId::Push(k, t).spec()]),
     );
     v

@@ -16,8 +16,12 @@
 //!   `PLUS.TIMES` on B2SR operands and masks, CSR dot products otherwise);
 //! - the bit-plane products (`bmm_planes`, `bspmm_planes`) where the code
 //!   sums could pass 2^32 (`k (2^b - 1) (2^c - 1)`, `k (2^b - 1)`);
-//! - 64x64 tiles (also for `bspmm`), `Format::Auto`,
-//!   user-defined semirings and operators.
+//! - 64x64 tiles (also for `bspmm`), `Format::Auto`;
+//! - user-defined semirings without their operators as CUDA source
+//!   ([`DeviceOps`](crate::algebra::DeviceOps): with it, NVRTC compiles them
+//!   into the built-in semirings' templates for `mxv`, `vxm`, `mxm_reduce`
+//!   and B2SR `mxm_dense`; `mxm` with a sparse result still needs a built-in
+//!   semiring), and user-defined operators elsewhere.
 //!
 //! ```no_run
 //! use bitgraphblas::{ops, algebra::PlusTimes, Backend, Desc, Format, Matrix, TileSize, Vector};

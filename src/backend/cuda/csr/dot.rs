@@ -25,7 +25,7 @@ impl CudaBackend {
         flags: Flags,
     ) -> Result<S::T> {
         let op = "mxm_reduce";
-        let m = Sr::<S::T>::of::<S>(op)?;
+        let m = Sr::of(&s, op)?;
         if mask.complemented {
             return Err(no_kernel(op, "a complemented mask"));
         }

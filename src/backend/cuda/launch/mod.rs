@@ -22,7 +22,7 @@ use std::marker::PhantomData;
 use cudarc::driver::CudaFunction;
 
 use super::device::{Arg, Dev, DevPtr};
-use super::kernels::{semiring_instances, ModuleId};
+use super::kernels::{semiring_instances, ModuleId, SrKey};
 use super::mem::{no_kernel, seg_len, DevB2sr};
 use crate::algebra::{Semiring, SemiringKind};
 use crate::error::Result;
@@ -199,9 +199,10 @@ impl Launch {
     }
 }
 
-/// The module `sr_<semiring>_<type>` of a built-in semiring with element type `T`.
+/// The module `sr_<semiring>_<type>` of a semiring with element type `T`:
+/// a built-in one, or a user semiring that gives its operators as source.
 pub(crate) struct Sr<T> {
-    kind: SemiringKind,
+    key: SrKey,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -213,26 +214,43 @@ impl<T> Clone for Sr<T> {
 impl<T> Copy for Sr<T> {}
 
 impl<T: Scalar> Sr<T> {
-    /// The semiring module of `S`, or [`crate::Error::NoKernel`] for `op`
-    /// where there is none (user semirings, built-ins without an instance).
-    pub(crate) fn of<S: Semiring<T = T>>(op: &'static str) -> Result<Sr<T>> {
-        let id = S::KERNEL.ok_or_else(|| no_kernel(op, format!("user semiring {}", S::NAME)))?;
-        let key = (id.kind(), id.scalar_type());
-        if !semiring_instances().contains(&key) {
-            return Err(no_kernel(op, format!("semiring {}", S::NAME)));
-        }
+    /// The semiring module of `s`, or [`crate::Error::NoKernel`] for `op`
+    /// where there is none (a user semiring without [`DeviceOps`], a
+    /// built-in without an instance at this type).
+    ///
+    /// [`DeviceOps`]: crate::algebra::DeviceOps
+    pub(crate) fn of<S: Semiring<T = T>>(s: &S, op: &'static str) -> Result<Sr<T>> {
+        let key = match (S::KERNEL, s.device_ops()) {
+            (Some(id), _) => {
+                if !semiring_instances().contains(&(id.kind(), id.scalar_type())) {
+                    return Err(no_kernel(op, format!("semiring {}", S::NAME)));
+                }
+                SrKey::Builtin(id.kind())
+            }
+            (None, Some(ops)) => SrKey::user(ops),
+            (None, None) => {
+                return Err(no_kernel(
+                    op,
+                    format!(
+                        "user semiring {} without its operators as CUDA source \
+                         (SemiringFrom::with_device_ops)",
+                        S::NAME
+                    ),
+                ))
+            }
+        };
         Ok(Sr {
-            kind: key.0,
+            key,
             _t: PhantomData,
         })
     }
-    /// The semiring family.
-    pub(crate) fn kind(self) -> SemiringKind {
-        self.kind
+    /// The built-in semiring family, `None` for a user semiring.
+    pub(crate) fn kind(self) -> Option<SemiringKind> {
+        self.key.kind()
     }
     /// The module.
     pub(crate) fn id(self) -> ModuleId {
-        ModuleId::Sr(self.kind, T::TYPE)
+        ModuleId::Sr(self.key, T::TYPE)
     }
     /// The push-product module of the same semiring (`push_<semiring>_<type>`).
     pub(crate) fn push(self) -> Push<T> {
@@ -240,7 +258,7 @@ impl<T: Scalar> Sr<T> {
     }
 }
 
-/// The module `push_<semiring>_<type>` of a built-in semiring.
+/// The module `push_<semiring>_<type>` of a semiring.
 pub(crate) struct Push<T>(Sr<T>);
 
 impl<T> Clone for Push<T> {
@@ -253,7 +271,7 @@ impl<T> Copy for Push<T> {}
 impl<T: Scalar> Push<T> {
     /// The module.
     pub(crate) fn id(self) -> ModuleId {
-        ModuleId::Push(self.0.kind, T::TYPE)
+        ModuleId::Push(self.0.key, T::TYPE)
     }
 }
 
@@ -319,7 +337,7 @@ pub(crate) use kernels;
 
 #[cfg(test)]
 mod tests {
-    use super::super::kernels::{ModuleId, TILE_KS};
+    use super::super::kernels::{ModuleId, SrKey, TILE_KS};
     use crate::algebra::SemiringKind;
     use crate::scalar::ScalarType;
 
@@ -328,7 +346,7 @@ mod tests {
     #[test]
     fn entries_are_in_the_module_table() {
         let t = ScalarType::F32;
-        let sr = SemiringKind::PlusTimes;
+        let sr = SrKey::Builtin(SemiringKind::PlusTimes);
         let families: [(ModuleId, Vec<(&str, bool)>); 11] = [
             (ModuleId::Pack, names(super::pack::Entry::ALL, |e| e.name())),
             (

@@ -60,7 +60,7 @@ impl CudaBackend {
         d: &CudaVector<S::T>,
         u: &CudaVector<S::T>,
     ) -> Result<()> {
-        let id = Sr::of::<S>("mxv_affine").ok();
+        let id = Sr::of(&semiring, "mxv_affine").ok();
         let fits = match &a.repr {
             DMat::B2sr { pat, .. } => pat.k <= 8,
             DMat::Csr { .. } => true,

@@ -115,7 +115,7 @@ impl CudaBackend {
         let n_out = pat.nrows;
         let k = pat.k;
         let uv = self.view(u)?;
-        let lor_bits = m.kind() == SemiringKind::LorLand
+        let lor_bits = m.kind() == Some(SemiringKind::LorLand)
             && matches!(u.repr, DVec::Bits(_))
             && value.is_nonzero();
         // (values, presence) of a reusable output

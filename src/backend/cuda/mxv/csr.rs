@@ -50,7 +50,10 @@ impl CudaBackend {
         let nnz = a.3;
         let (rowptr, colidx, avals, isobits) = operand(a);
         // LOR and ANY stop a row at its first hit: the row kernel keeps them.
-        if !matches!(m.kind(), SemiringKind::LorLand | SemiringKind::AnyPair) {
+        if !matches!(
+            m.kind(),
+            Some(SemiringKind::LorLand | SemiringKind::AnyPair)
+        ) {
             return self.csr_mxv_merge(
                 m,
                 (rowptr, colidx, avals, isobits),

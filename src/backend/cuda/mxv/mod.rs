@@ -41,7 +41,7 @@ impl CudaBackend {
         u: &CudaVector<S::T>,
         flags: Flags,
     ) -> Result<()> {
-        let sr = Sr::of::<S>("mxv")?;
+        let sr = Sr::of(&semiring, "mxv")?;
         let acc = accum_code::<S::T, A>("mxv")?;
         if flags.transpose_a {
             // A' u (vxm): pushed from u's entries, no transpose (push.rs).

@@ -58,7 +58,7 @@ impl CudaBackend {
             (None, None) => (DevPtr::null(), MASK_NONE),
         };
         let uv = self.view(u)?;
-        let bits_out = kind == SemiringKind::LorLand
+        let bits_out = kind == Some(SemiringKind::LorLand)
             && matches!(u.repr, DVec::Bits(_))
             && matches!(&a.repr, DMat::B2sr { value, .. } if value.is_nonzero());
         let out_pres = self.dev.zeros::<u32>(bit_words(n_out))?;
