@@ -1,6 +1,6 @@
 // cuda/sr.cu: the semiring modules `sr_<semiring>_<type>`: `mxv` on B2SR and
-// CSR, B2SR times dense, and `mxm_reduce` on CSR, for one built-in semiring at
-// one element type.
+// CSR, B2SR times dense, and `mxm_reduce` and `mxm` on CSR, for one semiring
+// at one element type.
 //
 // Compiled once per built-in semiring and element type, with
 //   -DSR_T=<type> -DSR_ADD=<op code> -DSR_MUL=<op code> -DSR_NAME=<suffix>
@@ -13,7 +13,8 @@
 // - csr_mxv.cu: CSR `mxv` by row groups, long rows in chunks;
 // - csr_merge.cu: CSR `mxv` on the merge path;
 // - b2sr_spmm.cu: B2SR times dense row-major;
-// - csr_dot.cu: `mxm_reduce` on CSR, masked dot products.
+// - csr_dot.cu: `mxm_reduce` on CSR, masked dot products;
+// - csr_spgemm.cu: `mxm` on CSR, rows of B merged.
 //
 // Paper schemes (Bit-GraphBLAS, IPDPS'22): with `u_vals == NULL` the input is a
 // packed bit vector (bin_bin_*), otherwise full values (bin_full_full); with
@@ -35,3 +36,4 @@
 #include "csr_merge.cu"
 #include "b2sr_spmm.cu"
 #include "csr_dot.cu"
+#include "csr_spgemm.cu"

@@ -18,7 +18,7 @@ use bitgraphblas::algebra::{
     MaxTimes, Min, MinFirst, MinPlus, MinSecond, Minus, Plus, PlusPair, PlusTimes, Semiring, Times,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
-use common::props::{prop_mxm_reduce, prop_mxv, MxmCase, MxvCase};
+use common::props::{prop_mxm, prop_mxm_reduce, prop_mxv, MxmCase, MxvCase};
 use common::props_elem::*;
 use common::qc;
 use quickcheck::TestResult;
@@ -160,6 +160,18 @@ macro_rules! user_props {
                     .quickcheck(p as fn(MxvCase<$t>) -> TestResult);
             }
             #[test]
+            fn mxm() {
+                if gpu().is_none() {
+                    return;
+                }
+                fn p(c: MxmCase<$t>) -> TestResult {
+                    reduce_verdict(prop_mxm::<CudaBackend, $s>(gpu().expect("checked"), &c))
+                }
+                qc(MXM_TESTS)
+                    .min_tests_passed(MXM_TESTS / 2)
+                    .quickcheck(p as fn(MxmCase<$t>) -> TestResult);
+            }
+            #[test]
             fn mxm_reduce() {
                 if gpu().is_none() {
                     return;
@@ -178,6 +190,37 @@ macro_rules! user_props {
 user_props! {
     user_min_minus_i32: MinMinusI32, i32;
     user_lxor_land: LxorLand, bool;
+}
+
+/// `mxm` with a sparse result: the B2SR boolean product where it applies,
+/// the CSR merge product for everything else (PLUS semirings, CSR operands
+/// and masks, results with several values); no "no kernel" but 64x64 tiles.
+macro_rules! mxm_props {
+    ($($name:ident: $s:ty, $t:ty;)*) => {$(
+        #[test]
+        fn $name() {
+            if gpu().is_none() {
+                return;
+            }
+            fn p(c: MxmCase<$t>) -> TestResult {
+                reduce_verdict(prop_mxm::<CudaBackend, $s>(gpu().expect("checked"), &c))
+            }
+            qc(MXM_TESTS)
+                .min_tests_passed(MXM_TESTS / 2)
+                .quickcheck(p as fn(MxmCase<$t>) -> TestResult);
+        }
+    )*};
+}
+
+mxm_props! {
+    mxm_lor_land: LorLand, bool;
+    mxm_plus_times_i64: PlusTimes<i64>, i64;
+    mxm_plus_times_f32: PlusTimes<f32>, f32;
+    mxm_plus_pair_u32: PlusPair<u32>, u32;
+    mxm_min_plus_u32: MinPlus<u32>, u32;
+    mxm_min_second_i32: MinSecond<i32>, i32;
+    mxm_max_min_f64: MaxMin<f64>, f64;
+    mxm_any_pair_u64: AnyPair<u64>, u64;
 }
 
 mxm_reduce_props! {

@@ -1,6 +1,7 @@
 //! `impl Backend for CudaBackend`: each entry point delegates to the
 //! inherent method of the file that does that job.
 
+use super::codes::accum_code;
 use super::mask::{DeviceMask, DeviceMatrixMask};
 use super::{CudaBackend, CudaBits, CudaDense, CudaMatrix, CudaVector};
 use crate::algebra::{BinaryOp, BitDomain, BitSemiring, IndexUnaryOp, Monoid, Semiring, UnaryOp};
@@ -9,7 +10,7 @@ use crate::container::{
     Accumulate, BitInput, BitOutput, BitPlanes, Flags, Format, Mask, Matrix, MatrixMask, Threshold,
     Vector, VectorFormat,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::{BitLayout, BitMatrix, DenseMatrix, TileSize};
 
@@ -120,7 +121,14 @@ impl Backend for CudaBackend {
         b: &CudaMatrix<S::T>,
         flags: Flags,
     ) -> Result<()> {
-        self.mxm_b2sr(c, mask, accum, semiring, a, b, flags)
+        // The B2SR boolean product where it applies, the CSR merge otherwise.
+        match self.mxm_b2sr(c, mask, accum, semiring, a, b, flags) {
+            Err(Error::NoKernel { .. }) => {
+                let acc = accum_code::<S::T, A>("mxm")?;
+                self.mxm_csr(c, mask, acc, semiring, a, b, flags)
+            }
+            r => r,
+        }
     }
 
     fn mxm_reduce<S: Semiring>(

@@ -119,7 +119,7 @@ pub(crate) const SR_NARROW: [&str; 1] = ["b2sr_mxv_fused"];
 /// Entries of `sr_<semiring>_<type>` for k = 16 and 32 only.
 pub(crate) const SR_WIDE: [&str; 3] = ["b2sr_mxv_short", "b2sr_mxv", "b2sr_mxv_fix"];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
-pub(crate) const SR_PLAIN: [&str; 7] = [
+pub(crate) const SR_PLAIN: [&str; 8] = [
     "csr_mxv",
     "csr_mxv_long",
     "csr_mxv_fix",
@@ -127,6 +127,7 @@ pub(crate) const SR_PLAIN: [&str; 7] = [
     "csr_mxv_merge",
     "csr_merge_fix",
     "csr_mxm_reduce_dot",
+    "csr_mxm_merge",
 ];
 /// Per-tile-size entries of `push_<semiring>_<type>`.
 pub(crate) const PUSH_TILED: [&str; 2] = ["b2sr_push", "b2sr_push_seg"];

@@ -8,10 +8,6 @@
 //! read back one scalar: a count that sizes an allocation, or a reduction's
 //! result). Operations with no device kernel return [`Error::NoKernel`]:
 //!
-//! - `mxm` on CSR operands with a sparse result, `mxm` with a `PLUS` semiring (a B2SR
-//!   result holds one value), and either where the result would hold more
-//!   than one value (`C`'s surviving entries differ from the new ones), or
-//!   with a CSR mask;
 //! - `mxm_reduce` with a complemented mask (B2SR counts for `PLUS.PAIR` /
 //!   `PLUS.TIMES` on B2SR operands and masks, CSR dot products otherwise);
 //! - the bit-plane products (`bmm_planes`, `bspmm_planes`) where the code
@@ -19,9 +15,13 @@
 //! - 64x64 tiles (also for `bspmm`), `Format::Auto`;
 //! - user-defined semirings without their operators as CUDA source
 //!   ([`DeviceOps`](crate::algebra::DeviceOps): with it, NVRTC compiles them
-//!   into the built-in semirings' templates for `mxv`, `vxm`, `mxm_reduce`
-//!   and B2SR `mxm_dense`; `mxm` with a sparse result still needs a built-in
-//!   semiring), and user-defined operators elsewhere.
+//!   into the built-in semirings' templates for `mxv`, `vxm`, `mxm`,
+//!   `mxm_reduce` and B2SR `mxm_dense`), and user-defined operators elsewhere.
+//!
+//! `mxm` with a sparse result runs the B2SR boolean product where it applies
+//! (B2SR operands of one tile size, an idempotent `⊕`, one value in the
+//! result, a B2SR mask or none) and the CSR merge product
+//! (`cuda/csr_spgemm.cu`) for everything else.
 //!
 //! ```no_run
 //! use bitgraphblas::{ops, algebra::PlusTimes, Backend, Desc, Format, Matrix, TileSize, Vector};

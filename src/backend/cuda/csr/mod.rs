@@ -1,7 +1,8 @@
 //! Matrix-level operations on CSR with values (kernels in `cuda/matrix.cu`):
 //! transpose, element-wise, apply, select, diagonal scaling, extract,
-//! assign, the output phase `C<mask> = accum(C, T)` with replace, and
-//! `mxm_reduce` as masked dot products (`cuda/csr_dot.cu`).
+//! assign, the output phase `C<mask> = accum(C, T)` with replace,
+//! `mxm_reduce` as masked dot products (`cuda/csr_dot.cu`) and `mxm` by
+//! merged rows (`cuda/csr_spgemm.cu`).
 //!
 //! Every operation works on CSR with values: a B2SR input is unpacked on the
 //! device (its iso value filled in), a transposed input is transposed on the
@@ -17,6 +18,7 @@
 mod dot;
 mod elementwise;
 mod index;
+mod spgemm;
 mod transpose;
 mod writeback;
 

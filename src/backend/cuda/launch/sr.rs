@@ -41,6 +41,13 @@ super::kernels! {
         a_rowptr: DevPtr<u32>, a_colidx: DevPtr<u32>, a_vals: DevPtr<T>, a_isobits: u64,
         b_rowptr: DevPtr<u32>, b_colidx: DevPtr<u32>, b_vals: DevPtr<T>, b_isobits: u64,
         out_vals: DevPtr<T>, out_pres: DevPtr<u32>);
+    /// `C = A ⊕.⊗ B` on CSR, a thread per row merging rows of `B`: the
+    /// entries per row (`c_rowptr` null; their sum into `total`), then the
+    /// columns and values.
+    fn csr_mxm_merge(a_rowptr: DevPtr<u32>, a_colidx: DevPtr<u32>, a_vals: DevPtr<T>, nrows: u64,
+        b_rowptr: DevPtr<u32>, b_colidx: DevPtr<u32>, b_vals: DevPtr<T>, cursor: DevPtr<u32>,
+        counts: DevPtr<u32>, total: DevPtr<u64>, c_rowptr: DevPtr<u32>, c_colidx: DevPtr<u32>,
+        c_vals: DevPtr<T>);
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
     fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, tile_rows: u32, vbits: u64, b: DevPtr<T>,
         nfeat: u64, c: DevPtr<T>);
