@@ -149,6 +149,12 @@ fn transpose_masked_accumulated_matches_cpu() {
             let mt = TILES[rng.gen_range(0..4)];
             let mv = rng.gen_bool(0.8);
             let mk = rand_b2sr(&mut rng, m, n, mv, mt);
+            // a CSR mask a quarter of the time (the CSR transpose takes it)
+            let mk = if rng.gen_bool(0.25) {
+                mk.to_format(Format::Csr).unwrap()
+            } else {
+                mk
+            };
             let (ga, gmk) = (g.upload_matrix(&a).unwrap(), g.upload_matrix(&mk).unwrap());
             for kind in 0..5 {
                 for replace in [false, true] {
@@ -157,7 +163,10 @@ fn transpose_masked_accumulated_matches_cpu() {
                         ..Flags::default()
                     };
                     let (cm, gm) = masks(kind, &mk, &gmk);
-                    let what = format!("transpose {t:?} {n}x{m} mask {kind} {mt:?} r={replace}");
+                    let what = format!(
+                        "transpose {t:?} {n}x{m} mask {kind} {:?} r={replace}",
+                        mk.format()
+                    );
                     let mut want = c0.clone();
                     cpu.transpose(&mut want, cm, Accum(Lor), &a, flags).unwrap();
                     let mut gc = g.upload_matrix(&c0).unwrap();

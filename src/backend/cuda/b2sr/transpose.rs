@@ -7,7 +7,7 @@ use super::super::launch::transpose;
 use super::super::mem::{DMat, DevB2sr};
 use super::super::{CudaBackend, CudaMatrix};
 use crate::container::{Accumulate, Flags, MatrixMask};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 
 impl CudaBackend {
@@ -50,7 +50,8 @@ impl CudaBackend {
     }
 
     /// The `transpose` entry point, `C<mask> = accum(C, op(A)')`: a B2SR
-    /// result for a B2SR `A`, CSR otherwise ([`Self::transpose_into`]).
+    /// result for a B2SR `A` where the B2SR output phase takes the mask and
+    /// `C`, CSR otherwise ([`Self::transpose_into`]).
     pub(crate) fn transpose_op<T: Scalar, A: Accumulate<T>>(
         &self,
         c: &mut CudaMatrix<T>,
@@ -68,6 +69,11 @@ impl CudaBackend {
         } else {
             self.b2sr_transpose(pat)?
         };
-        self.write_b2sr("transpose", c, t, *value, mask, accum, flags.replace, true)
+        // A CSR mask, or C's entries holding another value than the new ones:
+        // the CSR transpose and output phase, which take any of them.
+        match self.write_b2sr("transpose", c, t, *value, mask, accum, flags.replace, true) {
+            Err(Error::NoKernel { .. }) => self.transpose_into::<T, A>(c, mask, a, flags),
+            r => r,
+        }
     }
 }
