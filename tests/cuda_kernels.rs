@@ -12,14 +12,15 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-use bitgraphblas::algebra::DeviceOps;
+use bitgraphblas::algebra::{BuiltinOp, DeviceOps};
 use bitgraphblas::backend::cuda::kernels::{
     all_modules, compile_ptx, ptx_entries, ModuleId, ModuleSpec, SrKey,
 };
 use bitgraphblas::ScalarType;
 
 /// The semiring templates instantiated for user semirings (operators given as
-/// source), at a boolean, an integer and a float type, ⊗ either way round.
+/// source, or built-in operators in a user pairing), at boolean, integer and
+/// float types, ⊗ either way round.
 fn user_semiring_modules() -> Vec<ModuleSpec> {
     let cases = [
         (
@@ -30,6 +31,14 @@ fn user_semiring_modules() -> Vec<ModuleSpec> {
         (
             ScalarType::F32,
             DeviceOps::new("fmaxf(x, y)", "x * y + 1.0f", "-__int_as_float(0x7f800000)"),
+        ),
+        (
+            ScalarType::U64,
+            DeviceOps::of_builtin(BuiltinOp::Min, BuiltinOp::Minus),
+        ),
+        (
+            ScalarType::Bool,
+            DeviceOps::of_builtin(BuiltinOp::Lxor, BuiltinOp::Land),
         ),
     ];
     cases

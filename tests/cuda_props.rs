@@ -15,7 +15,8 @@ mod common;
 
 use bitgraphblas::algebra::{
     Abs, Ainv, AnyPair, BindFirst, BindSecond, DeviceOps, Div, First, Land, LorLand, Lxor, MaxMin,
-    MaxTimes, Min, MinFirst, MinPlus, MinSecond, Minus, Plus, PlusPair, PlusTimes, Semiring, Times,
+    MaxTimes, Min, MinFirst, MinPlus, MinSecond, Minus, Plus, PlusPair, PlusTimes, Semiring,
+    SemiringFrom, Times,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
 use common::props::{prop_mxm, prop_mxm_reduce, prop_mxv, MxmCase, MxvCase};
@@ -190,6 +191,9 @@ macro_rules! user_props {
 user_props! {
     user_min_minus_i32: MinMinusI32, i32;
     user_lxor_land: LxorLand, bool;
+    // built-in operators in pairings that are not built in: no source needed
+    user_plus_minus_i64: SemiringFrom<i64, Plus, Minus>, i64;
+    user_min_first_f64: SemiringFrom<f64, Min, First>, f64;
 }
 
 /// `mxm` with a sparse result: the B2SR boolean product where it applies,

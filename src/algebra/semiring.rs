@@ -3,7 +3,8 @@
 use std::marker::PhantomData;
 
 use super::binary::{
-    Any, BinaryOp, First, Flipped, Land, Lor, Max, Min, Monoid, Pair, Plus, Second, Times,
+    Any, BinaryOp, BuiltinOp, First, Flipped, Land, Lor, Max, Min, Monoid, Pair, Plus, Second,
+    Times,
 };
 use crate::scalar::{Scalar, ScalarType};
 
@@ -149,12 +150,15 @@ pub trait Semiring: Copy + Send + Sync {
         self.add_op().terminal()
     }
     /// The operators as CUDA source, for a GPU backend to compile into its
-    /// kernel templates; `None` (the default) where there is none. Built-in
-    /// semirings need none ([`Semiring::KERNEL`]); a user semiring supplies
-    /// one with [`SemiringFrom::with_device_ops`].
+    /// kernel templates; `None` where there is none. Built-in semirings need
+    /// none ([`Semiring::KERNEL`]). The default gives the built-in operators'
+    /// own code where both `add` and `mul` are built-in operators (a user
+    /// semiring such as `MIN.FIRST` or `PLUS.MINUS` from [`SemiringFrom`]),
+    /// else `None`; a semiring on user operators supplies its source with
+    /// [`SemiringFrom::with_device_ops`].
     #[inline]
     fn device_ops(&self) -> Option<DeviceOps> {
-        None
+        builtin_device_ops::<Self::T, Self::Add, Self::Mul>()
     }
 }
 
@@ -193,6 +197,23 @@ impl DeviceOps {
             zero,
             mul_flipped: false,
         }
+    }
+    /// The operators of built-in `add` (a monoid) and `mul`, as the CUDA
+    /// backend's own operator code computes them (the same results as the
+    /// Rust operators).
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{BuiltinOp, DeviceOps};
+    /// let ops = DeviceOps::of_builtin(BuiltinOp::Min, BuiltinOp::First);
+    /// assert_eq!(ops.mul(), "binop<T>(OP_FIRST, x, y)");
+    /// assert_eq!(ops.zero(), "identity_of<T>(OP_MIN)");
+    /// ```
+    pub fn of_builtin(add: BuiltinOp, mul: BuiltinOp) -> Self {
+        DeviceOps::new(
+            builtin_call(add).0,
+            builtin_call(mul).0,
+            builtin_call(add).1,
+        )
     }
     /// `x ⊕ y`.
     pub fn add(&self) -> &'static str {
@@ -249,7 +270,8 @@ impl<T: Scalar, A: Monoid<T>, M: BinaryOp<T>> SemiringFrom<T, A, M> {
     }
 
     /// The same semiring with its operators as CUDA source, so that it runs
-    /// on the CUDA backend too (see [`DeviceOps`]).
+    /// on the CUDA backend too (see [`DeviceOps`]); needed where `add` or
+    /// `mul` is a user operator (built-in ones bring their own).
     pub fn with_device_ops(self, ops: DeviceOps) -> Self {
         SemiringFrom {
             device: Some(ops),
@@ -270,7 +292,7 @@ impl<T: Scalar, A: Monoid<T>, M: BinaryOp<T>> Semiring for SemiringFrom<T, A, M>
         self.mul
     }
     fn device_ops(&self) -> Option<DeviceOps> {
-        self.device
+        self.device.or_else(builtin_device_ops::<T, A, M>)
     }
 }
 
@@ -485,4 +507,28 @@ impl<S: Semiring> Semiring for FlippedSemiring<S> {
     fn device_ops(&self) -> Option<DeviceOps> {
         self.0.device_ops().map(DeviceOps::flipped)
     }
+}
+
+/// The device operators of a semiring whose `add` and `mul` are built-in.
+fn builtin_device_ops<T: Scalar, A: BinaryOp<T>, M: BinaryOp<T>>() -> Option<DeviceOps> {
+    Some(DeviceOps::of_builtin(A::BUILTIN?, M::BUILTIN?))
+}
+
+/// A built-in operator applied to `x` and `y`, and its identity as a monoid,
+/// in the CUDA backend's operator code (`cuda/common.cuh`).
+fn builtin_call(op: BuiltinOp) -> (&'static str, &'static str) {
+    macro_rules! calls {
+        ($($op:ident => $code:literal),*) => {
+            match op {
+                $(BuiltinOp::$op => (
+                    concat!("binop<T>(", $code, ", x, y)"),
+                    concat!("identity_of<T>(", $code, ")"),
+                ),)*
+            }
+        };
+    }
+    calls!(Plus => "OP_PLUS", Minus => "OP_MINUS", Times => "OP_TIMES", Div => "OP_DIV",
+        Min => "OP_MIN", Max => "OP_MAX", Lor => "OP_LOR", Land => "OP_LAND", Lxor => "OP_LXOR",
+        First => "OP_FIRST", Second => "OP_SECOND", Pair => "OP_PAIR", Any => "OP_ANY",
+        AbsDiff => "OP_ABSDIFF")
 }
