@@ -12,7 +12,8 @@ dest="${1:-.gpu}"
 target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$dest/tests" "$dest/bin" "$dest/data/large"
 json="$dest/build.json"
-# Every tests/cuda_*.rs (cargo expands the glob).
+# Every tests/cuda_*.rs (cargo expands the glob), among them cuda_suitesparse_diff
+# (its SuiteSparse cases are built into the binary: no data to copy).
 cargo test --release --features cuda --no-run --message-format=json \
   --test 'cuda_*' > "$json"
 # The algorithms (each against its plain reference, on the GPU backend too).
