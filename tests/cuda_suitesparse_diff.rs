@@ -16,8 +16,7 @@ use std::collections::BTreeMap;
 use bitgraphblas::backend::cuda::cuda_or_skip;
 use bitgraphblas::{Error, Format};
 use suitesparse::{
-    describe, known_difference, load_cases, operands, run, run_name, variants, Ctx, Tally,
-    FORMATS,
+    describe, known_difference, load_cases, operands, run, run_name, variants, Ctx, Tally, FORMATS,
 };
 
 /// The (operation, reason) pairs of `Error::NoKernel` that the device may
@@ -56,12 +55,12 @@ fn cuda_agrees_with_suitesparse() {
                     }
                     Ok(Some(d)) => d,
                     Err(Error::NoKernel { op, what, .. }) => {
-                        let known = KNOWN_GAPS
-                            .iter()
-                            .any(|(o, w)| *o == op && what.contains(w));
-                        let e = gaps
-                            .entry((op.to_string(), what.clone()))
-                            .or_insert((0, known, format!("{} [{name}]", describe(c))));
+                        let known = KNOWN_GAPS.iter().any(|(o, w)| *o == op && what.contains(w));
+                        let e = gaps.entry((op.to_string(), what.clone())).or_insert((
+                            0,
+                            known,
+                            format!("{} [{name}]", describe(c)),
+                        ));
                         e.0 += 1;
                         tally.add(class, &name, 3);
                         continue;
@@ -78,7 +77,10 @@ fn cuda_agrees_with_suitesparse() {
             }
         }
     }
-    eprintln!("{}\n(runs without a kernel are counted as not run)", tally.table());
+    eprintln!(
+        "{}\n(runs without a kernel are counted as not run)",
+        tally.table()
+    );
     for (k, n) in &tally.known {
         eprintln!("known difference, {n} runs: {k}");
     }

@@ -9,8 +9,7 @@ mod suitesparse;
 
 use bitgraphblas::{Cpu, Format};
 use suitesparse::{
-    describe, known_difference, load_cases, operands, run, run_name, variants, Ctx, Tally,
-    FORMATS,
+    describe, known_difference, load_cases, operands, run, run_name, variants, Ctx, Tally, FORMATS,
 };
 
 #[test]

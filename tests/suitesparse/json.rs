@@ -234,7 +234,10 @@ impl Parser<'_> {
             _ => {
                 let start = self.at;
                 while self.at < self.s.len()
-                    && matches!(self.s[self.at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    && matches!(
+                        self.s[self.at],
+                        b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'
+                    )
                 {
                     self.at += 1;
                 }

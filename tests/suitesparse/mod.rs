@@ -272,11 +272,7 @@ impl<'a> Ctx<'a> {
     pub fn vector<T: Val>(&self, key: &str) -> Vector<T> {
         let j = self.c.get(key);
         let (is, xs) = (j.indices("i"), j.get("x").arr());
-        let e = is
-            .iter()
-            .zip(xs)
-            .map(|(&i, x)| (i, T::parse(x)))
-            .collect();
+        let e = is.iter().zip(xs).map(|(&i, x)| (i, T::parse(x))).collect();
         let v = Vector::from_entries(j.usize("n"), e).expect("case entries");
         // Bits holds only entries equal to one: elsewhere dense.
         v.to_format(self.vformat)
@@ -373,7 +369,11 @@ impl<B: Backend, T: Val> MMask<B, T> {
 
 /// "s", "v", "sc", "vc": structural or valued, complemented or not.
 fn shape_mask<M>(kind: &str, m: M, structure: fn(M) -> M, complement: fn(M) -> M) -> M {
-    let m = if kind.starts_with('s') { structure(m) } else { m };
+    let m = if kind.starts_with('s') {
+        structure(m)
+    } else {
+        m
+    };
     if kind.ends_with('c') {
         complement(m)
     } else {
@@ -387,8 +387,14 @@ fn shape_mask<M>(kind: &str, m: M, structure: fn(M) -> M, complement: fn(M) -> M
 macro_rules! product_accums {
     ($name:expr, $op:ident => $body:expr) => {
         match $name {
-            "min" => { let $op = Min; $body }
-            "minus" => { let $op = Minus; $body }
+            "min" => {
+                let $op = Min;
+                $body
+            }
+            "minus" => {
+                let $op = Minus;
+                $body
+            }
             other => panic!("accumulator {other} is not in this class's list"),
         }
     };
@@ -400,7 +406,10 @@ macro_rules! product_accums {
 macro_rules! op_accums {
     ($name:expr, $op:ident => $body:expr) => {
         match $name {
-            "minus" => { let $op = Minus; $body }
+            "minus" => {
+                let $op = Minus;
+                $body
+            }
             other => panic!("accumulator {other} is not in this class's list"),
         }
     };
@@ -411,12 +420,30 @@ macro_rules! op_accums {
 macro_rules! all_accums {
     ($name:expr, $op:ident => $body:expr) => {
         match $name {
-            "plus" => { let $op = Plus; $body }
-            "minus" => { let $op = Minus; $body }
-            "div" => { let $op = Div; $body }
-            "min" => { let $op = Min; $body }
-            "first" => { let $op = First; $body }
-            "second" => { let $op = Second; $body }
+            "plus" => {
+                let $op = Plus;
+                $body
+            }
+            "minus" => {
+                let $op = Minus;
+                $body
+            }
+            "div" => {
+                let $op = Div;
+                $body
+            }
+            "min" => {
+                let $op = Min;
+                $body
+            }
+            "first" => {
+                let $op = First;
+                $body
+            }
+            "second" => {
+                let $op = Second;
+                $body
+            }
             other => panic!("accumulator {other} is not in this class's list"),
         }
     };
@@ -451,18 +478,54 @@ macro_rules! with_desc {
 macro_rules! with_binop {
     ($name:expr, $op:ident => $body:expr) => {
         match $name {
-            "plus" => { let $op = Plus; $body }
-            "minus" => { let $op = Minus; $body }
-            "times" => { let $op = Times; $body }
-            "div" => { let $op = Div; $body }
-            "min" => { let $op = Min; $body }
-            "max" => { let $op = Max; $body }
-            "first" => { let $op = First; $body }
-            "second" => { let $op = Second; $body }
-            "pair" => { let $op = Pair; $body }
-            "lor" => { let $op = Lor; $body }
-            "land" => { let $op = Land; $body }
-            "lxor" => { let $op = Lxor; $body }
+            "plus" => {
+                let $op = Plus;
+                $body
+            }
+            "minus" => {
+                let $op = Minus;
+                $body
+            }
+            "times" => {
+                let $op = Times;
+                $body
+            }
+            "div" => {
+                let $op = Div;
+                $body
+            }
+            "min" => {
+                let $op = Min;
+                $body
+            }
+            "max" => {
+                let $op = Max;
+                $body
+            }
+            "first" => {
+                let $op = First;
+                $body
+            }
+            "second" => {
+                let $op = Second;
+                $body
+            }
+            "pair" => {
+                let $op = Pair;
+                $body
+            }
+            "lor" => {
+                let $op = Lor;
+                $body
+            }
+            "land" => {
+                let $op = Land;
+                $body
+            }
+            "lxor" => {
+                let $op = Lxor;
+                $body
+            }
             other => panic!("binary operator {other} unknown"),
         }
     };
@@ -472,11 +535,26 @@ macro_rules! with_binop {
 macro_rules! with_bind_op {
     ($name:expr, $op:ident => $body:expr) => {
         match $name {
-            "minus" => { let $op = Minus; $body }
-            "div" => { let $op = Div; $body }
-            "min" => { let $op = Min; $body }
-            "first" => { let $op = First; $body }
-            "second" => { let $op = Second; $body }
+            "minus" => {
+                let $op = Minus;
+                $body
+            }
+            "div" => {
+                let $op = Div;
+                $body
+            }
+            "min" => {
+                let $op = Min;
+                $body
+            }
+            "first" => {
+                let $op = First;
+                $body
+            }
+            "second" => {
+                let $op = Second;
+                $body
+            }
             other => panic!("bound operator {other} is not in BIND_OPS"),
         }
     };
@@ -486,13 +564,34 @@ macro_rules! with_bind_op {
 macro_rules! with_monoid {
     ($name:expr, $m:ident => $body:expr) => {
         match $name {
-            "plus" => { let $m = Plus; $body }
-            "times" => { let $m = Times; $body }
-            "min" => { let $m = Min; $body }
-            "max" => { let $m = Max; $body }
-            "lor" => { let $m = Lor; $body }
-            "land" => { let $m = Land; $body }
-            "lxor" => { let $m = Lxor; $body }
+            "plus" => {
+                let $m = Plus;
+                $body
+            }
+            "times" => {
+                let $m = Times;
+                $body
+            }
+            "min" => {
+                let $m = Min;
+                $body
+            }
+            "max" => {
+                let $m = Max;
+                $body
+            }
+            "lor" => {
+                let $m = Lor;
+                $body
+            }
+            "land" => {
+                let $m = Land;
+                $body
+            }
+            "lxor" => {
+                let $m = Lxor;
+                $body
+            }
             other => panic!("monoid {other} unknown"),
         }
     };
@@ -641,11 +740,11 @@ fn elementwise<B: Be, T: Val>(b: &B, x: &Ctx) -> Outcome<T> {
         let mut w = b.upload_vector(&x.vector::<T>("w"))?;
         let mask = VMask::<B, T>::load(b, x)?;
         with_binop!(x.c.str("binop"), f => with_desc!(x, mask.get(mask_kind), op_accums, d =>
-            match x.op() {
-                "ewise_add" => ops::ewise_add(b, &mut w, f, &u, &v, &d),
-                "ewise_mult" => ops::ewise_mult(b, &mut w, f, &u, &v, &d),
-                _ => ops::ewise_union(b, &mut w, f, &u, alpha, beta, &v, &d),
-            }))?;
+        match x.op() {
+            "ewise_add" => ops::ewise_add(b, &mut w, f, &u, &v, &d),
+            "ewise_mult" => ops::ewise_mult(b, &mut w, f, &u, &v, &d),
+            _ => ops::ewise_union(b, &mut w, f, &u, alpha, beta, &v, &d),
+        }))?;
         return Ok(Got::Vector(b.download_vector(&w)?));
     }
     let a = b.upload_matrix(&x.matrix::<T>("a"))?;
@@ -653,11 +752,11 @@ fn elementwise<B: Be, T: Val>(b: &B, x: &Ctx) -> Outcome<T> {
     let mut c = b.upload_matrix(&x.matrix::<T>("w"))?;
     let mask = MMask::<B, T>::load(b, x)?;
     with_binop!(x.c.str("binop"), f => with_desc!(x, mask.get(mask_kind), op_accums, d =>
-        match x.op() {
-            "ewise_add" => ops::ewise_add_matrix(b, &mut c, f, &a, &bm, &d),
-            "ewise_mult" => ops::ewise_mult_matrix(b, &mut c, f, &a, &bm, &d),
-            _ => ops::ewise_union_matrix(b, &mut c, f, &a, alpha, beta, &bm, &d),
-        }))?;
+    match x.op() {
+        "ewise_add" => ops::ewise_add_matrix(b, &mut c, f, &a, &bm, &d),
+        "ewise_mult" => ops::ewise_mult_matrix(b, &mut c, f, &a, &bm, &d),
+        _ => ops::ewise_union_matrix(b, &mut c, f, &a, alpha, beta, &bm, &d),
+    }))?;
     Ok(Got::Matrix(b.download_matrix(&c)?))
 }
 
@@ -857,7 +956,11 @@ fn compare<T: Val>(x: &Ctx, got: &Got<T>) -> Compared {
         }
         Got::Vector(v) => {
             let (is, xs) = (want.indices("i"), want.get("x").arr());
-            let we = is.iter().zip(xs).map(|(&i, x)| ((i, 0), T::parse(x))).collect();
+            let we = is
+                .iter()
+                .zip(xs)
+                .map(|(&i, x)| ((i, 0), T::parse(x)))
+                .collect();
             let ge = v.entries().into_iter().map(|(i, x)| ((i, 0), x)).collect();
             (
                 format!("length {}", want.usize("n")),
@@ -887,13 +990,18 @@ fn compare<T: Val>(x: &Ctx, got: &Got<T>) -> Compared {
         }
     };
     if shape_want != shape_got {
-        return Some(format!("shape: SuiteSparse {shape_want}, bitgraphblas {shape_got}"));
+        return Some(format!(
+            "shape: SuiteSparse {shape_want}, bitgraphblas {shape_got}"
+        ));
     }
     let want_m: BTreeMap<(usize, usize), T> = want_e.into_iter().collect();
     let got_m: BTreeMap<(usize, usize), T> = got_e.into_iter().collect();
     let mut diffs = Vec::new();
     let mut count = 0;
-    for k in want_m.keys().chain(got_m.keys().filter(|k| !want_m.contains_key(k))) {
+    for k in want_m
+        .keys()
+        .chain(got_m.keys().filter(|k| !want_m.contains_key(k)))
+    {
         let (w, g) = (want_m.get(k).copied(), got_m.get(k).copied());
         let same = match (w, g) {
             (Some(w), Some(g)) => T::agree(w, g, sums),
@@ -957,7 +1065,11 @@ pub const KNOWN: &[Known] = &[
 fn negative_zero_valued_mask(c: &Json) -> bool {
     matches!(c.opt_str("mask"), Some("v" | "vc"))
         && matches!(c.opt_str("mtype"), Some("fp32" | "fp64"))
-        && c.get("m").get("x").arr().iter().any(|x| x == &Json::Num("-0.0".into()))
+        && c.get("m")
+            .get("x")
+            .arr()
+            .iter()
+            .any(|x| x == &Json::Num("-0.0".into()))
 }
 
 fn integer_division(c: &Json) -> bool {
