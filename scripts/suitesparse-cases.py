@@ -92,8 +92,12 @@ SELECT_INDEX = ["tril", "triu", "diag", "offdiag", "rowle", "rowgt"]
 SELECT_VALUE = ["valueeq", "valuene", "valuegt", "valuege", "valuelt", "valuele"]
 
 
-def binop(name):
-    return binary.cdiv if name == "div" else getattr(binary, name)
+def binop(name, ty=None):
+    """The operator, typed where the case's type is known: python-graphblas's
+    untyped `pair` resolves to an int64 operator, through which a lone entry of
+    a float ewise_add is cast (-2.5 becomes -2)."""
+    op = binary.cdiv if name == "div" else getattr(binary, name)
+    return op[GB[ty]] if ty else op
 
 
 # ---------------------------------------------------------------- values
@@ -296,7 +300,7 @@ class Frame:
 
     def store(self, expr):
         """w<mask> = accum(w, expr), SuiteSparse's answer into the case."""
-        accum = binop(self.case["accum"]) if self.case["accum"] else None
+        accum = binop(self.case["accum"], self.ty) if self.case["accum"] else None
         self.w(mask=self.mask, accum=accum, replace=self.case["replace"]) << expr
         self.case["result"] = result_js(self.ty, self.w)
         return self.case
@@ -379,13 +383,13 @@ def elementwise(which):
             shape = (m, n)
         f.output(shape)
         if which == "add":
-            expr = x.ewise_add(y, binop(op))
+            expr = x.ewise_add(y, binop(op, ty))
         elif which == "mult":
-            expr = x.ewise_mult(y, binop(op))
+            expr = x.ewise_mult(y, binop(op, ty))
         else:
             alpha, beta = f.draw(), f.draw()
             case["alpha"], case["beta"] = enc(ty, alpha), enc(ty, beta)
-            expr = x.ewise_union(y, binop(op), scalar(ty, alpha),
+            expr = x.ewise_union(y, binop(op, ty), scalar(ty, alpha),
                                  scalar(ty, beta))
         return f.store(expr)
     return gen
@@ -422,9 +426,9 @@ def gen_apply(rng, case):
     sc = scalar(ty, s)
     if r < 0.7:
         case["bind"] = "first"
-        return f.store(x.apply(binop(op), left=sc))
+        return f.store(x.apply(binop(op, ty), left=sc))
     case["bind"] = "second"
-    return f.store(x.apply(binop(op), right=sc))
+    return f.store(x.apply(binop(op, ty), right=sc))
 
 
 def gen_select(rng, case):
@@ -534,7 +538,7 @@ def gen_assign(rng, case):
         u = vector(rng, f.draw, ty, len(idx))
         case["u"] = u.js
         f.output((n,))
-        accum = binop(case["accum"]) if case["accum"] else None
+        accum = binop(case["accum"], ty) if case["accum"] else None
         f.w(mask=f.mask, accum=accum, replace=case["replace"])[ix(idx)] << u.obj
     else:
         case["kind"] = "m"
@@ -545,7 +549,7 @@ def gen_assign(rng, case):
         case["ta"] = rng.random() < 0.3
         case["a"], a = f.matrix(len(rows), len(cols), case["ta"])
         f.output((m, n))
-        accum = binop(case["accum"]) if case["accum"] else None
+        accum = binop(case["accum"], ty) if case["accum"] else None
         f.w(mask=f.mask, accum=accum, replace=case["replace"])[ix(rows), ix(cols)] << a
     case["result"] = result_js(ty, f.w)
     return case
@@ -562,7 +566,7 @@ def gen_assign_scalar(rng, case):
     idx = list(range(n)) if all_ else indices(rng, n, rng.randint(0, n), True)
     case["I"] = None if all_ else idx
     f.output((n,))
-    accum = binop(case["accum"]) if case["accum"] else None
+    accum = binop(case["accum"], ty) if case["accum"] else None
     f.w(mask=f.mask, accum=accum, replace=case["replace"])[ix(idx)] << scalar(ty, s)
     case["result"] = result_js(ty, f.w)
     return case

@@ -27,6 +27,7 @@ use bitgraphblas::algebra::{
 };
 use bitgraphblas::backend::{MatrixShape, VectorShape};
 use bitgraphblas::container::{Mask, MatrixMask};
+use bitgraphblas::storage::B2sr;
 use bitgraphblas::{
     ops, Backend, Desc, Error, Format, Matrix, Scalar, TileSize, Vector, VectorFormat,
 };
@@ -260,9 +261,12 @@ impl<'a> Ctx<'a> {
         };
         let m = Matrix::from_triplets(nr, nc, t).expect("case triplets");
         match (self.format, iso) {
-            (Format::B2sr(_), Some(v)) => {
+            (Format::B2sr(tile), Some(v)) => {
                 self.used.set(true);
-                m.to_pattern(self.format, v).expect("B2SR of an iso matrix")
+                // From the pattern directly: `to_pattern` compares values with
+                // `==`, so it refuses an iso NaN.
+                let pattern = B2sr::from_csr(&m.as_csr(), tile).expect("B2SR of a pattern");
+                Matrix::from_b2sr(pattern, v)
             }
             _ => m,
         }
