@@ -25,5 +25,6 @@ pub use semiring::{
 };
 pub use unary::{
     Abs, Ainv, BindFirst, BindSecond, BuiltinUnary, Identity, IndexOp, IndexUnaryOp, Lnot, One,
+    PositionalOp,
     UnaryFn, UnaryOp,
 };
