@@ -242,15 +242,19 @@ pub enum IndexOp<T> {
 /// The positional (index-unary) operators of `apply`: an entry's value is
 /// replaced by a number made from its position and the thunk `k`, as
 /// GraphBLAS `GrB_ROWINDEX`, `GrB_COLINDEX` and `GrB_DIAGINDEX`. For vectors
-/// the row is the index and the column 0. The number is an `i64` (wrapping)
-/// cast to the element type by [`Scalar::from_i64`] (integers keep the low
-/// bits, bool is `!= 0`). See [`crate::ops::apply_index`].
+/// the row is the index and the column 0. The number in the element type is
+/// [`PositionalOp::number`]: for integers and bool the `i64` number
+/// (wrapping) cast by [`Scalar::from_i64`] (integers keep the low bits, bool
+/// is `!= 0`); for floats the exact number, rounded. See
+/// [`crate::ops::apply_index`].
 ///
 /// ```
 /// use bitgraphblas::algebra::PositionalOp;
 /// assert_eq!(PositionalOp::RowIndex(1).value(3, 7), 4);
 /// assert_eq!(PositionalOp::ColIndex(0).value(3, 7), 7);
 /// assert_eq!(PositionalOp::DiagIndex(-1).value(3, 7), 3); // j - i + k
+/// assert_eq!(PositionalOp::DiagIndex(-1).number::<u32>(7, 3), u32::MAX - 4); // -5 wraps
+/// assert_eq!(PositionalOp::RowIndex(i64::MAX).number::<f64>(1, 0), 2f64.powi(63)); // no wrap
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PositionalOp {
@@ -271,6 +275,21 @@ impl PositionalOp {
             PositionalOp::ColIndex(k) => j.wrapping_add(k),
             PositionalOp::DiagIndex(k) => j.wrapping_sub(i).wrapping_add(k),
         }
+    }
+    /// The number in the element type `T`: [`PositionalOp::value`] cast by
+    /// [`Scalar::from_i64`] for integers and bool; for floats the exact
+    /// number (no wrapping) rounded to `T`.
+    pub fn number<T: Scalar>(self, i: usize, j: usize) -> T {
+        if !T::IS_FLOAT {
+            return T::from_i64(self.value(i, j));
+        }
+        let (i, j) = (i as i128, j as i128);
+        let exact = match self {
+            PositionalOp::RowIndex(k) => i + k as i128,
+            PositionalOp::ColIndex(k) => j + k as i128,
+            PositionalOp::DiagIndex(k) => j - i + k as i128,
+        };
+        T::from_f64(exact as f64)
     }
     /// The thunk `k`.
     pub fn thunk(self) -> i64 {

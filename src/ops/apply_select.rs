@@ -132,8 +132,8 @@ unary_matrix_fn!(
 /// `w<mask> = accum(w, p(u))`: every present `u_i` replaced by the positional
 /// operator's number for row `i`, column 0 (GraphBLAS `GrB_apply` with
 /// `GrB_ROWINDEX` and a thunk: `i + k`; `ColIndex(k)` gives `k`,
-/// `DiagIndex(k)` gives `k - i`), cast to `T` by
-/// [`Scalar::from_i64`](crate::Scalar::from_i64). Absent entries stay absent.
+/// `DiagIndex(k)` gives `k - i`) in `T` ([`PositionalOp::number`]). Absent
+/// entries stay absent.
 ///
 /// ```
 /// use bitgraphblas::{ops, Cpu, Desc, PositionalOp, Vector};
@@ -158,15 +158,15 @@ where
     A: Accumulate<T>,
 {
     check_unary_vector("apply_index", desc.mask_arg(), w.len(), u.len())?;
-    let d = vector_from_fn(b, u.len(), |i| T::from_i64(op.value(i, 0)))?;
+    let d = vector_from_fn(b, u.len(), |i| op.number::<T>(i, 0))?;
     let mask = desc.mask_arg().vector_mask();
     b.ewise_vector(w, mask, desc.accum_op(), EwiseKind::Mult, Second, u, &d, desc.flags())
 }
 
 /// `C<mask> = accum(C, p(A))` (`p(A')` with `desc.transpose_a()`): every
 /// stored `a_ij` replaced by `i + k` (`RowIndex(k)`), `j + k` (`ColIndex(k)`)
-/// or `j - i + k` (`DiagIndex(k)`), cast to `T` by
-/// [`Scalar::from_i64`](crate::Scalar::from_i64). The result is CSR.
+/// or `j - i + k` (`DiagIndex(k)`) in `T` ([`PositionalOp::number`]; for
+/// floats `DiagIndex` is `(j + k) - i` in floating point). The result is CSR.
 ///
 /// ```
 /// use bitgraphblas::{ops, Cpu, Desc, Format, Matrix, PositionalOp, TileSize};
@@ -216,7 +216,8 @@ where
 
 /// The pattern of `a` with each value replaced by `op`'s number, by diagonal
 /// scalings: by the row numbers (`First`), by the column numbers (`Second`),
-/// or for `DiagIndex` the column numbers `j + k` then plus `-i` per row. On
+/// or for `DiagIndex` the column numbers `j + k` then plus `-i` per row
+/// (integers wrap, so this is the `i64` number's low bits). On
 /// bool, where plus is OR, `DiagIndex` is "off the diagonal `j = i - k`":
 /// ones, with the entries on that diagonal XORed back to false.
 fn positions<B: Backend, T: Scalar>(
@@ -225,28 +226,28 @@ fn positions<B: Backend, T: Scalar>(
     a: &B::Matrix<T>,
 ) -> Result<B::Matrix<T>> {
     let (m, n) = shape_of(a);
-    let numbers = |len, f: &dyn Fn(usize) -> i64| vector_from_fn(b, len, |x| T::from_i64(f(x)));
+    let numbers = |len, f: &dyn Fn(usize) -> T| vector_from_fn(b, len, f);
     let by_col = |c: &mut B::Matrix<T>, d: &B::Vector<T>| b.scale(c, Second, d, a, false);
     let mut t = new_matrix(b, m, n)?;
     match op {
         PositionalOp::RowIndex(_) => {
-            let d = numbers(m, &|i| op.value(i, 0))?;
+            let d = numbers(m, &|i| op.number(i, 0))?;
             b.scale(&mut t, First, &d, a, true)?;
         }
-        PositionalOp::ColIndex(_) => by_col(&mut t, &numbers(n, &|j| op.value(0, j))?)?,
+        PositionalOp::ColIndex(_) => by_col(&mut t, &numbers(n, &|j| op.number(0, j))?)?,
         PositionalOp::DiagIndex(k) if T::TYPE == ScalarType::Bool => {
             let mut ones = new_matrix(b, m, n)?;
-            by_col(&mut ones, &numbers(n, &|_| 1)?)?;
+            by_col(&mut ones, &numbers(n, &|_| T::one())?)?;
             let mut diag = new_matrix(b, m, n)?;
             let on = IndexOp::Diag(k.wrapping_neg());
             b.select_matrix(&mut diag, None, NoAccum, on, &ones, Flags::default())?;
             let f = Flags::default();
             b.ewise_matrix(&mut t, None, NoAccum, EwiseKind::Add, Lxor, &ones, &diag, f)?;
         }
-        PositionalOp::DiagIndex(_) => {
+        PositionalOp::DiagIndex(k) => {
             let mut cols = new_matrix(b, m, n)?;
-            by_col(&mut cols, &numbers(n, &|j| op.value(0, j))?)?;
-            let d = numbers(m, &|i| (i as i64).wrapping_neg())?;
+            by_col(&mut cols, &numbers(n, &|j| PositionalOp::ColIndex(k).number(0, j))?)?;
+            let d = numbers(m, &|i| T::from_i64((i as i64).wrapping_neg()))?;
             b.scale(&mut t, Plus, &d, &cols, true)?;
         }
     }

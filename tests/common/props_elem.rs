@@ -12,12 +12,12 @@ use super::oracle::{compare, mask_allows, spec_write, AccumFn};
 use super::props::{ctx, mmask, vmask, TestBackend};
 use super::{cells_of_matrix, cells_of_vector, TestScalar};
 
-fn minus<T: TestScalar>(o: T, n: T) -> T {
+pub fn minus<T: TestScalar>(o: T, n: T) -> T {
     BinaryOp::<T>::apply(&Minus, o, n)
 }
 
 /// Distinct indices below `n`, in random order.
-fn distinct(g: &mut Gen, n: usize) -> Vec<usize> {
+pub fn distinct(g: &mut Gen, n: usize) -> Vec<usize> {
     let mut v: Vec<usize> = (0..n).filter(|_| below(g, 3) == 0).collect();
     for i in (1..v.len()).rev() {
         v.swap(i, below(g, i + 1));
@@ -26,7 +26,7 @@ fn distinct(g: &mut Gen, n: usize) -> Vec<usize> {
 }
 
 /// Indices below `n` with repeats (empty when `n == 0`).
-fn any_indices(g: &mut Gen, n: usize) -> Vec<usize> {
+pub fn any_indices(g: &mut Gen, n: usize) -> Vec<usize> {
     if n == 0 {
         return vec![];
     }
