@@ -86,7 +86,10 @@ fn bad_inputs_change_nothing() {
         return;
     };
     // the device holds B2SR with 4x4 to 32x32 tiles
-    for f in FORMATS.into_iter().filter(|&f| f != Format::B2sr(TileSize::T64)) {
+    for f in FORMATS
+        .into_iter()
+        .filter(|&f| f != Format::B2sr(TileSize::T64))
+    {
         if let Err(e) = prop_bad_inputs(gpu, f) {
             panic!("{e}");
         }

@@ -155,7 +155,9 @@ fn prop_build<T: TestScalar>(c: &BuildCase<T>) -> Result<(), String> {
     // without a dup operator: a repeat or an index out of range is an error
     let plain = Matrix::from_triplets(c.nrows, c.ncols, c.triplets.clone());
     if plain.is_ok() == (bad || repeated) {
-        return Err(format!("from_triplets: {plain:?} (bad {bad}, repeated {repeated})"));
+        return Err(format!(
+            "from_triplets: {plain:?} (bad {bad}, repeated {repeated})"
+        ));
     }
     with_dup!(c.pick, |op| {
         let got = Matrix::from_triplets_dup(c.nrows, c.ncols, c.triplets.clone(), op);
@@ -180,7 +182,16 @@ fn prop_build<T: TestScalar>(c: &BuildCase<T>) -> Result<(), String> {
         let entries: Vec<_> = c
             .triplets
             .iter()
-            .map(|&(i, j, v)| (if bad && (i >= c.nrows || j >= c.ncols) { len } else { i * c.ncols + j }, v))
+            .map(|&(i, j, v)| {
+                (
+                    if bad && (i >= c.nrows || j >= c.ncols) {
+                        len
+                    } else {
+                        i * c.ncols + j
+                    },
+                    v,
+                )
+            })
             .collect();
         let plain = Vector::from_entries(len, entries.clone());
         if plain.is_ok() == (bad || repeated) {

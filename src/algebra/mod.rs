@@ -25,6 +25,5 @@ pub use semiring::{
 };
 pub use unary::{
     Abs, Ainv, BindFirst, BindSecond, BuiltinUnary, Identity, IndexOp, IndexUnaryOp, Lnot, One,
-    PositionalOp,
-    UnaryFn, UnaryOp,
+    PositionalOp, UnaryFn, UnaryOp,
 };

@@ -160,7 +160,16 @@ where
     check_unary_vector("apply_index", desc.mask_arg(), w.len(), u.len())?;
     let d = vector_from_fn(b, u.len(), |i| op.number::<T>(i, 0))?;
     let mask = desc.mask_arg().vector_mask();
-    b.ewise_vector(w, mask, desc.accum_op(), EwiseKind::Mult, Second, u, &d, desc.flags())
+    b.ewise_vector(
+        w,
+        mask,
+        desc.accum_op(),
+        EwiseKind::Mult,
+        Second,
+        u,
+        &d,
+        desc.flags(),
+    )
 }
 
 /// `C<mask> = accum(C, p(A))` (`p(A')` with `desc.transpose_a()`): every
@@ -211,7 +220,14 @@ where
         transpose_a: false,
         ..flags
     };
-    b.apply_matrix(c, desc.mask_arg().matrix_mask(), desc.accum_op(), Identity, &t, flags)
+    b.apply_matrix(
+        c,
+        desc.mask_arg().matrix_mask(),
+        desc.accum_op(),
+        Identity,
+        &t,
+        flags,
+    )
 }
 
 /// The pattern of `a` with each value replaced by `op`'s number, by diagonal
@@ -246,7 +262,10 @@ fn positions<B: Backend, T: Scalar>(
         }
         PositionalOp::DiagIndex(k) => {
             let mut cols = new_matrix(b, m, n)?;
-            by_col(&mut cols, &numbers(n, &|j| PositionalOp::ColIndex(k).number(0, j))?)?;
+            by_col(
+                &mut cols,
+                &numbers(n, &|j| PositionalOp::ColIndex(k).number(0, j))?,
+            )?;
             let d = numbers(m, &|i| T::from_i64((i as i64).wrapping_neg()))?;
             b.scale(&mut t, Plus, &d, &cols, true)?;
         }

@@ -49,7 +49,9 @@ mod reduce;
 mod subassign;
 mod transpose_scale;
 
-pub use apply_select::{apply, apply_index, apply_index_matrix, apply_matrix, select, select_matrix};
+pub use apply_select::{
+    apply, apply_index, apply_index_matrix, apply_matrix, select, select_matrix,
+};
 pub use bits::{
     binarize, bit_transpose, bmm, bmm_planes, bspmm, bspmm_planes, dequantize, mean_abs, quantize,
     unpack_bits,

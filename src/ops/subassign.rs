@@ -120,7 +120,10 @@ where
 {
     let op = "subassign_matrix";
     check_targets(op, &[(rows, c.nrows()), (cols, c.ncols())])?;
-    let (sa, sel) = (dims_of(a, desc.flags().transpose_a), (rows.len(), cols.len()));
+    let (sa, sel) = (
+        dims_of(a, desc.flags().transpose_a),
+        (rows.len(), cols.len()),
+    );
     need(op, sa == sel, || {
         format!("A is {}x{}, selection {}x{}", sa.0, sa.1, sel.0, sel.1)
     })?;

@@ -143,7 +143,9 @@ fn any_format(g: &mut Gen) -> Format {
 /// tiles on the CUDA backend): the same iso-valued matrix either way, so the
 /// backends' outputs stay comparable.
 fn held<B: TestBackend>(b: &B, format: Format) -> Format {
-    let probe = Matrix::<bool>::empty(1, 1).to_format(format).expect("an empty matrix converts");
+    let probe = Matrix::<bool>::empty(1, 1)
+        .to_format(format)
+        .expect("an empty matrix converts");
     if b.upload_matrix(&probe).is_ok() {
         format
     } else {
@@ -205,7 +207,10 @@ impl<T: TestScalar> Arbitrary for LineCase<T> {
     fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
         let cfgs: Vec<_> = self.cfg.shrink().collect();
         let me = self.clone();
-        Box::new(cfgs.into_iter().map(move |cfg| LineCase { cfg, ..me.clone() }))
+        Box::new(
+            cfgs.into_iter()
+                .map(move |cfg| LineCase { cfg, ..me.clone() }),
+        )
     }
 }
 
@@ -236,7 +241,12 @@ pub fn prop_assign_line<B: TestBackend, T: TestScalar>(
     }
     let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
     let mk = ctx("upload mask", b.upload_vector(&c.mask.vector()))?;
-    let what = format!("assign_{} {:?} C {:?}", if c.row { "row" } else { "col" }, c.cfg, c.format);
+    let what = format!(
+        "assign_{} {:?} C {:?}",
+        if c.row { "row" } else { "col" },
+        c.cfg,
+        c.format
+    );
     let got = run_matrix(b, &what, &cm, &expected, want_err, |out| {
         with_desc!(&c.cfg, vmask::<B, T>(c.cfg.mask, &mk), Minus, |d| {
             if c.row {
@@ -296,7 +306,13 @@ pub fn prop_extract_col<B: TestBackend, T: TestScalar>(
     let t: Cells<T> = c
         .rows
         .iter()
-        .map(|&i| if want_err { None } else { cells[i * used.ncols + c.j] })
+        .map(|&i| {
+            if want_err {
+                None
+            } else {
+                cells[i * used.ncols + c.j]
+            }
+        })
         .collect();
     let allowed = mask_allows(c.cfg.mask, &c.mask.vals);
     let expected = write_ref(&c.cfg, &c.w.vals, &t, allowed.as_deref());
@@ -332,7 +348,10 @@ impl<T: TestScalar> Arbitrary for ScalarCase<T> {
     fn arbitrary(g: &mut Gen) -> Self {
         let (m, n) = (dim(g), dim(g));
         let (rows, cols) = (maybe_all(g, m), maybe_all(g, n));
-        let (rl, cl) = (rows.as_ref().map_or(m, Vec::len), cols.as_ref().map_or(n, Vec::len));
+        let (rl, cl) = (
+            rows.as_ref().map_or(m, Vec::len),
+            cols.as_ref().map_or(n, Vec::len),
+        );
         ScalarCase {
             c: SpMat::gen(g, m, n),
             format: any_format(g),
@@ -348,7 +367,10 @@ impl<T: TestScalar> Arbitrary for ScalarCase<T> {
     fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
         let cfgs: Vec<_> = self.cfg.shrink().collect();
         let me = self.clone();
-        Box::new(cfgs.into_iter().map(move |cfg| ScalarCase { cfg, ..me.clone() }))
+        Box::new(
+            cfgs.into_iter()
+                .map(move |cfg| ScalarCase { cfg, ..me.clone() }),
+        )
     }
 }
 
@@ -382,7 +404,12 @@ pub fn prop_scalar_matrix<B: TestBackend, T: TestScalar>(
             assign_ref(&c.cfg, &old, &places, &t, allowed.as_deref())
         };
         let mk = ctx("upload mask", b.upload_matrix(&mask.matrix()))?;
-        let what = format!("{}assign_matrix_scalar {:?} C {:?}", if sub { "sub" } else { "" }, c.cfg, c.format);
+        let what = format!(
+            "{}assign_matrix_scalar {:?} C {:?}",
+            if sub { "sub" } else { "" },
+            c.cfg,
+            c.format
+        );
         outs.push(run_matrix(b, &what, &cm, &expected, false, |out| {
             with_desc!(&c.cfg, mmask::<B, T>(c.cfg.mask, &mk), Minus, |d| {
                 if sub {
@@ -438,7 +465,10 @@ impl<T: TestScalar> Arbitrary for SubCase<T> {
     fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
         let cfgs: Vec<_> = self.cfg.shrink().collect();
         let me = self.clone();
-        Box::new(cfgs.into_iter().map(move |cfg| SubCase { cfg, ..me.clone() }))
+        Box::new(
+            cfgs.into_iter()
+                .map(move |cfg| SubCase { cfg, ..me.clone() }),
+        )
     }
 }
 
@@ -452,10 +482,19 @@ pub fn prop_subassign_matrix<B: TestBackend, T: TestScalar>(
     let a_used = if c.cfg.ta { a_used.transpose() } else { a_used };
     let places = region(&c.rows, &c.cols, used.ncols);
     let allowed = mask_allows(c.cfg.mask, &c.mask.cells());
-    let expected = subassign_ref(&c.cfg, &used.cells(), &places, &a_used.cells(), allowed.as_deref());
+    let expected = subassign_ref(
+        &c.cfg,
+        &used.cells(),
+        &places,
+        &a_used.cells(),
+        allowed.as_deref(),
+    );
     let a = ctx("upload A", b.upload_matrix(&am))?;
     let mk = ctx("upload mask", b.upload_matrix(&c.mask.matrix()))?;
-    let what = format!("subassign_matrix {:?} C {:?} A {:?}", c.cfg, c.format, c.a_format);
+    let what = format!(
+        "subassign_matrix {:?} C {:?} A {:?}",
+        c.cfg, c.format, c.a_format
+    );
     let got = run_matrix(b, &what, &cm, &expected, false, |out| {
         with_desc!(&c.cfg, mmask::<B, T>(c.cfg.mask, &mk), Minus, |d| {
             ops::subassign_matrix(b, out, &a, &c.rows, &c.cols, &d)
@@ -496,7 +535,10 @@ impl<T: TestScalar> Arbitrary for SubVecCase<T> {
     fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
         let cfgs: Vec<_> = self.cfg.shrink().collect();
         let me = self.clone();
-        Box::new(cfgs.into_iter().map(move |cfg| SubVecCase { cfg, ..me.clone() }))
+        Box::new(
+            cfgs.into_iter()
+                .map(move |cfg| SubVecCase { cfg, ..me.clone() }),
+        )
     }
 }
 
@@ -524,13 +566,25 @@ pub fn prop_subassign_vector<B: TestBackend, T: TestScalar>(
         let expected = subassign_ref(&c.cfg, &c.w.vals, idx, &t, allowed.as_deref());
         let mk = ctx("upload mask", b.upload_vector(&mask.vector()))?;
         let what = format!("subassign form {form} {:?}", c.cfg);
-        outs.push(run_vector(b, &what, &c.w.vector(), &expected, false, |w| {
-            with_desc!(&c.cfg, vmask::<B, T>(c.cfg.mask, &mk), Minus, |d| match form {
-                0 => ops::subassign(b, w, &u, &c.idx, &d),
-                1 => ops::subassign_scalar(b, w, c.s, Some(&c.idx), &d),
-                _ => ops::subassign_scalar(b, w, c.s, None, &d),
-            })
-        })?);
+        outs.push(run_vector(
+            b,
+            &what,
+            &c.w.vector(),
+            &expected,
+            false,
+            |w| {
+                with_desc!(
+                    &c.cfg,
+                    vmask::<B, T>(c.cfg.mask, &mk),
+                    Minus,
+                    |d| match form {
+                        0 => ops::subassign(b, w, &u, &c.idx, &d),
+                        1 => ops::subassign_scalar(b, w, c.s, Some(&c.idx), &d),
+                        _ => ops::subassign_scalar(b, w, c.s, None, &d),
+                    }
+                )
+            },
+        )?);
     }
     Ok(outs)
 }
@@ -612,7 +666,10 @@ impl<T: TestScalar> Arbitrary for PosCase<T> {
     fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
         let cfgs: Vec<_> = self.cfg.shrink().collect();
         let me = self.clone();
-        Box::new(cfgs.into_iter().map(move |cfg| PosCase { cfg, ..me.clone() }))
+        Box::new(
+            cfgs.into_iter()
+                .map(move |cfg| PosCase { cfg, ..me.clone() }),
+        )
     }
 }
 
@@ -675,9 +732,15 @@ pub fn prop_select_col<B: TestBackend, T: TestScalar>(
     let mut outs = Vec::new();
     for le in [true, false] {
         let (p, keep) = if le {
-            (IndexOp::ColLe(k), (|j: i64, k: i64| j <= k) as fn(i64, i64) -> bool)
+            (
+                IndexOp::ColLe(k),
+                (|j: i64, k: i64| j <= k) as fn(i64, i64) -> bool,
+            )
         } else {
-            (IndexOp::ColGt(k), (|j: i64, k: i64| j > k) as fn(i64, i64) -> bool)
+            (
+                IndexOp::ColGt(k),
+                (|j: i64, k: i64| j > k) as fn(i64, i64) -> bool,
+            )
         };
         let t: Cells<T> = (used.cells().iter().enumerate())
             .map(|(q, x)| x.filter(|_| keep((q % nc) as i64, k)))
@@ -685,20 +748,34 @@ pub fn prop_select_col<B: TestBackend, T: TestScalar>(
         let allowed = mask_allows(c.cfg.mask, &c.mask.cells());
         let expected = write_ref(&c.cfg, &c.c.cells(), &t, allowed.as_deref());
         let what = format!("select_matrix {p:?} {:?} A {:?}", c.cfg, c.format);
-        outs.push(run_matrix(b, &what, &c.c.matrix(), &expected, false, |out| {
-            with_desc!(&c.cfg, mmask::<B, T>(c.cfg.mask, &mk), Minus, |d| {
-                ops::select_matrix(b, out, p, &a, &d)
-            })
-        })?);
+        outs.push(run_matrix(
+            b,
+            &what,
+            &c.c.matrix(),
+            &expected,
+            false,
+            |out| {
+                with_desc!(&c.cfg, mmask::<B, T>(c.cfg.mask, &mk), Minus, |d| {
+                    ops::select_matrix(b, out, p, &a, &d)
+                })
+            },
+        )?);
         let t: Cells<T> = c.u.vals.iter().map(|x| x.filter(|_| keep(0, k))).collect();
         let allowed = mask_allows(c.cfg.mask, &c.vmask.vals);
         let expected = write_ref(&c.cfg, &c.w.vals, &t, allowed.as_deref());
         let what = format!("select {p:?} {:?}", c.cfg);
-        outs.push(run_vector(b, &what, &c.w.vector(), &expected, false, |w| {
-            with_desc!(&c.cfg, vmask::<B, T>(c.cfg.mask, &vk), Minus, |d| {
-                ops::select(b, w, p, &u, &d)
-            })
-        })?);
+        outs.push(run_vector(
+            b,
+            &what,
+            &c.w.vector(),
+            &expected,
+            false,
+            |w| {
+                with_desc!(&c.cfg, vmask::<B, T>(c.cfg.mask, &vk), Minus, |d| {
+                    ops::select(b, w, p, &u, &d)
+                })
+            },
+        )?);
     }
     Ok(outs)
 }
@@ -785,12 +862,13 @@ pub fn prop_reduce_scalar<B: TestBackend, T: TestScalar>(
                 ("vector", false) => ops::reduce_scalar(b, &mut s, m, &u, &Desc::new()),
                 ("vector", true) => ops::reduce_scalar(b, &mut s, m, &u, &Desc::new().accum(Minus)),
                 (_, false) => ops::reduce_matrix_scalar(b, &mut s, m, &a, &Desc::new()),
-                (_, true) => {
-                    ops::reduce_matrix_scalar(b, &mut s, m, &a, &Desc::new().accum(Minus))
-                }
+                (_, true) => ops::reduce_matrix_scalar(b, &mut s, m, &a, &Desc::new().accum(Minus)),
             };
             ctx(what, res)?;
-            let w = format!("reduce_scalar {what} {m:?} accum {} old {:?}", c.accum, c.old);
+            let w = format!(
+                "reduce_scalar {what} {m:?} accum {} old {:?}",
+                c.accum, c.old
+            );
             compare(&w, 1, &[expected], &[s])?;
             outs.push(vec![s]);
         }
@@ -830,34 +908,70 @@ pub fn prop_bad_inputs<B: TestBackend>(b: &B, format: Format) -> Result<(), Stri
         run_vector(b, what, &w0, &[], true, call).map(|_| ())
     };
     // row and column assign
-    bad_m("assign_col j", &|c| ops::assign_col(b, c, &u2, &[0, 1], 4, &d))?;
-    bad_m("assign_col rows range", &|c| ops::assign_col(b, c, &u2, &[0, 5], 1, &d))?;
-    bad_m("assign_col repeat", &|c| ops::assign_col(b, c, &u2, &[3, 3], 1, &d))?;
-    bad_m("assign_col u", &|c| ops::assign_col(b, c, &u3, &[0, 1], 1, &d))?;
+    bad_m("assign_col j", &|c| {
+        ops::assign_col(b, c, &u2, &[0, 1], 4, &d)
+    })?;
+    bad_m("assign_col rows range", &|c| {
+        ops::assign_col(b, c, &u2, &[0, 5], 1, &d)
+    })?;
+    bad_m("assign_col repeat", &|c| {
+        ops::assign_col(b, c, &u2, &[3, 3], 1, &d)
+    })?;
+    bad_m("assign_col u", &|c| {
+        ops::assign_col(b, c, &u3, &[0, 1], 1, &d)
+    })?;
     bad_m("assign_col mask", &|c| {
         ops::assign_col(b, c, &u2, &[0, 1], 1, &d.mask(B::mask(&v4)))
     })?;
-    bad_m("assign_row i", &|c| ops::assign_row(b, c, &u2, 5, &[0, 1], &d))?;
-    bad_m("assign_row repeat", &|c| ops::assign_row(b, c, &u2, 1, &[2, 2], &d))?;
-    bad_m("assign_row cols range", &|c| ops::assign_row(b, c, &u2, 1, &[4, 0], &d))?;
+    bad_m("assign_row i", &|c| {
+        ops::assign_row(b, c, &u2, 5, &[0, 1], &d)
+    })?;
+    bad_m("assign_row repeat", &|c| {
+        ops::assign_row(b, c, &u2, 1, &[2, 2], &d)
+    })?;
+    bad_m("assign_row cols range", &|c| {
+        ops::assign_row(b, c, &u2, 1, &[4, 0], &d)
+    })?;
     bad_m("assign_row mask", &|c| {
         ops::assign_row(b, c, &u2, 1, &[0, 1], &d.mask(B::mask(&u5)))
     })?;
     // scalar assign and sub-assign
     let s = |x: &'static [usize]| Some(x);
-    bad_m("assign_matrix_scalar range", &|c| ops::assign_matrix_scalar(b, c, 1, s(&[5]), None, &d))?;
+    bad_m("assign_matrix_scalar range", &|c| {
+        ops::assign_matrix_scalar(b, c, 1, s(&[5]), None, &d)
+    })?;
     bad_m("assign_matrix_scalar repeat", &|c| {
         ops::assign_matrix_scalar(b, c, 1, None, s(&[1, 1]), &d)
     })?;
     bad_m("assign_matrix_scalar mask", &|c| {
-        ops::assign_matrix_scalar(b, c, 1, s(&[0, 1]), s(&[0, 1]), &d.mask(B::matrix_mask(&m22)))
+        ops::assign_matrix_scalar(
+            b,
+            c,
+            1,
+            s(&[0, 1]),
+            s(&[0, 1]),
+            &d.mask(B::matrix_mask(&m22)),
+        )
     })?;
     bad_m("subassign_matrix_scalar mask", &|c| {
-        ops::subassign_matrix_scalar(b, c, 1, s(&[0, 1]), s(&[0, 1]), &d.mask(B::matrix_mask(&m54)))
+        ops::subassign_matrix_scalar(
+            b,
+            c,
+            1,
+            s(&[0, 1]),
+            s(&[0, 1]),
+            &d.mask(B::matrix_mask(&m54)),
+        )
     })?;
-    bad_m("subassign_matrix repeat", &|c| ops::subassign_matrix(b, c, &a22, &[0, 0], &[1, 2], &d))?;
-    bad_m("subassign_matrix range", &|c| ops::subassign_matrix(b, c, &a22, &[0, 1], &[1, 4], &d))?;
-    bad_m("subassign_matrix A", &|c| ops::subassign_matrix(b, c, &a23, &[0, 1], &[1, 2], &d))?;
+    bad_m("subassign_matrix repeat", &|c| {
+        ops::subassign_matrix(b, c, &a22, &[0, 0], &[1, 2], &d)
+    })?;
+    bad_m("subassign_matrix range", &|c| {
+        ops::subassign_matrix(b, c, &a22, &[0, 1], &[1, 4], &d)
+    })?;
+    bad_m("subassign_matrix A", &|c| {
+        ops::subassign_matrix(b, c, &a23, &[0, 1], &[1, 2], &d)
+    })?;
     bad_m("subassign_matrix mask", &|c| {
         ops::subassign_matrix(b, c, &a22, &[0, 1], &[1, 2], &d.mask(B::matrix_mask(&m54)))
     })?;
@@ -866,24 +980,44 @@ pub fn prop_bad_inputs<B: TestBackend>(b: &B, format: Format) -> Result<(), Stri
         ops::apply_index_matrix(b, c, PositionalOp::RowIndex(0), &m45, &d)
     })?;
     bad_m("apply_index_matrix mask", &|c| {
-        ops::apply_index_matrix(b, c, PositionalOp::RowIndex(0), &m54, &d.mask(B::matrix_mask(&m45)))
+        ops::apply_index_matrix(
+            b,
+            c,
+            PositionalOp::RowIndex(0),
+            &m54,
+            &d.mask(B::matrix_mask(&m45)),
+        )
     })?;
     // vector outputs
     let cm = ctx("upload C", b.upload_matrix(&c0))?;
-    bad_v("extract_col j", &|w| ops::extract_col(b, w, &cm, &[0, 1, 2, 3, 4], 4, &d))?;
-    bad_v("extract_col rows", &|w| ops::extract_col(b, w, &cm, &[0, 1, 2, 3, 5], 0, &d))?;
-    bad_v("extract_col w", &|w| ops::extract_col(b, w, &cm, &[0, 1], 0, &d))?;
+    bad_v("extract_col j", &|w| {
+        ops::extract_col(b, w, &cm, &[0, 1, 2, 3, 4], 4, &d)
+    })?;
+    bad_v("extract_col rows", &|w| {
+        ops::extract_col(b, w, &cm, &[0, 1, 2, 3, 5], 0, &d)
+    })?;
+    bad_v("extract_col w", &|w| {
+        ops::extract_col(b, w, &cm, &[0, 1], 0, &d)
+    })?;
     bad_v("extract_col transposed", &|w| {
         ops::extract_col(b, w, &cm, &[0, 1, 2, 3, 4], 0, &d.transpose_a())
     })?;
-    bad_v("subassign mask", &|w| ops::subassign(b, w, &u2, &[0, 1], &d.mask(B::mask(&u5))))?;
-    bad_v("subassign repeat", &|w| ops::subassign(b, w, &u2, &[1, 1], &d))?;
+    bad_v("subassign mask", &|w| {
+        ops::subassign(b, w, &u2, &[0, 1], &d.mask(B::mask(&u5)))
+    })?;
+    bad_v("subassign repeat", &|w| {
+        ops::subassign(b, w, &u2, &[1, 1], &d)
+    })?;
     bad_v("subassign u", &|w| ops::subassign(b, w, &u3, &[0, 1], &d))?;
-    bad_v("subassign_scalar range", &|w| ops::subassign_scalar(b, w, 1, s(&[5]), &d))?;
+    bad_v("subassign_scalar range", &|w| {
+        ops::subassign_scalar(b, w, 1, s(&[5]), &d)
+    })?;
     bad_v("subassign_scalar mask", &|w| {
         ops::subassign_scalar(b, w, 1, None, &d.mask(B::mask(&u2)))
     })?;
-    bad_v("apply_index w", &|w| ops::apply_index(b, w, PositionalOp::ColIndex(1), &v4, &d))?;
+    bad_v("apply_index w", &|w| {
+        ops::apply_index(b, w, PositionalOp::ColIndex(1), &v4, &d)
+    })?;
     bad_v("apply_index mask", &|w| {
         ops::apply_index(b, w, PositionalOp::ColIndex(1), &u5, &d.mask(B::mask(&v4)))
     })?;
