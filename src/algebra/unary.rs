@@ -268,6 +268,12 @@ pub enum PositionalOp {
 
 impl PositionalOp {
     /// The number for the entry at row `i`, column `j` (wrapping arithmetic).
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::PositionalOp;
+    /// assert_eq!(PositionalOp::DiagIndex(0).value(5, 2), -3);
+    /// assert_eq!(PositionalOp::RowIndex(i64::MAX).value(1, 0), i64::MIN); // wraps
+    /// ```
     pub fn value(self, i: usize, j: usize) -> i64 {
         let (i, j) = (i as i64, j as i64);
         match self {
@@ -279,6 +285,13 @@ impl PositionalOp {
     /// The number in the element type `T`: [`PositionalOp::value`] cast by
     /// [`Scalar::from_i64`] for integers and bool; for floats the exact
     /// number (no wrapping) rounded to `T`.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::PositionalOp;
+    /// assert_eq!(PositionalOp::ColIndex(-2).number::<i32>(0, 1), -1);
+    /// assert!(!PositionalOp::ColIndex(-1).number::<bool>(0, 1)); // 0
+    /// assert_eq!(PositionalOp::RowIndex(i64::MAX).number::<f64>(1, 0), 2f64.powi(63));
+    /// ```
     pub fn number<T: Scalar>(self, i: usize, j: usize) -> T {
         if !T::IS_FLOAT {
             return T::from_i64(self.value(i, j));
@@ -292,6 +305,11 @@ impl PositionalOp {
         T::from_f64(exact as f64)
     }
     /// The thunk `k`.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::PositionalOp;
+    /// assert_eq!(PositionalOp::DiagIndex(-4).thunk(), -4);
+    /// ```
     pub fn thunk(self) -> i64 {
         match self {
             PositionalOp::RowIndex(k) | PositionalOp::ColIndex(k) | PositionalOp::DiagIndex(k) => k,
