@@ -5,7 +5,7 @@
 #include "tiles.cuh"
 
 // ---- structural select on tiles: keep (i, j) by an index predicate --------------
-// code: an index predicate (SELECT_TRIL .. SELECT_ROW_GT, `select_index` in common.cuh).
+// code: an index predicate (SELECT_TRIL .. SELECT_COL_GT, `select_index` in common.cuh).
 
 // Pass 1: new tile bits in place into `out_tiles` and a keep flag per tile.
 template <int K>

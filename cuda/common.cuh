@@ -162,6 +162,8 @@ __device__ __forceinline__ bool select_index(int code, i64 i, i64 j, i64 k) {
     case SELECT_DIAG: return j == i + k;
     case SELECT_OFFDIAG: return j != i + k;
     case SELECT_ROW_LE: return i <= k;
+    case SELECT_COL_LE: return j <= k;
+    case SELECT_COL_GT: return j > k;
     default: return i > k;  // SELECT_ROW_GT
   }
 }

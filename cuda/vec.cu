@@ -132,19 +132,37 @@ ENTRY(vec_select)(int code, i64 k, u64 tbits, const T* u_vals, const u32* u_pres
 // fixed order, so results do not depend on scheduling. `partials[blockIdx.x]`.
 // Run again over the partials with one block.
 #define RED_THREADS 256
-ENTRY(vec_reduce)(int op, const T* vals, const u32* pres, u64 n, T* partials) {
+ENTRY(vec_reduce)(int op, const T* vals, const u32* pres, u64 n, T* partials, u32* part_pres) {
+  // Only present values meet: ANY has no true identity (it keeps its first
+  // operand), so a fold from the identity would keep the identity. A block's
+  // partial is present where the block met a value (bit `blockIdx.x` of
+  // `part_pres`, zeroed by the caller; NULL for the last stage, whose one
+  // partial is the identity where nothing was present).
   __shared__ T sh[RED_THREADS];
+  __shared__ bool shh[RED_THREADS];
   const u64 per = (n + gridDim.x - 1) / gridDim.x;
   const u64 lo = blockIdx.x * per, hi = min(n, lo + per);
   T acc = identity_of<T>(op);
+  bool has = false;
   for (u64 i = lo + threadIdx.x; i < hi; i += RED_THREADS)
-    if (present(pres, i)) acc = binop<T>(op, acc, vals ? vals[i] : Sc<T>::one());
+    if (present(pres, i)) {
+      const T x = vals ? vals[i] : Sc<T>::one();
+      acc = has ? binop<T>(op, acc, x) : x;
+      has = true;
+    }
   sh[threadIdx.x] = acc;
+  shh[threadIdx.x] = has;
   __syncthreads();
   if (threadIdx.x == 0) {
     T t = identity_of<T>(op);
-    for (int k = 0; k < RED_THREADS; ++k) t = binop<T>(op, t, sh[k]);
+    bool h = false;
+    for (int k = 0; k < RED_THREADS; ++k)
+      if (shh[k]) {
+        t = h ? binop<T>(op, t, sh[k]) : sh[k];
+        h = true;
+      }
     partials[blockIdx.x] = t;
+    if (part_pres && h) atomicOr(&part_pres[blockIdx.x >> 5], 1u << (blockIdx.x & 31));
   }
 }
 

@@ -40,7 +40,7 @@ pub mod ops;
 mod scalar;
 pub mod storage;
 
-pub use algebra::{IndexOp, Semiring};
+pub use algebra::{IndexOp, PositionalOp, Semiring};
 #[cfg(feature = "cuda")]
 pub use backend::cuda::CudaBackend;
 pub use backend::{Backend, Cpu};

@@ -87,6 +87,17 @@ pub trait Scalar: Copy + Send + Sync + PartialEq + PartialOrd + Debug + Default 
     fn to_f64(self) -> f64;
     /// Cast from a count (saturating; bool: `n != 0`).
     fn from_usize(n: usize) -> Self;
+    /// Cast from `i64` as C casts: integers wrap (keep the low bits), floats
+    /// round, bool is `v != 0` (the values of the positional operators,
+    /// [`crate::algebra::PositionalOp`]).
+    ///
+    /// ```
+    /// use bitgraphblas::Scalar;
+    /// assert_eq!(<u32 as Scalar>::from_i64(-1), u32::MAX);
+    /// assert_eq!(<i64 as Scalar>::from_i64(i64::MIN), i64::MIN);
+    /// assert!(<bool as Scalar>::from_i64(-3));
+    /// ```
+    fn from_i64(v: i64) -> Self;
 }
 
 /// The methods the integer and float impls share: `min_of`, `max_of` (the
@@ -108,6 +119,10 @@ macro_rules! numeric_common {
         #[inline]
         fn to_f64(self) -> f64 {
             self as f64
+        }
+        #[inline]
+        fn from_i64(v: i64) -> Self {
+            v as $t
         }
     };
 }
@@ -284,5 +299,9 @@ impl Scalar for bool {
     #[inline]
     fn from_usize(n: usize) -> Self {
         n != 0
+    }
+    #[inline]
+    fn from_i64(v: i64) -> Self {
+        v != 0
     }
 }

@@ -181,8 +181,8 @@ fn elementwise_and_structural_dimension_mismatch() {
             Plus,
             &vecf(3),
             0.0,
-            0.0,
             &vecf(2),
+            0.0,
             &Desc::new()
         )
     );
@@ -262,8 +262,8 @@ fn elementwise_and_structural_dimension_mismatch() {
             Plus,
             &mat(3, 5),
             0.0,
-            0.0,
             &mat(3, 5),
+            0.0,
             &Desc::new()
         )
     );

@@ -27,5 +27,5 @@ pub use semiring::{
 };
 pub use unary::{
     Abs, Ainv, BindFirst, BindSecond, BuiltinUnary, Identity, IndexOp, IndexUnaryOp, Lnot, One,
-    UnaryFn, UnaryOp,
+    PositionalOp, UnaryFn, UnaryOp,
 };

@@ -202,6 +202,29 @@ pub enum IndexOp<T> {
     RowLe(i64),
     /// Keep row indices `i > k`.
     RowGt(i64),
+    /// Keep column indices `j <= k` (GraphBLAS `GrB_COLLE`; for vectors the
+    /// column is 0: every entry when `k >= 0`, none otherwise).
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, Cpu, Desc, IndexOp, Matrix};
+    /// let a = Matrix::from_triplets(2, 4, vec![(0, 0, 1i32), (0, 3, 2), (1, 1, 3), (1, 2, 4)])?;
+    /// let mut left = Matrix::empty(2, 4);
+    /// ops::select_matrix(&Cpu::new(), &mut left, IndexOp::ColLe(1), &a, &Desc::new())?;
+    /// assert_eq!((left.nvals(), left.get(1, 1), left.get(1, 2)), (2, Some(3), None));
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    ColLe(i64),
+    /// Keep column indices `j > k` (GraphBLAS `GrB_COLGT`).
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, Cpu, Desc, IndexOp, Matrix};
+    /// let a = Matrix::from_triplets(2, 4, vec![(0, 0, 1i32), (0, 3, 2), (1, 1, 3), (1, 2, 4)])?;
+    /// let mut right = Matrix::empty(2, 4);
+    /// ops::select_matrix(&Cpu::new(), &mut right, IndexOp::ColGt(1), &a, &Desc::new())?;
+    /// assert_eq!((right.nvals(), right.get(0, 3), right.get(1, 1)), (2, Some(2), None));
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    ColGt(i64),
     /// Keep values `== k`.
     ValueEq(T),
     /// Keep values `!= k`.
@@ -214,6 +237,84 @@ pub enum IndexOp<T> {
     ValueLt(T),
     /// Keep values `<= k`.
     ValueLe(T),
+}
+
+/// The positional (index-unary) operators of `apply`: an entry's value is
+/// replaced by a number made from its position and the thunk `k`, as
+/// GraphBLAS `GrB_ROWINDEX`, `GrB_COLINDEX` and `GrB_DIAGINDEX`. For vectors
+/// the row is the index and the column 0. The number in the element type is
+/// [`PositionalOp::number`]: for integers and bool the `i64` number
+/// (wrapping) cast by [`Scalar::from_i64`] (integers keep the low bits, bool
+/// is `!= 0`); for floats the exact number, rounded. See
+/// [`crate::ops::apply_index`].
+///
+/// ```
+/// use bitgraphblas::algebra::PositionalOp;
+/// assert_eq!(PositionalOp::RowIndex(1).value(3, 7), 4);
+/// assert_eq!(PositionalOp::ColIndex(0).value(3, 7), 7);
+/// assert_eq!(PositionalOp::DiagIndex(-1).value(3, 7), 3); // j - i + k
+/// assert_eq!(PositionalOp::DiagIndex(-1).number::<u32>(7, 3), u32::MAX - 4); // -5 wraps
+/// assert_eq!(PositionalOp::RowIndex(i64::MAX).number::<f64>(1, 0), 2f64.powi(63)); // no wrap
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PositionalOp {
+    /// `i + k`.
+    RowIndex(i64),
+    /// `j + k`.
+    ColIndex(i64),
+    /// `j - i + k`: the diagonal the entry lies on, offset by `k`.
+    DiagIndex(i64),
+}
+
+impl PositionalOp {
+    /// The number for the entry at row `i`, column `j` (wrapping arithmetic).
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::PositionalOp;
+    /// assert_eq!(PositionalOp::DiagIndex(0).value(5, 2), -3);
+    /// assert_eq!(PositionalOp::RowIndex(i64::MAX).value(1, 0), i64::MIN); // wraps
+    /// ```
+    pub fn value(self, i: usize, j: usize) -> i64 {
+        let (i, j) = (i as i64, j as i64);
+        match self {
+            PositionalOp::RowIndex(k) => i.wrapping_add(k),
+            PositionalOp::ColIndex(k) => j.wrapping_add(k),
+            PositionalOp::DiagIndex(k) => j.wrapping_sub(i).wrapping_add(k),
+        }
+    }
+    /// The number in the element type `T`: [`PositionalOp::value`] cast by
+    /// [`Scalar::from_i64`] for integers and bool; for floats the exact
+    /// number (no wrapping) rounded to `T`.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::PositionalOp;
+    /// assert_eq!(PositionalOp::ColIndex(-2).number::<i32>(0, 1), -1);
+    /// assert!(!PositionalOp::ColIndex(-1).number::<bool>(0, 1)); // 0
+    /// assert_eq!(PositionalOp::RowIndex(i64::MAX).number::<f64>(1, 0), 2f64.powi(63));
+    /// ```
+    pub fn number<T: Scalar>(self, i: usize, j: usize) -> T {
+        if !T::IS_FLOAT {
+            return T::from_i64(self.value(i, j));
+        }
+        let (i, j) = (i as i128, j as i128);
+        let exact = match self {
+            PositionalOp::RowIndex(k) => i + k as i128,
+            PositionalOp::ColIndex(k) => j + k as i128,
+            PositionalOp::DiagIndex(k) => j - i + k as i128,
+        };
+        T::from_f64(exact as f64)
+    }
+    /// The thunk `k`.
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::PositionalOp;
+    /// assert_eq!(PositionalOp::DiagIndex(-4).thunk(), -4);
+    /// ```
+    pub fn thunk(self) -> i64 {
+        match self {
+            PositionalOp::RowIndex(k) | PositionalOp::ColIndex(k) | PositionalOp::DiagIndex(k) => k,
+        }
+    }
 }
 
 /// A predicate on an entry `(value, row, column)` deciding whether `select` keeps it.
@@ -250,6 +351,8 @@ impl<T: Scalar> IndexUnaryOp<T> for IndexOp<T> {
             IndexOp::OffDiag(k) => j != i + k,
             IndexOp::RowLe(k) => i <= k,
             IndexOp::RowGt(k) => i > k,
+            IndexOp::ColLe(k) => j <= k,
+            IndexOp::ColGt(k) => j > k,
             IndexOp::ValueEq(k) => v == k,
             IndexOp::ValueNe(k) => v != k,
             IndexOp::ValueGt(k) => v > k,

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use crate::algebra::BinaryOp;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::b2sr::Profile;
@@ -92,6 +93,31 @@ impl<T: Scalar> Matrix<T> {
                 "an index pair is given twice",
             ));
         }
+        Ok(Matrix::from_csr(csr))
+    }
+    /// From triplets, combining the values of a repeated `(i, j)` with `dup`
+    /// in input order (a left fold: `dup(dup(x1, x2), x3)`, as SuiteSparse's
+    /// `GrB_Matrix_build`). An index out of range is an
+    /// [`Error::IndexOutOfBounds`]. Upload the result to use it on a device
+    /// backend.
+    ///
+    /// ```
+    /// use bitgraphblas::{algebra::{Minus, Plus}, Matrix};
+    /// let t = vec![(0, 1, 5i32), (1, 0, 2), (0, 1, 3), (0, 1, 1)];
+    /// let a = Matrix::from_triplets_dup(2, 2, t.clone(), Plus)?;
+    /// assert_eq!((a.get(0, 1), a.get(1, 0), a.nvals()), (Some(9), Some(2), 2));
+    /// // input order: (5 - 3) - 1
+    /// assert_eq!(Matrix::from_triplets_dup(2, 2, t, Minus)?.get(0, 1), Some(1));
+    /// assert!(Matrix::from_triplets_dup(2, 2, vec![(2, 0, 1i32)], Plus).is_err());
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    pub fn from_triplets_dup(
+        nrows: usize,
+        ncols: usize,
+        triplets: Vec<(usize, usize, T)>,
+        dup: impl BinaryOp<T>,
+    ) -> Result<Self> {
+        let csr = Csr::from_triplets(nrows, ncols, triplets, |a, b| dup.apply(a, b))?;
         Ok(Matrix::from_csr(csr))
     }
     /// Wraps a CSR matrix.

@@ -1,5 +1,6 @@
 //! Vectors with GraphBLAS semantics: each index holds a value or is absent.
 
+use crate::algebra::BinaryOp;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::BitVec;
@@ -114,27 +115,64 @@ impl<T: Scalar> Vector<T> {
         }
     }
     /// From `(index, value)` pairs in any order; a repeated or out-of-range index is an error.
-    pub fn from_entries(len: usize, mut entries: Vec<(usize, T)>) -> Result<Self> {
+    pub fn from_entries(len: usize, entries: Vec<(usize, T)>) -> Result<Self> {
+        Self::build(len, entries, "Vector::from_entries", None::<fn(T, T) -> T>)
+    }
+    /// From `(index, value)` pairs in any order, combining the values of a
+    /// repeated index with `dup` in input order (a left fold, as SuiteSparse's
+    /// `GrB_Vector_build`). An index out of range is an
+    /// [`Error::IndexOutOfBounds`].
+    ///
+    /// ```
+    /// use bitgraphblas::{algebra::{First, Max}, Vector};
+    /// let e = vec![(3, 1.5f64), (0, 2.0), (3, 4.0), (3, 0.5)];
+    /// assert_eq!(Vector::from_entries_dup(4, e.clone(), Max)?.entries(), vec![(0, 2.0), (3, 4.0)]);
+    /// assert_eq!(Vector::from_entries_dup(4, e, First)?.get(3), Some(1.5)); // the first given
+    /// assert!(Vector::from_entries_dup(4, vec![(4, 1.0f64)], Max).is_err());
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    pub fn from_entries_dup(
+        len: usize,
+        entries: Vec<(usize, T)>,
+        dup: impl BinaryOp<T>,
+    ) -> Result<Self> {
+        let f = move |a, b| dup.apply(a, b);
+        Self::build(len, entries, "Vector::from_entries_dup", Some(f))
+    }
+    /// The entries sorted by index (a stable sort: repeats stay in input
+    /// order), repeats folded with `dup` or, without one, an error.
+    fn build(
+        len: usize,
+        mut entries: Vec<(usize, T)>,
+        op: &'static str,
+        dup: Option<impl Fn(T, T) -> T>,
+    ) -> Result<Self> {
         crate::storage::csr_check_u32("vector", len)?;
         entries.sort_by_key(|e| e.0);
-        for w in entries.windows(2) {
-            if w[0].0 == w[1].0 {
-                return Err(Error::invalid(
-                    "Vector::from_entries",
-                    format!("index {} given twice", w[0].0),
-                ));
+        if dup.is_none() {
+            if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(Error::invalid(op, format!("index {} given twice", w[0].0)));
             }
         }
         if let Some(&(i, _)) = entries.last() {
             if i >= len {
-                return Err(Error::IndexOutOfBounds {
-                    op: "Vector::from_entries",
-                    index: i,
-                    len,
-                });
+                return Err(Error::IndexOutOfBounds { op, index: i, len });
             }
         }
-        let (indices, values) = entries.into_iter().map(|(i, v)| (i as u32, v)).unzip();
+        let mut indices: Vec<u32> = Vec::with_capacity(entries.len());
+        let mut values: Vec<T> = Vec::with_capacity(entries.len());
+        for (i, v) in entries {
+            match (&dup, indices.last() == Some(&(i as u32))) {
+                (Some(f), true) => {
+                    let last = values.last_mut().expect("an entry per index");
+                    *last = f(*last, v);
+                }
+                _ => {
+                    indices.push(i as u32);
+                    values.push(v);
+                }
+            }
+        }
         Ok(Vector {
             len,
             repr: VectorRepr::Sparse { indices, values },

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::scalar::Scalar;
 
 macro_rules! ewise_vector_fn {
-    ($(#[$doc:meta])* $name:ident, $kind:expr, $opname:literal $(, $extra:ident)*) => {
+    ($(#[$doc:meta])* $name:ident, $kind:expr, $opname:literal $(, $alpha:ident, $beta:ident)?) => {
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
         pub fn $name<B, T, Op, M, A>(
@@ -17,8 +17,9 @@ macro_rules! ewise_vector_fn {
             w: &mut B::Vector<T>,
             op: Op,
             u: &B::Vector<T>,
-            $($extra: T,)*
+            $($alpha: T,)?
             v: &B::Vector<T>,
+            $($beta: T,)?
             desc: &Desc<M, A>,
         ) -> Result<()>
         where
@@ -67,8 +68,9 @@ ewise_vector_fn!(
     ewise_mult, EwiseKind::Mult, "ewise_mult");
 ewise_vector_fn!(
     /// `w<mask> = accum(w, op(u or alpha, v or beta))` on the union of patterns:
-    /// a missing `u_i` reads as `alpha`, a missing `v_i` as `beta` (both scalars
-    /// come after `u`, in that order).
+    /// a missing `u_i` reads as `alpha`, a missing `v_i` as `beta` (each scalar
+    /// follows its operand: `u, alpha, v, beta`, the C API's and python-graphblas'
+    /// order).
     ///
     /// ```
     /// use bitgraphblas::{ops, algebra::Minus, Cpu, Desc, Vector};
@@ -76,14 +78,14 @@ ewise_vector_fn!(
     /// let v = Vector::from_entries(3, vec![(1, 2i64), (2, 3)])?;
     /// let mut w = Vector::empty(3);
     /// // u - v with absent entries as 0 (ewise_add would keep v_1 = 2 unchanged).
-    /// ops::ewise_union(&Cpu::new(), &mut w, Minus, &u, 0, 0, &v, &Desc::new())?;
+    /// ops::ewise_union(&Cpu::new(), &mut w, Minus, &u, 0, &v, 0, &Desc::new())?;
     /// assert_eq!(w.to_vec(0), vec![1, -2, 2]);
     /// # Ok::<(), bitgraphblas::Error>(())
     /// ```
     ewise_union, EwiseKind::Union { alpha, beta }, "ewise_union", alpha, beta);
 
 macro_rules! ewise_matrix_fn {
-    ($(#[$doc:meta])* $name:ident, $kind:expr, $opname:literal $(, $extra:ident)*) => {
+    ($(#[$doc:meta])* $name:ident, $kind:expr, $opname:literal $(, $alpha:ident, $beta:ident)?) => {
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
         pub fn $name<B, T, Op, M, A>(
@@ -91,8 +93,9 @@ macro_rules! ewise_matrix_fn {
             c: &mut B::Matrix<T>,
             op: Op,
             a: &B::Matrix<T>,
-            $($extra: T,)*
+            $($alpha: T,)?
             bm: &B::Matrix<T>,
+            $($beta: T,)?
             desc: &Desc<M, A>,
         ) -> Result<()>
         where
@@ -143,7 +146,7 @@ ewise_matrix_fn!(
     ewise_mult_matrix, EwiseKind::Mult, "ewise_mult_matrix");
 ewise_matrix_fn!(
     /// `C<mask> = accum(C, op(A or alpha, B or beta))` on the union of patterns
-    /// (both scalars come after `A`, in that order).
+    /// (each scalar follows its operand: `A, alpha, B, beta`).
     ///
     /// ```
     /// use bitgraphblas::{ops, algebra::Div, Cpu, Desc, Matrix};
@@ -151,7 +154,7 @@ ewise_matrix_fn!(
     /// let b = Matrix::from_triplets(1, 3, vec![(0, 1, 4.0f64), (0, 2, 5.0)])?;
     /// let mut c = Matrix::empty(1, 3);
     /// // A / B with a missing A as 10 and a missing B as 2.
-    /// ops::ewise_union_matrix(&Cpu::new(), &mut c, Div, &a, 10.0, 2.0, &b, &Desc::new())?;
+    /// ops::ewise_union_matrix(&Cpu::new(), &mut c, Div, &a, 10.0, &b, 2.0, &Desc::new())?;
     /// assert_eq!((c.get(0, 0), c.get(0, 1), c.get(0, 2)), (Some(3.0), Some(2.0), Some(2.0)));
     /// # Ok::<(), bitgraphblas::Error>(())
     /// ```

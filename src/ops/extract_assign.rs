@@ -1,12 +1,13 @@
 //! `extract` (a sub-vector or sub-matrix at given indices) and `assign` (write
-//! into an output at given indices).
+//! into an output at given indices, from a vector, a matrix or a scalar).
 
 use super::check::{
     check_indices, check_matrix_output, check_mmask, check_targets, check_vector_output,
     check_vmask, dims_of, need, shape_of,
 };
+use super::compose::{full_matrix, or_all};
 use crate::backend::{Backend, MatrixShape, VectorShape};
-use crate::container::{Accumulate, Desc, MaskArg, MatrixMaskArg};
+use crate::container::{Accumulate, Desc, Flags, MaskArg, MatrixMask, MatrixMaskArg};
 use crate::error::Result;
 use crate::scalar::Scalar;
 
@@ -223,4 +224,63 @@ where
         cols,
         desc.flags(),
     )
+}
+
+/// `C(rows, cols)<mask> = accum(C(rows, cols), value)` (`GrB_Matrix_assign`
+/// with a scalar); every row (column) when `rows` (`cols`) is `None`. The
+/// mask has `C`'s shape; indices must be distinct. The region is written as
+/// a full matrix of `value`, so it costs `rows x cols` entries.
+///
+/// ```
+/// use bitgraphblas::{ops, Cpu, Desc, Matrix};
+/// let mut c = Matrix::from_triplets(3, 3, vec![(0, 0, 1u32), (2, 2, 5)])?;
+/// // Column 2, every row.
+/// ops::assign_matrix_scalar(&Cpu::new(), &mut c, 7, None, Some(&[2]), &Desc::new())?;
+/// assert_eq!((c.get(0, 2), c.get(2, 2), c.get(0, 0), c.nvals()), (Some(7), Some(7), Some(1), 4));
+/// assert!(ops::assign_matrix_scalar(&Cpu::new(), &mut c, 7, Some(&[3]), None, &Desc::new()).is_err());
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn assign_matrix_scalar<B, T, M, A>(
+    b: &B,
+    c: &mut B::Matrix<T>,
+    value: T,
+    rows: Option<&[usize]>,
+    cols: Option<&[usize]>,
+    desc: &Desc<M, A>,
+) -> Result<()>
+where
+    B: Backend,
+    B::MatrixMaskSource: MatrixShape,
+    T: Scalar,
+    M: MatrixMaskArg<B>,
+    A: Accumulate<T>,
+{
+    let op = "assign_matrix_scalar";
+    let sets = [(rows, c.nrows()), (cols, c.ncols())];
+    check_targets(op, &sets.map(|(s, n)| (s.unwrap_or(&[]), n)))?;
+    check_mmask(op, desc.mask_arg(), shape_of(c))?;
+    let mask = desc.mask_arg().matrix_mask();
+    fill_region(b, c, mask, desc.accum_op(), value, rows, cols, desc.flags())
+}
+
+/// `C(rows, cols)<mask> = accum(C(rows, cols), value)` on checked arguments:
+/// a full matrix of `value` assigned (the transpose flag does not apply).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fill_region<B: Backend, T: Scalar, A: Accumulate<T>>(
+    b: &B,
+    c: &mut B::Matrix<T>,
+    mask: Option<MatrixMask<'_, B>>,
+    accum: A,
+    value: T,
+    rows: Option<&[usize]>,
+    cols: Option<&[usize]>,
+    flags: Flags,
+) -> Result<()> {
+    let (rows, cols) = (or_all(rows, c.nrows()), or_all(cols, c.ncols()));
+    let t = full_matrix(b, rows.len(), cols.len(), value)?;
+    let flags = Flags {
+        transpose_a: false,
+        ..flags
+    };
+    b.assign_matrix(c, mask, accum, &t, &rows, &cols, flags)
 }

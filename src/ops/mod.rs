@@ -13,9 +13,10 @@
 //! |---|---|
 //! | products | [`mxv`], [`vxm`], [`mxm`], [`mxm_reduce`], [`mxm_dense`] |
 //! | element-wise | [`ewise_add`], [`ewise_mult`], [`ewise_union`] and their `_matrix` forms |
-//! | apply, select | [`apply`], [`apply_matrix`], [`select`], [`select_matrix`] |
-//! | reductions | [`reduce`], [`reduce_rows`], [`reduce_matrix`] |
-//! | extract, assign | [`extract`], [`extract_matrix`], [`assign`], [`assign_scalar`], [`assign_matrix`] |
+//! | apply, select | [`apply`], [`apply_matrix`], [`apply_index`], [`apply_index_matrix`], [`select`], [`select_matrix`] |
+//! | reductions | [`reduce`], [`reduce_rows`], [`reduce_matrix`], [`reduce_scalar`], [`reduce_matrix_scalar`] |
+//! | extract, assign | [`extract`], [`extract_matrix`], [`extract_col`], [`assign`], [`assign_scalar`], [`assign_matrix`], [`assign_matrix_scalar`], [`assign_row`], [`assign_col`] |
+//! | sub-assign | [`subassign`], [`subassign_scalar`], [`subassign_matrix`], [`subassign_matrix_scalar`] |
 //! | transpose, scaling | [`transpose`], [`scale_rows`], [`scale_cols`], [`scale_dense_rows`] |
 //! | dense bits | [`bmm`], [`bspmm`], [`bmm_planes`], [`bspmm_planes`], [`binarize`], [`mean_abs`], [`unpack_bits`], [`bit_transpose`], [`quantize`], [`dequantize`] |
 //!
@@ -38,14 +39,19 @@
 mod apply_select;
 mod bits;
 mod check;
+mod compose;
 mod dense;
 mod elementwise;
 mod extract_assign;
+mod lines;
 mod product;
 mod reduce;
+mod subassign;
 mod transpose_scale;
 
-pub use apply_select::{apply, apply_matrix, select, select_matrix};
+pub use apply_select::{
+    apply, apply_index, apply_index_matrix, apply_matrix, select, select_matrix,
+};
 pub use bits::{
     binarize, bit_transpose, bmm, bmm_planes, bspmm, bspmm_planes, dequantize, mean_abs, quantize,
     unpack_bits,
@@ -55,7 +61,11 @@ pub use dense::{apply_dense, argmax_rows, dense_mxm, ewise_dense, scale_dense_co
 pub use elementwise::{
     ewise_add, ewise_add_matrix, ewise_mult, ewise_mult_matrix, ewise_union, ewise_union_matrix,
 };
-pub use extract_assign::{assign, assign_matrix, assign_scalar, extract, extract_matrix};
+pub use extract_assign::{
+    assign, assign_matrix, assign_matrix_scalar, assign_scalar, extract, extract_matrix,
+};
+pub use lines::{assign_col, assign_row, extract_col};
 pub use product::{mxm, mxm_dense, mxm_reduce, mxv, vxm};
-pub use reduce::{reduce, reduce_matrix, reduce_rows};
+pub use reduce::{reduce, reduce_matrix, reduce_matrix_scalar, reduce_rows, reduce_scalar};
+pub use subassign::{subassign, subassign_matrix, subassign_matrix_scalar, subassign_scalar};
 pub use transpose_scale::{scale_cols, scale_dense_rows, scale_rows, transpose};

@@ -9,6 +9,7 @@ pub mod gen;
 pub mod oracle;
 pub mod props;
 pub mod props_elem;
+pub mod props_std;
 
 pub use gen::*;
 pub use oracle::*;

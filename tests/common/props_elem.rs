@@ -12,12 +12,12 @@ use super::oracle::{compare, mask_allows, spec_write, AccumFn};
 use super::props::{ctx, mmask, vmask, TestBackend};
 use super::{cells_of_matrix, cells_of_vector, TestScalar};
 
-fn minus<T: TestScalar>(o: T, n: T) -> T {
+pub fn minus<T: TestScalar>(o: T, n: T) -> T {
     BinaryOp::<T>::apply(&Minus, o, n)
 }
 
 /// Distinct indices below `n`, in random order.
-fn distinct(g: &mut Gen, n: usize) -> Vec<usize> {
+pub fn distinct(g: &mut Gen, n: usize) -> Vec<usize> {
     let mut v: Vec<usize> = (0..n).filter(|_| below(g, 3) == 0).collect();
     for i in (1..v.len()).rev() {
         v.swap(i, below(g, i + 1));
@@ -26,7 +26,7 @@ fn distinct(g: &mut Gen, n: usize) -> Vec<usize> {
 }
 
 /// Indices below `n` with repeats (empty when `n == 0`).
-fn any_indices(g: &mut Gen, n: usize) -> Vec<usize> {
+pub fn any_indices(g: &mut Gen, n: usize) -> Vec<usize> {
     if n == 0 {
         return vec![];
     }
@@ -61,18 +61,20 @@ fn ewise_spec<T: TestScalar, Op: BinaryOp<T>>(
 
 /// The built-in predicates, drawn from `pick`, with thunks `k` and `s`.
 pub fn index_op<T: TestScalar>(pick: usize, k: i64, s: T) -> IndexOp<T> {
-    match pick % 12 {
+    match pick % 14 {
         0 => IndexOp::Tril(k),
         1 => IndexOp::Triu(k),
         2 => IndexOp::Diag(k),
         3 => IndexOp::OffDiag(k),
         4 => IndexOp::RowLe(k),
         5 => IndexOp::RowGt(k),
-        6 => IndexOp::ValueEq(s),
-        7 => IndexOp::ValueNe(s),
-        8 => IndexOp::ValueGt(s),
-        9 => IndexOp::ValueGe(s),
-        10 => IndexOp::ValueLt(s),
+        6 => IndexOp::ColLe(k),
+        7 => IndexOp::ColGt(k),
+        8 => IndexOp::ValueEq(s),
+        9 => IndexOp::ValueNe(s),
+        10 => IndexOp::ValueGt(s),
+        11 => IndexOp::ValueGe(s),
+        12 => IndexOp::ValueLt(s),
         _ => IndexOp::ValueLe(s),
     }
 }
@@ -87,6 +89,8 @@ fn keep_spec<T: TestScalar>(p: IndexOp<T>, v: T, i: usize, j: usize) -> bool {
         IndexOp::OffDiag(k) => j - i != k,
         IndexOp::RowLe(k) => i <= k,
         IndexOp::RowGt(k) => i > k,
+        IndexOp::ColLe(k) => j <= k,
+        IndexOp::ColGt(k) => j > k,
         IndexOp::ValueEq(s) => v == s,
         IndexOp::ValueNe(s) => v != s,
         IndexOp::ValueGt(s) => v > s,
@@ -208,7 +212,7 @@ pub fn prop_ewise_vector<B: TestBackend, T: TestScalar, Op: BinaryOp<T> + std::f
         vector_out!(b, &what, c.cfg, c.w, c.mask, expected, |w, d| match kind {
             Ewise::Add => ops::ewise_add(b, &mut w, op, &u, &v, &d),
             Ewise::Mult => ops::ewise_mult(b, &mut w, op, &u, &v, &d),
-            Ewise::Union => ops::ewise_union(b, &mut w, op, &u, c.alpha, c.beta, &v, &d),
+            Ewise::Union => ops::ewise_union(b, &mut w, op, &u, c.alpha, &v, c.beta, &d),
         });
     }
     Ok(())
@@ -539,7 +543,7 @@ pub fn prop_ewise_matrix<B: TestBackend, T: TestScalar, Op: BinaryOp<T> + std::f
                         Ewise::Add => ops::ewise_add_matrix(b, out, op, &am, &bm, &d),
                         Ewise::Mult => ops::ewise_mult_matrix(b, out, op, &am, &bm, &d),
                         Ewise::Union =>
-                            ops::ewise_union_matrix(b, out, op, &am, c.alpha, c.beta, &bm, &d),
+                            ops::ewise_union_matrix(b, out, op, &am, c.alpha, &bm, c.beta, &d),
                     })
                 },
             )?;

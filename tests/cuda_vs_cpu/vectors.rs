@@ -395,14 +395,25 @@ fn unsupported_operations_say_so() {
     };
     let a = Matrix::from_triplets(3, 3, vec![(0, 1, 1.0f32), (1, 2, 1.0)]).unwrap();
     let ga = gpu.upload_matrix(&a).unwrap();
-    let user = bitgraphblas::algebra::SemiringFrom::<f32, _, _>::new(Plus, Times);
     let u = gpu
         .upload_vector(&Vector::from_dense(vec![1.0f32; 3]))
         .unwrap();
     let mut w = gpu.upload_vector(&Vector::<f32>::empty(3)).unwrap();
+    // A user operator without CUDA source: no kernel, and w unchanged.
+    let times = bitgraphblas::algebra::BinaryFn::<f32>::new(|x, y| x * y);
+    let user = bitgraphblas::algebra::SemiringFrom::<f32, _, _>::new(Plus, times);
     let e = gpu
         .mxv(&mut w, None, NoAccum, user, &ga, &u, Flags::default())
         .unwrap_err();
     assert!(matches!(e, bitgraphblas::Error::NoKernel { .. }), "{e}");
+    assert_eq!(gpu.download_vector(&w).unwrap().nvals(), 0);
+    // Built-in operators in a user semiring bring their own device code.
+    let pairing = bitgraphblas::algebra::SemiringFrom::<f32, _, _>::new(Plus, Times);
+    gpu.mxv(&mut w, None, NoAccum, pairing, &ga, &u, Flags::default())
+        .unwrap();
+    assert_eq!(
+        gpu.download_vector(&w).unwrap().entries(),
+        vec![(0, 1.0), (1, 1.0)]
+    );
     assert!(gpu.convert(&ga, Format::Auto).is_err());
 }

@@ -50,6 +50,8 @@ pub(crate) fn select_code<T: Scalar>(p: IndexOp<T>) -> (i32, i64, T) {
         IndexOp::OffDiag(k) => (SELECT_OFFDIAG, k, z),
         IndexOp::RowLe(k) => (SELECT_ROW_LE, k, z),
         IndexOp::RowGt(k) => (SELECT_ROW_GT, k, z),
+        IndexOp::ColLe(k) => (SELECT_COL_LE, k, z),
+        IndexOp::ColGt(k) => (SELECT_COL_GT, k, z),
         IndexOp::ValueEq(x) => (SELECT_VALUE_EQ, 0, x),
         IndexOp::ValueNe(x) => (SELECT_VALUE_NE, 0, x),
         IndexOp::ValueGt(x) => (SELECT_VALUE_GT, 0, x),
@@ -124,13 +126,15 @@ mod tests {
         let max_op = BINARY_CODES.iter().map(|e| e.1).max().unwrap_or(0);
         assert!(UNARY_BIND_FIRST > UNARY_ONE && UNARY_BIND_FIRST + max_op < UNARY_BIND_SECOND);
         // select codes in IndexOp's order, index predicates first
-        let ops: [IndexOp<i32>; 12] = [
+        let ops: [IndexOp<i32>; 14] = [
             IndexOp::Tril(0),
             IndexOp::Triu(0),
             IndexOp::Diag(0),
             IndexOp::OffDiag(0),
             IndexOp::RowLe(0),
             IndexOp::RowGt(0),
+            IndexOp::ColLe(0),
+            IndexOp::ColGt(0),
             IndexOp::ValueEq(0),
             IndexOp::ValueNe(0),
             IndexOp::ValueGt(0),

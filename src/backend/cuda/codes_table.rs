@@ -100,18 +100,22 @@ code_table! {
         SELECT_ROW_LE = 4,
         /// `i > k`.
         SELECT_ROW_GT = 5,
+        /// `j <= k`.
+        SELECT_COL_LE = 6,
+        /// `j > k`.
+        SELECT_COL_GT = 7,
         /// `x == th`.
-        SELECT_VALUE_EQ = 6,
+        SELECT_VALUE_EQ = 8,
         /// `x != th`.
-        SELECT_VALUE_NE = 7,
+        SELECT_VALUE_NE = 9,
         /// `x > th`.
-        SELECT_VALUE_GT = 8,
+        SELECT_VALUE_GT = 10,
         /// `x >= th`.
-        SELECT_VALUE_GE = 9,
+        SELECT_VALUE_GE = 11,
         /// `x < th`.
-        SELECT_VALUE_LT = 10,
+        SELECT_VALUE_LT = 12,
         /// `x <= th`.
-        SELECT_VALUE_LE = 11,
+        SELECT_VALUE_LE = 13,
     }
 }
 

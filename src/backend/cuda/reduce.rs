@@ -26,21 +26,36 @@ impl CudaBackend {
         if n == 0 {
             // identity, computed on the device like every other reduction
             let one = self.dev.alloc::<T>(1)?;
-            vec::vec_reduce(op, DevPtr::null(), DevPtr::null(), 0, one.ptr())
-                .grid(&self.dev, 1, 256)?;
+            vec::vec_reduce(
+                op,
+                DevPtr::null(),
+                DevPtr::null(),
+                0,
+                one.ptr(),
+                DevPtr::null(),
+            )
+            .grid(&self.dev, 1, 256)?;
             let b = self.dev.download_bytes(&one, 1)?;
             return Ok(from_bytes::<T>(&b, 1)[0]);
         }
         let blocks = n.div_ceil(4096).clamp(1, 1024);
         let partials = self.dev.alloc::<T>(blocks)?;
-        vec::vec_reduce(op, vals, pres, n as u64, partials.ptr()).grid(
+        let part_pres = self.dev.zeros::<u32>(blocks.div_ceil(32))?;
+        vec::vec_reduce(op, vals, pres, n as u64, partials.ptr(), part_pres.ptr()).grid(
             &self.dev,
             blocks as u32,
             256,
         )?;
         let out = self.dev.alloc::<T>(1)?;
-        vec::vec_reduce(op, partials.ptr(), DevPtr::null(), blocks as u64, out.ptr())
-            .grid(&self.dev, 1, 256)?;
+        vec::vec_reduce(
+            op,
+            partials.ptr(),
+            part_pres.ptr(),
+            blocks as u64,
+            out.ptr(),
+            DevPtr::null(),
+        )
+        .grid(&self.dev, 1, 256)?;
         let b = self.dev.download_bytes(&out, 1)?;
         Ok(from_bytes::<T>(&b, 1)[0])
     }

@@ -17,6 +17,7 @@ impl CudaBackend {
     /// `op(B)` merged per row of `op(A)` (a count pass sizes the result, then
     /// a fill pass), then `C`'s mask, accumulator and replace applied by the
     /// CSR output phase. `accum` is the accumulator's code (negative: none).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn mxm_csr<S: Semiring>(
         &self,
         c: &mut CudaMatrix<S::T>,

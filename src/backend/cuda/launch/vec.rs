@@ -24,7 +24,8 @@ super::kernels! {
     fn vec_select(code: i32, k: i64, tbits: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>, n: u64,
         out_vals: DevPtr<T>, out_pres: DevPtr<u32>);
     /// One partial reduction per block.
-    fn vec_reduce(op: i32, vals: DevPtr<T>, pres: DevPtr<u32>, n: u64, partials: DevPtr<T>);
+    fn vec_reduce(op: i32, vals: DevPtr<T>, pres: DevPtr<u32>, n: u64, partials: DevPtr<T>,
+        part_pres: DevPtr<u32>);
     /// `s ⊙ f` at the sparse operand's entries (`swap`: `f ⊙ s`).
     fn vec_ewise_gather(op: i32, swap: bool, s_idx: DevPtr<u32>, s_vals: DevPtr<T>, nnz: u64,
         f_vals: DevPtr<T>, out_vals: DevPtr<T>);
