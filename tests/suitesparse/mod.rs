@@ -747,7 +747,7 @@ fn elementwise<B: Be, T: Val>(b: &B, x: &Ctx) -> Outcome<T> {
         match x.op() {
             "ewise_add" => ops::ewise_add(b, &mut w, f, &u, &v, &d),
             "ewise_mult" => ops::ewise_mult(b, &mut w, f, &u, &v, &d),
-            _ => ops::ewise_union(b, &mut w, f, &u, alpha, beta, &v, &d),
+            _ => ops::ewise_union(b, &mut w, f, &u, alpha, &v, beta, &d),
         }))?;
         return Ok(Got::Vector(b.download_vector(&w)?));
     }
@@ -759,7 +759,7 @@ fn elementwise<B: Be, T: Val>(b: &B, x: &Ctx) -> Outcome<T> {
     match x.op() {
         "ewise_add" => ops::ewise_add_matrix(b, &mut c, f, &a, &bm, &d),
         "ewise_mult" => ops::ewise_mult_matrix(b, &mut c, f, &a, &bm, &d),
-        _ => ops::ewise_union_matrix(b, &mut c, f, &a, alpha, beta, &bm, &d),
+        _ => ops::ewise_union_matrix(b, &mut c, f, &a, alpha, &bm, beta, &d),
     }))?;
     Ok(Got::Matrix(b.download_matrix(&c)?))
 }
