@@ -291,23 +291,3 @@ ENTRY(mat_write_fill)(const u32* c_rowptr, const u32* c_col, const T* c_vals, co
               m_col ? m_rowptr[i] : 0u, m_col ? m_rowptr[i + 1] : 0u, comp, accum, replace, 0, i, rowptr[i],
               out_col, out_vals);
 }
-
-// ---- CSR times dense ------------------------------------------------------------
-
-// C = A ⊕.⊗ B, B dense row-major with nf columns, for the semiring (add, mul):
-// a thread per output element, terms in A's column order (the first term
-// starts the sum, as on the CPU); rows of A with no entry get `zero`.
-ENTRY(csr_mxm_dense)(int add, int mul, u64 zbits, const u32* rowptr, const u32* colidx, const T* vals, u64 nrows,
-                     const T* b, u64 nf, T* c) {
-  const T zero = Sc<T>::from_bits(zbits);
-  for (u64 q = gtid(); q < nrows * nf; q += gthreads()) {
-    const u64 i = q / nf, f = q % nf;
-    const u32 s = rowptr[i], e = rowptr[i + 1];
-    T acc = zero;
-    if (s < e) {
-      acc = binop<T>(mul, vals[s], b[(u64)colidx[s] * nf + f]);
-      for (u32 p = s + 1; p < e; ++p) acc = binop<T>(add, acc, binop<T>(mul, vals[p], b[(u64)colidx[p] * nf + f]));
-    }
-    c[q] = acc;
-  }
-}

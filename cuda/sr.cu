@@ -13,6 +13,7 @@
 // - csr_mxv.cu: CSR `mxv` by row groups, long rows in chunks;
 // - csr_merge.cu: CSR `mxv` on the merge path;
 // - b2sr_spmm.cu: B2SR times dense row-major;
+// - csr_spmm.cu: CSR times dense row-major;
 // - csr_dot.cu: `mxm_reduce` on CSR, masked dot products;
 // - csr_spgemm.cu: `mxm` on CSR, rows of B merged.
 //
@@ -35,5 +36,6 @@
 #include "csr_mxv.cu"
 #include "csr_merge.cu"
 #include "b2sr_spmm.cu"
+#include "csr_spmm.cu"
 #include "csr_dot.cu"
 #include "csr_spgemm.cu"

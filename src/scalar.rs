@@ -98,6 +98,21 @@ pub trait Scalar: Copy + Send + Sync + PartialEq + PartialOrd + Debug + Default 
     /// assert!(<bool as Scalar>::from_i64(-3));
     /// ```
     fn from_i64(v: i64) -> Self;
+    /// True where `self` and `other` hold the same value, NaN counting as one
+    /// value (how iso-valued storage tells that all entries are alike: a
+    /// matrix of NaNs is iso NaN).
+    ///
+    /// ```
+    /// use bitgraphblas::Scalar;
+    /// assert!(f64::NAN.same_value(f64::NAN));
+    /// assert!(!f64::NAN.same_value(1.0));
+    /// assert!(3u8.same_value(3));
+    /// ```
+    #[inline]
+    #[allow(clippy::eq_op)] // `x != x` is the type-generic NaN test
+    fn same_value(self, other: Self) -> bool {
+        self == other || (self != self && other != other)
+    }
 }
 
 /// The methods the integer and float impls share: `min_of`, `max_of` (the

@@ -14,7 +14,7 @@
 mod common;
 
 use bitgraphblas::backend::cuda::cuda_or_skip;
-use bitgraphblas::{Cpu, Format, TileSize};
+use bitgraphblas::Cpu;
 use common::gen::FORMATS;
 use common::props_std::*;
 use common::{compare, qc, verdict, TestScalar};
@@ -85,11 +85,7 @@ fn bad_inputs_change_nothing() {
     let Some(gpu) = cuda_or_skip("bad_inputs_change_nothing") else {
         return;
     };
-    // the device holds B2SR with 4x4 to 32x32 tiles
-    for f in FORMATS
-        .into_iter()
-        .filter(|&f| f != Format::B2sr(TileSize::T64))
-    {
+    for f in FORMATS {
         if let Err(e) = prop_bad_inputs(gpu, f) {
             panic!("{e}");
         }

@@ -198,7 +198,7 @@ impl<T: Scalar> Matrix<T> {
             MatrixRepr::B2sr { value, .. } => Some(*value),
             MatrixRepr::Csr(c) => {
                 let v = c.values().first().copied().unwrap_or_else(T::one);
-                c.values().iter().all(|&x| x == v).then_some(v)
+                c.values().iter().all(|&x| x.same_value(v)).then_some(v)
             }
         }
     }

@@ -237,7 +237,7 @@ impl<T: Scalar> Csr<T> {
     pub fn iso_value(&self) -> Option<T> {
         *self.iso.0.get_or_init(|| {
             let (&first, rest) = self.values.split_first()?;
-            (first.is_nonzero() && rest.iter().all(|&v| v == first)).then_some(first)
+            (first.is_nonzero() && rest.iter().all(|&v| v.same_value(first))).then_some(first)
         })
     }
     /// Column indices and values of row `i`.

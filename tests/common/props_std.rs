@@ -139,20 +139,6 @@ fn any_format(g: &mut Gen) -> Format {
     FORMATS[below(g, FORMATS.len())]
 }
 
-/// `format`, or 32x32 tiles where the backend cannot hold `format` (64x64
-/// tiles on the CUDA backend): the same iso-valued matrix either way, so the
-/// backends' outputs stay comparable.
-fn held<B: TestBackend>(b: &B, format: Format) -> Format {
-    let probe = Matrix::<bool>::empty(1, 1)
-        .to_format(format)
-        .expect("an empty matrix converts");
-    if b.upload_matrix(&probe).is_ok() {
-        format
-    } else {
-        Format::B2sr(TileSize::T32)
-    }
-}
-
 /// An index below `n`, or (one time in eight, or when `n == 0`) `n` itself:
 /// out of range.
 fn line_index(g: &mut Gen, n: usize) -> usize {
@@ -219,7 +205,7 @@ pub fn prop_assign_line<B: TestBackend, T: TestScalar>(
     b: &B,
     c: &LineCase<T>,
 ) -> Result<Vec<Cells<T>>, String> {
-    let (cm, used) = c.c.in_format(held(b, c.format), c.iso);
+    let (cm, used) = c.c.in_format(c.format, c.iso);
     let (m, n) = (used.nrows, used.ncols);
     let old = used.cells();
     let lines = if c.row { m } else { n };
@@ -299,7 +285,7 @@ pub fn prop_extract_col<B: TestBackend, T: TestScalar>(
     b: &B,
     c: &ExtractColCase<T>,
 ) -> Result<Vec<Cells<T>>, String> {
-    let (am, used) = c.a.in_format(held(b, c.format), c.iso);
+    let (am, used) = c.a.in_format(c.format, c.iso);
     let used = if c.cfg.ta { used.transpose() } else { used };
     let want_err = c.j >= used.ncols;
     let cells = used.cells();
@@ -386,7 +372,7 @@ pub fn prop_scalar_matrix<B: TestBackend, T: TestScalar>(
     b: &B,
     c: &ScalarCase<T>,
 ) -> Result<Vec<Cells<T>>, String> {
-    let (cm, used) = c.c.in_format(held(b, c.format), c.iso);
+    let (cm, used) = c.c.in_format(c.format, c.iso);
     let (m, n) = (used.nrows, used.ncols);
     let rows = c.rows.clone().unwrap_or_else(|| (0..m).collect());
     let cols = c.cols.clone().unwrap_or_else(|| (0..n).collect());
@@ -477,8 +463,8 @@ pub fn prop_subassign_matrix<B: TestBackend, T: TestScalar>(
     b: &B,
     c: &SubCase<T>,
 ) -> Result<Vec<Cells<T>>, String> {
-    let (cm, used) = c.c.in_format(held(b, c.format), c.iso);
-    let (am, a_used) = c.a.in_format(held(b, c.a_format), c.iso_a);
+    let (cm, used) = c.c.in_format(c.format, c.iso);
+    let (am, a_used) = c.a.in_format(c.a_format, c.iso_a);
     let a_used = if c.cfg.ta { a_used.transpose() } else { a_used };
     let places = region(&c.rows, &c.cols, used.ncols);
     let allowed = mask_allows(c.cfg.mask, &c.mask.cells());
@@ -679,7 +665,7 @@ pub fn prop_apply_index<B: TestBackend, T: TestScalar>(
     c: &PosCase<T>,
 ) -> Result<Vec<Cells<T>>, String> {
     let op = positional(c.pick, c.k);
-    let (am, used) = c.a.in_format(held(b, c.format), c.iso);
+    let (am, used) = c.a.in_format(c.format, c.iso);
     let used = if c.cfg.ta { used.transpose() } else { used };
     let nc = used.ncols;
     let t: Cells<T> = used
@@ -722,7 +708,7 @@ pub fn prop_select_col<B: TestBackend, T: TestScalar>(
     c: &PosCase<T>,
 ) -> Result<Vec<Cells<T>>, String> {
     let k = c.k.clamp(-3, 80);
-    let (am, used) = c.a.in_format(held(b, c.format), c.iso);
+    let (am, used) = c.a.in_format(c.format, c.iso);
     let used = if c.cfg.ta { used.transpose() } else { used };
     let nc = used.ncols.max(1);
     let a = ctx("upload A", b.upload_matrix(&am))?;
@@ -844,7 +830,7 @@ pub fn prop_reduce_scalar<B: TestBackend, T: TestScalar>(
     b: &B,
     c: &ScalarReduceCase<T>,
 ) -> Result<Vec<Cells<T>>, String> {
-    let (am, used) = c.a.in_format(held(b, c.format), c.iso);
+    let (am, used) = c.a.in_format(c.format, c.iso);
     let u = ctx("upload u", b.upload_vector(&c.u.vector()))?;
     let a = ctx("upload A", b.upload_matrix(&am))?;
     let mut outs = Vec::new();

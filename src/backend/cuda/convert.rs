@@ -148,7 +148,9 @@ impl CudaBackend {
     ) -> Result<CudaMatrix<T>> {
         let k = match format {
             Format::Csr => None,
-            Format::B2sr(t) if t != TileSize::T64 && t != TileSize::Auto => t.k(),
+            // The device kernels take tiles of 4 to 32: 64x64 tiles are kept as 32x32.
+            Format::B2sr(TileSize::T64) => TileSize::T32.k(),
+            Format::B2sr(t) if t != TileSize::Auto => t.k(),
             _ => return Err(no_kernel("convert", format!("{format:?} on the device"))),
         };
         let repr = match (m.repr.parts(), k) {

@@ -1,11 +1,12 @@
 //! Products and scaling with dense row-major matrices: `A ⊕.⊗ B` with `A`
-//! CSR (`cuda/matrix.cu`) or B2SR (`cuda/sr.cu`) and `B` dense, the
+//! CSR (`cuda/csr_spmm.cu`) or B2SR (`cuda/b2sr_spmm.cu`), both in the semiring
+//! modules, and `B` dense, the
 //! accumulation into `C`, and `scale_dense_rows`.
 
 use super::codes::{accum_code, op_code, unary_code};
 use super::device::{bits_of, DevPtr};
 use super::kernels::semiring_ops;
-use super::launch::{mat, sr, vec, Sr, Tiles};
+use super::launch::{sr, vec, Sr, Tiles};
 use super::mem::{no_kernel, DMat};
 use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
 use crate::algebra::{BinaryOp, Semiring, UnaryOp};
@@ -65,17 +66,12 @@ impl CudaBackend {
         b: &CudaDense<S::T>,
         transpose: bool,
     ) -> Result<CudaDense<S::T>> {
-        let kind = Sr::of(&s, "mxm_dense")?
-            .kind()
-            .ok_or_else(|| no_kernel("mxm_dense", "a user semiring on CSR (convert A to B2SR)"))?;
-        let (add, mul) = semiring_ops(kind);
+        let m = Sr::of(&s, "mxm_dense")?;
         let r = self.csr_input(a, transpose)?;
         let nf = b.ncols;
         let out = self.dev.alloc::<S::T>(r.nrows * nf)?;
-        mat::csr_mxm_dense(
-            add as i32,
-            mul as i32,
-            bits_of(s.zero()),
+        sr::csr_mxm_dense(
+            m,
             r.rowptr,
             r.colidx,
             r.vals,

@@ -94,7 +94,7 @@ pub(crate) const VEC_ENTRIES: [&str; 22] = [
     "dense_argmax_rows",
 ];
 /// Entries of `mat_<type>` (each gets `_<type>`).
-pub(crate) const MAT_ENTRIES: [&str; 16] = [
+pub(crate) const MAT_ENTRIES: [&str; 15] = [
     "csr_row_ids",
     "col_counts",
     "radix_hist",
@@ -110,7 +110,6 @@ pub(crate) const MAT_ENTRIES: [&str; 16] = [
     "map_fill",
     "mat_write_count",
     "mat_write_fill",
-    "csr_mxm_dense",
 ];
 /// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_mxm_dense_k8_plus_times_f32`).
 pub(crate) const SR_TILED: [&str; 1] = ["b2sr_mxm_dense"];
@@ -119,7 +118,7 @@ pub(crate) const SR_NARROW: [&str; 1] = ["b2sr_mxv_fused"];
 /// Entries of `sr_<semiring>_<type>` for k = 16 and 32 only.
 pub(crate) const SR_WIDE: [&str; 3] = ["b2sr_mxv_short", "b2sr_mxv", "b2sr_mxv_fix"];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
-pub(crate) const SR_PLAIN: [&str; 8] = [
+pub(crate) const SR_PLAIN: [&str; 9] = [
     "csr_mxv",
     "csr_mxv_long",
     "csr_mxv_fix",
@@ -128,6 +127,7 @@ pub(crate) const SR_PLAIN: [&str; 8] = [
     "csr_merge_fix",
     "csr_mxm_reduce_dot",
     "csr_mxm_merge",
+    "csr_mxm_dense",
 ];
 /// Per-tile-size entries of `push_<semiring>_<type>`.
 pub(crate) const PUSH_TILED: [&str; 2] = ["b2sr_push", "b2sr_push_seg"];

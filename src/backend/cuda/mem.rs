@@ -152,13 +152,13 @@ impl DevB2sr {
         )
     }
 
-    /// Copies a host pattern (tile sizes 4 to 32).
+    /// Copies a host pattern. The device kernels take tiles of 4 to 32: a
+    /// pattern of 64x64 tiles is re-tiled on the host and kept as 32x32 tiles
+    /// (the same entries; the device matrix reports `B2sr(T32)`).
     pub fn upload(dev: &Dev, p: &B2sr) -> Result<DevB2sr> {
         if p.tile_size() == TileSize::T64 {
-            return Err(no_kernel(
-                "upload",
-                "64x64 tiles (device kernels: 4, 8, 16, 32)",
-            ));
+            let t32 = B2sr::from_csr(&p.to_csr(true)?, TileSize::T32)?;
+            return DevB2sr::upload(dev, &t32);
         }
         with_blocks!(p.tiles(), b => DevB2sr::upload_blocks(dev, b, p.nrows(), p.ncols()))
     }

@@ -12,7 +12,8 @@
 //!   `PLUS.TIMES` on B2SR operands and masks, CSR dot products otherwise);
 //! - the bit-plane products (`bmm_planes`, `bspmm_planes`) where the code
 //!   sums could pass 2^32 (`k (2^b - 1) (2^c - 1)`, `k (2^b - 1)`);
-//! - 64x64 tiles (also for `bspmm`), `Format::Auto`;
+//! - `Format::Auto` in `convert` (a 64x64-tile pattern is uploaded or
+//!   converted to 32x32 tiles: the device kernels take tiles of 4 to 32);
 //! - user-defined semirings without their operators as CUDA source
 //!   ([`DeviceOps`](crate::algebra::DeviceOps): with it, NVRTC compiles them
 //!   into the built-in semirings' templates for `mxv`, `vxm`, `mxm`,

@@ -5,17 +5,19 @@
 //! B2SR operands and masks; everything else comes here.
 
 use super::super::launch::{sr, Sr};
-use super::super::mem::{bit_words, no_kernel, DVec};
+use super::super::mem::{bit_words, DVec};
 use super::super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::Semiring;
-use crate::container::{Flags, MatrixMask};
+use crate::backend::Backend;
+use crate::container::{Flags, Matrix, MatrixMask, NoAccum};
 use crate::error::Result;
 
 impl CudaBackend {
     /// `⊕` over `(op(A) ⊕.⊗ op(B))<M>`: a warp per row of the mask's pattern,
     /// each entry `(i, j)` the merge of the sorted rows `op(A)(i,:)` and
     /// `op(B)'(j,:)`, then the rows' results reduced with the monoid. A
-    /// complemented mask has no kernel (it selects nearly the whole product).
+    /// complemented mask selects nearly the whole product: the masked product
+    /// is formed (`mxm`) and its entries reduced.
     pub(crate) fn mxm_reduce_csr<S: Semiring>(
         &self,
         mask: MatrixMask<'_, Self>,
@@ -27,7 +29,7 @@ impl CudaBackend {
         let op = "mxm_reduce";
         let m = Sr::of(&s, op)?;
         if mask.complemented {
-            return Err(no_kernel(op, "a complemented mask"));
+            return self.mxm_reduce_formed(mask, s, a, b, flags);
         }
         let ar = self.csr_input(a, flags.transpose_a)?;
         // The rows of Bt are the columns of op(B).
@@ -65,5 +67,22 @@ impl CudaBackend {
             },
         };
         self.reduce_vector_op::<S::T, S::Add>(&rows)
+    }
+
+    /// `⊕` over the entries of the product `C<M> = op(A) ⊕.⊗ op(B)`, formed
+    /// in device memory and dropped.
+    fn mxm_reduce_formed<S: Semiring>(
+        &self,
+        mask: MatrixMask<'_, Self>,
+        s: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaMatrix<S::T>,
+        flags: Flags,
+    ) -> Result<S::T> {
+        let nrows = if flags.transpose_a { a.ncols } else { a.nrows };
+        let ncols = if flags.transpose_b { b.nrows } else { b.ncols };
+        let mut c = self.upload_matrix(&Matrix::<S::T>::empty(nrows, ncols))?;
+        self.mxm(&mut c, Some(mask), NoAccum, s, a, b, flags)?;
+        self.reduce_matrix_op(s.add_op(), &c)
     }
 }

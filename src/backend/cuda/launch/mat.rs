@@ -54,7 +54,4 @@ super::kernels! {
         t_rowptr: DevPtr<u32>, t_col: DevPtr<u32>, t_vals: DevPtr<T>, m_rowptr: DevPtr<u32>,
         m_col: DevPtr<u32>, comp: bool, accum: i32, replace: bool, nrows: u64, rowptr: DevPtr<u32>,
         out_col: DevPtr<u32>, out_vals: DevPtr<T>);
-    /// `C = A ⊕.⊗ B` with `A` CSR and `B`, `C` dense row-major.
-    fn csr_mxm_dense(add: i32, mul: i32, zbits: u64, rowptr: DevPtr<u32>, colidx: DevPtr<u32>,
-        vals: DevPtr<T>, nrows: u64, b: DevPtr<T>, nf: u64, c: DevPtr<T>);
 }

@@ -48,6 +48,9 @@ super::kernels! {
         b_rowptr: DevPtr<u32>, b_colidx: DevPtr<u32>, b_vals: DevPtr<T>, cursor: DevPtr<u32>,
         counts: DevPtr<u32>, total: DevPtr<u64>, c_rowptr: DevPtr<u32>, c_colidx: DevPtr<u32>,
         c_vals: DevPtr<T>);
+    /// `C = A ⊕.⊗ B` with `A` CSR and `B`, `C` dense row-major.
+    fn csr_mxm_dense(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, nrows: u64,
+        b: DevPtr<T>, nf: u64, c: DevPtr<T>);
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
     fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, tile_rows: u32, vbits: u64, b: DevPtr<T>,
         nfeat: u64, c: DevPtr<T>);
