@@ -27,7 +27,6 @@ use bitgraphblas::algebra::{
 };
 use bitgraphblas::backend::{MatrixShape, VectorShape};
 use bitgraphblas::container::{Mask, MatrixMask};
-use bitgraphblas::storage::B2sr;
 use bitgraphblas::{
     ops, Backend, Desc, Error, Format, Matrix, Scalar, TileSize, Vector, VectorFormat,
 };
@@ -261,12 +260,10 @@ impl<'a> Ctx<'a> {
         };
         let m = Matrix::from_triplets(nr, nc, t).expect("case triplets");
         match (self.format, iso) {
-            (Format::B2sr(tile), Some(v)) => {
+            (Format::B2sr(_), Some(v)) => {
                 self.used.set(true);
-                // From the pattern directly: `to_pattern` compares values with
-                // `==`, so it refuses an iso NaN.
-                let pattern = B2sr::from_csr(&m.as_csr(), tile).expect("B2SR of a pattern");
-                Matrix::from_b2sr(pattern, v)
+                // an iso NaN included (NaN counts as one value)
+                m.to_pattern(self.format, v).expect("B2SR of an iso matrix")
             }
             _ => m,
         }
@@ -1242,4 +1239,65 @@ pub fn run_name(format: Format, variant: Variant) -> String {
         Variant::Builtin => format_name(format),
         Variant::User => format!("{}/user", format_name(format)),
     }
+}
+
+/// Runs every case through `b` in every format and variant, prints the table
+/// and the mismatches, and fails on any run that disagrees with SuiteSparse
+/// (an error, `NoKernel` included, counts as disagreeing) unless the case is
+/// a [`KNOWN`] difference.
+pub fn agree_with_suitesparse<B: Be>(b: &B) {
+    let (_, cases) = load_cases();
+    assert!(!cases.is_empty(), "no cases");
+    let mut tally = Tally::default();
+    let mut failures = Vec::new();
+    for c in &cases {
+        let class = c.str("op");
+        for variant in variants(c) {
+            for format in FORMATS {
+                let name = run_name(format, variant);
+                let x = Ctx::new(c, format, variant);
+                let outcome = run(b, &x);
+                if format != Format::Csr && !x.used_format() {
+                    // No operand has one value for all entries: the CSR run
+                    // covered this case.
+                    tally.add(class, &name, 3);
+                    continue;
+                }
+                let diff = match outcome {
+                    Ok(None) => {
+                        tally.add(class, &name, 0);
+                        continue;
+                    }
+                    Ok(Some(d)) => d,
+                    Err(e) => format!("error: {e}"),
+                };
+                if let Some(k) = known_difference(c) {
+                    tally.add(class, &name, 2);
+                    *tally.known.entry(k).or_default() += 1;
+                    continue;
+                }
+                tally.add(class, &name, 1);
+                failures.push((describe(c), name, diff, operands(c)));
+            }
+        }
+    }
+    eprintln!("{}", tally.table());
+    for (k, n) in &tally.known {
+        eprintln!("known difference, {n} runs: {k}");
+    }
+    for (i, (what, run, diff, ops)) in failures.iter().enumerate() {
+        if i < 40 {
+            eprintln!("MISMATCH {what} [{run}]\n    {diff}");
+            if i < 10 {
+                if let Some(o) = ops {
+                    eprintln!("  operands:{o}");
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} runs disagree with SuiteSparse (replay one: BITGRAPHBLAS_SUITESPARSE_CASE=ID)",
+        failures.len()
+    );
 }
