@@ -8,8 +8,6 @@
 //! read back one scalar: a count that sizes an allocation, or a reduction's
 //! result). Operations with no device kernel return [`Error::NoKernel`]:
 //!
-//! - `mxm_reduce` with a complemented mask (B2SR counts for `PLUS.PAIR` /
-//!   `PLUS.TIMES` on B2SR operands and masks, CSR dot products otherwise);
 //! - the bit-plane products (`bmm_planes`, `bspmm_planes`) where the code
 //!   sums could pass 2^32 (`k (2^b - 1) (2^c - 1)`, `k (2^b - 1)`);
 //! - `Format::Auto` in `convert` (a 64x64-tile pattern is uploaded or
@@ -17,7 +15,8 @@
 //! - user-defined semirings without their operators as CUDA source
 //!   ([`DeviceOps`](crate::algebra::DeviceOps): with it, NVRTC compiles them
 //!   into the built-in semirings' templates for `mxv`, `vxm`, `mxm`,
-//!   `mxm_reduce` and B2SR `mxm_dense`), and user-defined operators elsewhere.
+//!   `mxm_reduce` and `mxm_dense`), and user-defined operators elsewhere
+//!   (closures: element-wise, apply, select, accumulators).
 //!
 //! `mxm` with a sparse result runs the B2SR boolean product where it applies
 //! (B2SR operands of one tile size, an idempotent `⊕`, one value in the

@@ -111,6 +111,12 @@ impl CudaBackend {
         if pa.k != pb.k {
             return Err(no_kernel("mxm", "operands of different tile sizes"));
         }
+        if !self.b2sr_output_applies(c, s.mul(*va, *vb), &mask, &accum, flags.replace) {
+            return Err(no_kernel(
+                "mxm",
+                "a CSR mask, or C's entries holding another value than the product's",
+            ));
+        }
         let ao = self.oriented(pa, flags.transpose_a)?;
         let bo = self.oriented(pb, flags.transpose_b)?;
         let t = self.bool_product(&ao, &bo)?;

@@ -7,7 +7,7 @@ use super::super::launch::transpose;
 use super::super::mem::{DMat, DevB2sr};
 use super::super::{CudaBackend, CudaMatrix};
 use crate::container::{Accumulate, Flags, MatrixMask};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::scalar::Scalar;
 
 impl CudaBackend {
@@ -60,20 +60,20 @@ impl CudaBackend {
         a: &CudaMatrix<T>,
         flags: Flags,
     ) -> Result<()> {
+        // A CSR mask, or C's entries holding another value than the new ones:
+        // the CSR transpose and output phase, which take any of them.
         let DMat::B2sr { pat, value } = &a.repr else {
             return self.transpose_into::<T, A>(c, mask, a, flags);
         };
+        if !self.b2sr_output_applies(c, *value, &mask, &accum, flags.replace) {
+            return self.transpose_into::<T, A>(c, mask, a, flags);
+        }
         // A transposed input descriptor cancels the transpose.
         let t = if flags.transpose_a {
             self.copy_b2sr(pat)?
         } else {
             self.b2sr_transpose(pat)?
         };
-        // A CSR mask, or C's entries holding another value than the new ones:
-        // the CSR transpose and output phase, which take any of them.
-        match self.write_b2sr("transpose", c, t, *value, mask, accum, flags.replace, true) {
-            Err(Error::NoKernel { .. }) => self.transpose_into::<T, A>(c, mask, a, flags),
-            r => r,
-        }
+        self.write_b2sr("transpose", c, t, *value, mask, accum, flags.replace, true)
     }
 }

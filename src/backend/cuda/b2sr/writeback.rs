@@ -47,6 +47,38 @@ impl CudaBackend {
         Ok(MaskPat::Pattern(self.at_tile_size(&pm.0, k)?))
     }
 
+    /// Whether [`Self::write_b2sr`] takes a write of a result with iso value
+    /// `vt` into `c`: a B2SR mask or none, and, where it must read `C`, `C`'s
+    /// entries holding `vt` (after the accumulator), `C` being B2SR or CSR with
+    /// one value. Products ask before they compute, so a write the B2SR output
+    /// phase cannot take goes to the CSR path without a wasted B2SR result.
+    pub(crate) fn b2sr_output_applies<T: Scalar, A: Accumulate<T>>(
+        &self,
+        c: &CudaMatrix<T>,
+        vt: T,
+        mask: &Option<MatrixMask<'_, Self>>,
+        accum: &A,
+        replace: bool,
+    ) -> bool {
+        if mask
+            .as_ref()
+            .is_some_and(|m| m.source.b2sr_mask().is_none())
+        {
+            return false;
+        }
+        if !(A::ACTIVE || (mask.is_some() && !replace)) {
+            return true;
+        }
+        let vc = match &c.repr {
+            DMat::B2sr { pat, .. } if pat.ntiles == 0 => return true,
+            DMat::B2sr { value, .. } => *value,
+            DMat::Csr { nnz: 0, .. } => return true,
+            DMat::Csr { iso: Some(v), .. } => *v,
+            DMat::Csr { iso: None, .. } => return false,
+        };
+        vc.same_value(vt) && (!A::ACTIVE || accum.combine(vc, vt).same_value(vt))
+    }
+
     /// `C<mask> = accum(C, T)` (with replace) for a B2SR `T` with iso value
     /// `vt`. `clean`: `T` has no zero tiles, so without a mask or accumulator
     /// it is the result as it is.
@@ -105,7 +137,7 @@ impl CudaBackend {
             }
         }
         let value = values.first().copied().unwrap_or(vt);
-        if values.iter().any(|&v| v != value) {
+        if values.iter().any(|&v| !v.same_value(value)) {
             return Err(no_kernel(
                 op,
                 "a result with more than one value (C's entries and the new ones differ)",
