@@ -20,7 +20,7 @@ mod common;
 use bitgraphblas::algebra::{
     Abs, Ainv, BinaryOp, BindFirst, BindSecond, Div, First, Identity, IndexOp, Lnot, Lxor, Max,
     MaxTimes, Min, MinPlus, MinSecond, Minus, Monoid, One, Plus, PlusPair, PlusTimes, Second,
-    Semiring, Times, UnaryOp,
+    Semiring, SemiringFrom, Times, UnaryOp,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
 use bitgraphblas::backend::EwiseKind;
@@ -721,6 +721,9 @@ fn csr_mxm_dense_matches_cpu() {
     mxm_dense_with(gpu, &mut rng, PlusPair::<u32>::new());
     mxm_dense_with(gpu, &mut rng, MaxTimes::<f32>::new());
     mxm_dense_with(gpu, &mut rng, MinSecond::<i64>::new());
+    // user semirings: compiled into the same semiring-module kernel
+    mxm_dense_with(gpu, &mut rng, SemiringFrom::<i64, _, _>::new(Plus, Minus));
+    mxm_dense_with(gpu, &mut rng, SemiringFrom::<f64, _, _>::new(Min, First));
 }
 
 /// A GCN-style pipeline on real graphs, each step against the CPU: `A'`,

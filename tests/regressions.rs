@@ -1,6 +1,7 @@
 //! Hand-sized regressions for bugs the property suites found (each also
 //! covered there): the ANY monoid has no identity, so reductions must combine
-//! present values only and use the identity only when there are none.
+//! present values only and use the identity only when there are none; an
+//! iso NaN is one value.
 
 use bitgraphblas::algebra::{Any, AnyPair};
 use bitgraphblas::{ops, Cpu, DenseMatrix, Desc, Format, Matrix, TileSize, Vector};
@@ -33,4 +34,23 @@ fn any_reductions_return_a_present_value() {
             "{f:?}"
         );
     }
+}
+
+/// An iso-valued matrix whose value is NaN is B2SR-able: every entry holds the
+/// same value, though `NaN != NaN` (the iso check used `==` and refused it).
+#[test]
+fn iso_nan_matrix_converts_to_b2sr() {
+    let a = Matrix::from_triplets(5, 5, vec![(0, 1, f64::NAN), (3, 4, f64::NAN)]).unwrap();
+    assert!(a.iso_value().is_some_and(f64::is_nan));
+    for f in [Format::B2sr(TileSize::T4), Format::Auto] {
+        let b = a.to_format(f).unwrap();
+        let back = b.as_csr();
+        assert_eq!(back.col_idx(), a.as_csr().col_idx());
+        assert!(back.values().iter().all(|v| v.is_nan()));
+    }
+    let p = a.to_pattern(Format::B2sr(TileSize::T8), f64::NAN).unwrap();
+    assert_eq!(p.format(), Format::B2sr(TileSize::T8));
+    // NaN and a number are two values: no B2SR.
+    let mixed = Matrix::from_triplets(2, 2, vec![(0, 0, f64::NAN), (1, 1, 1.0)]).unwrap();
+    assert!(mixed.to_format(Format::B2sr(TileSize::T4)).is_err());
 }

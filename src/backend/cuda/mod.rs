@@ -18,10 +18,22 @@
 //!   `mxm_reduce` and `mxm_dense`), and user-defined operators elsewhere
 //!   (closures: element-wise, apply, select, accumulators).
 //!
-//! `mxm` with a sparse result runs the B2SR boolean product where it applies
-//! (B2SR operands of one tile size, an idempotent `⊕`, one value in the
-//! result, a B2SR mask or none) and the CSR merge product
-//! (`cuda/csr_spgemm.cu`) for everything else.
+//! Every other call of [`crate::ops`] runs on the device for every format, mask
+//! and built-in operator. Where no dedicated kernel exists, a generic CSR one
+//! stands in (slower than a dedicated kernel would be, same results):
+//!
+//! - `mxm` with a sparse result: the B2SR boolean product where it applies
+//!   (B2SR operands of one tile size, an idempotent `⊕`, one value in the
+//!   result, a B2SR mask or none), the CSR merge product
+//!   (`cuda/csr_spgemm.cu`) for everything else: PLUS semirings, user
+//!   semirings, CSR operands or masks, a result with several values;
+//! - `transpose` of B2SR under a CSR mask or into `C` with other values: the
+//!   CSR transpose and output phase;
+//! - `mxm_reduce` beyond the B2SR `PLUS.PAIR` / `PLUS.TIMES` counts: CSR
+//!   masked dot products (`cuda/csr_dot.cu`); under a complemented mask the
+//!   masked product is formed, then reduced;
+//! - operands held as B2SR are unpacked to CSR on the device where only a
+//!   CSR kernel takes them (element-wise with values, extract, assign).
 //!
 //! ```no_run
 //! use bitgraphblas::{ops, algebra::PlusTimes, Backend, Desc, Format, Matrix, TileSize, Vector};
