@@ -13,7 +13,7 @@ target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$dest/tests" "$dest/bin" "$dest/data/large"
 json="$dest/build.json"
 # Every tests/cuda_*.rs (cargo expands the glob), among them cuda_suitesparse_diff
-# (its SuiteSparse cases are built into the binary: no data to copy).
+# (its SuiteSparse cases are copied to data/ below; run.sh points the test at them).
 cargo test --release --features cuda --no-run --message-format=json \
   --test 'cuda_*' > "$json"
 # The algorithms (each against its plain reference, on the GPU backend too).
@@ -48,7 +48,7 @@ if [ -e algorithms/examples/bench_gpu.rs ]; then
   cp "$target/release/examples/bench_gpu" "$dest/bin/"
 fi
 strip "$dest"/tests/* "$dest"/bin/* 2>/dev/null || true
-cp data/*.mtx "$dest/data/"
+cp data/*.mtx tests/data/suitesparse-cases.jsonl.gz "$dest/data/"
 cp -r data/cora data/citeseer data/weights "$dest/data/"
 for g in USA-road-d.NY cit-HepPh ego-Twitter cnr-2000; do
   cp ../shared/data/large/$g.mtx.gz "$dest/data/large/"

@@ -14,6 +14,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
 export BITGRAPHBLAS_DATA="$here/data" BITGRAPHBLAS_SHARED_DATA="$here/shared" BITGRAPHBLAS_REQUIRE_GPU=1 BITGRAPHBLAS_COMMIT="$(cat "$here/COMMIT")"
+export BITGRAPHBLAS_SUITESPARSE_CASES="$here/data/suitesparse-cases.jsonl.gz"
 what="${1:-tests}"; shift || true
 log="$out/gpu-$what.log"
 {

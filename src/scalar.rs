@@ -106,7 +106,7 @@ pub trait Scalar: Copy + Send + Sync + PartialEq + PartialOrd + Debug + Default 
     /// use bitgraphblas::Scalar;
     /// assert!(f64::NAN.same_value(f64::NAN));
     /// assert!(!f64::NAN.same_value(1.0));
-    /// assert!(3u8.same_value(3));
+    /// assert!(3u32.same_value(3));
     /// ```
     #[inline]
     #[allow(clippy::eq_op)] // `x != x` is the type-generic NaN test

@@ -72,6 +72,30 @@ pub trait Monoid<T: Scalar>: BinaryOp<T> {
     fn terminal(&self) -> Option<T> {
         None
     }
+    /// `value ⊕ value ⊕ ... ⊕ value` (`count` terms, folded from the left,
+    /// stopping at the terminal value), or the identity when `count` is 0:
+    /// the sum of an iso-valued container. The identity never enters a
+    /// non-empty fold (ANY has no true identity).
+    ///
+    /// ```
+    /// use bitgraphblas::algebra::{Any, Monoid, Plus};
+    /// assert_eq!(Monoid::<u32>::fold_repeated(&Plus, 3, 4), 12);
+    /// assert_eq!(Monoid::<u32>::fold_repeated(&Plus, 3, 0), 0);
+    /// assert_eq!(Monoid::<u32>::fold_repeated(&Any, 7, 2), 7);
+    /// ```
+    fn fold_repeated(&self, value: T, count: usize) -> T {
+        if count == 0 {
+            return self.identity();
+        }
+        let mut acc = value;
+        for _ in 1..count {
+            if self.terminal() == Some(acc) {
+                break;
+            }
+            acc = self.apply(acc, value);
+        }
+        acc
+    }
 }
 
 macro_rules! builtin_binary {

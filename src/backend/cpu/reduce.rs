@@ -8,21 +8,6 @@ use crate::algebra::Monoid;
 use crate::container::{Matrix, MatrixRepr, Vector, VectorRepr};
 use crate::scalar::Scalar;
 
-/// `value ⊕ value ⊕ ...` (`count` times; `None` when `count` is 0): the sum
-/// of an iso-valued container, stopping early at the monoid's terminal value.
-fn fold_iso<T: Scalar, M: Monoid<T>>(monoid: M, value: T, count: usize) -> Option<T> {
-    (count > 0).then(|| {
-        let mut acc = value;
-        for _ in 1..count {
-            if monoid.terminal() == Some(acc) {
-                break;
-            }
-            acc = monoid.apply(acc, value);
-        }
-        acc
-    })
-}
-
 /// `⊕` over the present entries of `u` (the identity when there are none).
 pub(super) fn reduce_vector<T: Scalar, M: Monoid<T>>(monoid: M, u: &Vector<T>) -> T {
     // Present values are combined with each other only: the identity enters
@@ -57,7 +42,7 @@ pub(super) fn reduce_vector<T: Scalar, M: Monoid<T>>(monoid: M, u: &Vector<T>) -
             )
         }
         VectorRepr::Sparse { values, .. } => values.iter().copied().reduce(f),
-        VectorRepr::Bits(b) => fold_iso(monoid, T::one(), b.count_ones()),
+        VectorRepr::Bits(b) => Some(monoid.fold_repeated(T::one(), b.count_ones())),
     };
     r.unwrap_or_else(|| monoid.identity())
 }
@@ -65,7 +50,7 @@ pub(super) fn reduce_vector<T: Scalar, M: Monoid<T>>(monoid: M, u: &Vector<T>) -
 /// `⊕` over the stored entries of `a` (the identity when there are none).
 pub(super) fn reduce_matrix<T: Scalar, M: Monoid<T>>(monoid: M, a: &Matrix<T>) -> T {
     if let MatrixRepr::B2sr { pattern, value } = a.repr() {
-        return fold_iso(monoid, *value, pattern.nnz()).unwrap_or_else(|| monoid.identity());
+        return monoid.fold_repeated(*value, pattern.nnz());
     }
     a.as_csr().values().par_iter_fold(monoid)
 }

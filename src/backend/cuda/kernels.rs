@@ -452,10 +452,17 @@ impl ModuleId {
                     id: self,
                     name: format!("{prefix}_{name}"),
                     source,
-                    options: [format!("-DSR_T={tn}"), format!("-DSR_NAME={name}")]
-                        .into_iter()
-                        .chain(key.options())
-                        .collect(),
+                    // No FMA contraction: `acc ⊕ (a ⊗ b)` rounds the product
+                    // first, as the CPU backend does, so float results match
+                    // it exactly (these kernels are bound by memory, not flops).
+                    options: [
+                        format!("-DSR_T={tn}"),
+                        format!("-DSR_NAME={name}"),
+                        "--fmad=false".to_string(),
+                    ]
+                    .into_iter()
+                    .chain(key.options())
+                    .collect(),
                     entries,
                 }
             }

@@ -88,14 +88,7 @@ impl CudaBackend {
                 // Every entry equals `value`: count them on the device, then fold
                 // the count as the CPU backend does.
                 let n = self.matrix_nvals(a)?;
-                let mut acc = monoid.identity();
-                for _ in 0..n {
-                    acc = monoid.apply(acc, *value);
-                    if monoid.terminal() == Some(acc) {
-                        break;
-                    }
-                }
-                Ok(acc)
+                Ok(monoid.fold_repeated(*value, n))
             }
         }
     }
