@@ -384,20 +384,25 @@ fn shape_mask<M>(kind: &str, m: M, structure: fn(M) -> M, complement: fn(M) -> M
 
 // ---------------------------------------------------------------- descriptors
 
+/// `$body` with `$op` bound to the value the name `$name` stands for in the
+/// table `"name" => value, ...` (a panic for a name not in it: the script and
+/// this file disagree). `$what` says what the names are, for that message.
+macro_rules! with_named {
+    ($what:literal, $name:expr, $op:ident => $body:expr; $($key:literal => $value:expr),+) => {
+        match $name {
+            $($key => {
+                let $op = $value;
+                $body
+            })+
+            other => panic!("{} {other} is not in this class's list", $what),
+        }
+    };
+}
+
 /// The accumulators of the product classes (the script's `PRODUCT_ACCUMS`).
 macro_rules! product_accums {
     ($name:expr, $op:ident => $body:expr) => {
-        match $name {
-            "min" => {
-                let $op = Min;
-                $body
-            }
-            "minus" => {
-                let $op = Minus;
-                $body
-            }
-            other => panic!("accumulator {other} is not in this class's list"),
-        }
+        with_named!("accumulator", $name, $op => $body; "min" => Min, "minus" => Minus)
     };
 }
 
@@ -406,13 +411,7 @@ macro_rules! product_accums {
 /// of the operation at every operator and type (the build time of this test).
 macro_rules! op_accums {
     ($name:expr, $op:ident => $body:expr) => {
-        match $name {
-            "minus" => {
-                let $op = Minus;
-                $body
-            }
-            other => panic!("accumulator {other} is not in this class's list"),
-        }
+        with_named!("accumulator", $name, $op => $body; "minus" => Minus)
     };
 }
 
@@ -420,33 +419,10 @@ macro_rules! op_accums {
 /// script's `ACCUMS`).
 macro_rules! all_accums {
     ($name:expr, $op:ident => $body:expr) => {
-        match $name {
-            "plus" => {
-                let $op = Plus;
-                $body
-            }
-            "minus" => {
-                let $op = Minus;
-                $body
-            }
-            "div" => {
-                let $op = Div;
-                $body
-            }
-            "min" => {
-                let $op = Min;
-                $body
-            }
-            "first" => {
-                let $op = First;
-                $body
-            }
-            "second" => {
-                let $op = Second;
-                $body
-            }
-            other => panic!("accumulator {other} is not in this class's list"),
-        }
+        with_named!("accumulator", $name, $op => $body;
+            "plus" => Plus, "minus" => Minus, "div" => Div, "min" => Min, "first" => First,
+            "second" => Second
+        )
     };
 }
 
@@ -478,123 +454,30 @@ macro_rules! with_desc {
 /// `$body` with `$op` the built-in binary operator `$name`.
 macro_rules! with_binop {
     ($name:expr, $op:ident => $body:expr) => {
-        match $name {
-            "plus" => {
-                let $op = Plus;
-                $body
-            }
-            "minus" => {
-                let $op = Minus;
-                $body
-            }
-            "times" => {
-                let $op = Times;
-                $body
-            }
-            "div" => {
-                let $op = Div;
-                $body
-            }
-            "min" => {
-                let $op = Min;
-                $body
-            }
-            "max" => {
-                let $op = Max;
-                $body
-            }
-            "first" => {
-                let $op = First;
-                $body
-            }
-            "second" => {
-                let $op = Second;
-                $body
-            }
-            "pair" => {
-                let $op = Pair;
-                $body
-            }
-            "lor" => {
-                let $op = Lor;
-                $body
-            }
-            "land" => {
-                let $op = Land;
-                $body
-            }
-            "lxor" => {
-                let $op = Lxor;
-                $body
-            }
-            other => panic!("binary operator {other} unknown"),
-        }
+        with_named!("binary operator", $name, $op => $body;
+            "plus" => Plus, "minus" => Minus, "times" => Times, "div" => Div, "min" => Min,
+            "max" => Max, "first" => First, "second" => Second, "pair" => Pair, "lor" => Lor,
+            "land" => Land, "lxor" => Lxor
+        )
     };
 }
 
 /// `$body` with `$op` the binary operator `$name` of the script's `BIND_OPS`.
 macro_rules! with_bind_op {
     ($name:expr, $op:ident => $body:expr) => {
-        match $name {
-            "minus" => {
-                let $op = Minus;
-                $body
-            }
-            "div" => {
-                let $op = Div;
-                $body
-            }
-            "min" => {
-                let $op = Min;
-                $body
-            }
-            "first" => {
-                let $op = First;
-                $body
-            }
-            "second" => {
-                let $op = Second;
-                $body
-            }
-            other => panic!("bound operator {other} is not in BIND_OPS"),
-        }
+        with_named!("bound operator", $name, $op => $body;
+            "minus" => Minus, "div" => Div, "min" => Min, "first" => First, "second" => Second
+        )
     };
 }
 
 /// `$body` with `$m` the monoid `$name`.
 macro_rules! with_monoid {
-    ($name:expr, $m:ident => $body:expr) => {
-        match $name {
-            "plus" => {
-                let $m = Plus;
-                $body
-            }
-            "times" => {
-                let $m = Times;
-                $body
-            }
-            "min" => {
-                let $m = Min;
-                $body
-            }
-            "max" => {
-                let $m = Max;
-                $body
-            }
-            "lor" => {
-                let $m = Lor;
-                $body
-            }
-            "land" => {
-                let $m = Land;
-                $body
-            }
-            "lxor" => {
-                let $m = Lxor;
-                $body
-            }
-            other => panic!("monoid {other} unknown"),
-        }
+    ($name:expr, $op:ident => $body:expr) => {
+        with_named!("monoid", $name, $op => $body;
+            "plus" => Plus, "times" => Times, "min" => Min, "max" => Max, "lor" => Lor,
+            "land" => Land, "lxor" => Lxor
+        )
     };
 }
 
