@@ -79,6 +79,25 @@ pub fn write_ref<T: TestScalar>(
     spec_write(old, t, allowed, accum, cfg.replace)
 }
 
+/// The cells a call's output must hold after it returned `r`: `expected`, or
+/// with `want_err` (the call must have failed) the cells it started from.
+fn must_leave<T: TestScalar>(
+    what: &str,
+    r: bitgraphblas::Result<()>,
+    want_err: bool,
+    expected: &[Option<T>],
+    before: impl FnOnce() -> Cells<T>,
+) -> Result<Cells<T>, String> {
+    if !want_err {
+        ctx(what, r)?;
+        return Ok(expected.to_vec());
+    }
+    if r.is_ok() {
+        return Err(format!("{what}: returned Ok on bad input"));
+    }
+    Ok(before())
+}
+
 /// Runs `call` on `c0` uploaded: with `want_err`, it must fail and leave the
 /// output as it was; else the output must be `expected`. Returns the output.
 fn run_matrix<B: TestBackend, T: TestScalar>(
@@ -91,15 +110,7 @@ fn run_matrix<B: TestBackend, T: TestScalar>(
 ) -> Result<Cells<T>, String> {
     let mut out = ctx("upload C", b.upload_matrix(c0))?;
     let r = call(&mut out);
-    let expected = if want_err {
-        if r.is_ok() {
-            return Err(format!("{what}: returned Ok on bad input"));
-        }
-        cells_of_matrix(c0)
-    } else {
-        ctx(what, r)?;
-        expected.to_vec()
-    };
+    let expected = must_leave(what, r, want_err, expected, || cells_of_matrix(c0))?;
     let got = ctx("download C", b.download_matrix(&out))?;
     ctx("validate C", got.validate())?;
     let cells = cells_of_matrix(&got);
@@ -118,15 +129,7 @@ fn run_vector<B: TestBackend, T: TestScalar>(
 ) -> Result<Cells<T>, String> {
     let mut out = ctx("upload w", b.upload_vector(w0))?;
     let r = call(&mut out);
-    let expected = if want_err {
-        if r.is_ok() {
-            return Err(format!("{what}: returned Ok on bad input"));
-        }
-        cells_of_vector(w0)
-    } else {
-        ctx(what, r)?;
-        expected.to_vec()
-    };
+    let expected = must_leave(what, r, want_err, expected, || cells_of_vector(w0))?;
     let got = ctx("download w", b.download_vector(&out))?;
     ctx("validate w", got.validate())?;
     let cells = cells_of_vector(&got);
