@@ -9,7 +9,10 @@
 //! B2SR product must move (matrix arrays + input + output, each once) and the
 //! achieved bandwidth as a fraction of the measured copy bandwidth; triangle
 //! counting (`bin_bin_sum` on L = tril(A, -1), exact, checked against the CPU
-//! backend on the smaller graphs). Grids and R-MAT come from
+//! backend on the smaller graphs). The same f32 PLUS.TIMES product on the CSR
+//! itself (this backend's CSR kernel). For every product, the bytes it must
+//! move and the floor time they set (see [`Bytes`]): HBM at the copy bandwidth,
+//! or L2 (the gathers, at the L2-resident copy bandwidth) where that is larger. Grids and R-MAT come from
 //! `bitgraphblas::generate` (R-MAT: Graph500 parameters, edge factor 16,
 //! symmetrised, vertex ids not permuted). Times are per call: medians of
 //! CUDA-event-timed batches of back-to-back calls after warm-up (see `time_ms`).
@@ -92,10 +95,11 @@ fn time_ms(
     Ok(median(t))
 }
 
-/// Device-to-device copy bandwidth (bytes read + written per second).
-fn copy_bandwidth(gpu: &CudaBackend) -> Result<f64> {
+/// Device-to-device copy bandwidth (bytes read + written per second) of a
+/// copy of `n` f32: 1 GiB measures HBM, 8 MiB (source and destination fit in
+/// the 50 MB L2 together) measures L2.
+fn copy_bandwidth(gpu: &CudaBackend, n: usize) -> Result<f64> {
     let (_, stream) = gpu.raw();
-    let n = 1usize << 28; // 1 GiB of f32
     let err = |e: cudarc::driver::DriverError| bitgraphblas::Error::Cuda {
         op: "copy",
         detail: e.to_string(),
@@ -104,6 +108,45 @@ fn copy_bandwidth(gpu: &CudaBackend) -> Result<f64> {
     let mut b = stream.alloc_zeros::<f32>(n).map_err(err)?;
     let ms = time_ms(gpu, 2, 10, || stream.memcpy_dtod(&a, &mut b).map_err(err))?;
     Ok(2.0 * 4.0 * n as f64 / (ms * 1e-3))
+}
+
+/// The bytes one product must move, and the floor time they set.
+///
+/// `hbm`: what must cross HBM at least once (the matrix arrays, the input and
+/// the output vector, each once: the input is read once into L2 and gathered
+/// from there). `l2`: what the gathers move through L2 when every gather of a
+/// tile (CSR: every distinct 32-byte sector of a row's columns) is one sector
+/// read, plus the matrix arrays and the output. The floor is the larger of
+/// `hbm` at the HBM copy bandwidth and `l2` at the L2-resident copy bandwidth,
+/// both measured in the same run.
+#[derive(Clone, Copy, Debug)]
+struct Bytes {
+    hbm: f64,
+    l2: f64,
+}
+
+impl Bytes {
+    /// `(floor ms, "HBM" or "L2")`.
+    fn floor(self, bw: f64, l2bw: f64) -> (f64, &'static str) {
+        let (h, l) = (self.hbm / bw * 1e3, self.l2 / l2bw * 1e3);
+        if l > h {
+            (l, "L2")
+        } else {
+            (h, "HBM")
+        }
+    }
+}
+
+/// Distinct 32-byte sectors of an f32 vector that the rows of `a` gather
+/// (columns sorted within a row: a new sector wherever `col / 8` changes).
+fn csr_gather_sectors(a: &Csr<f32>) -> usize {
+    (0..a.nrows())
+        .into_par_iter()
+        .map(|i| {
+            let c = a.row(i).0;
+            c.windows(2).filter(|w| w[0] / 8 != w[1] / 8).count() + usize::from(!c.is_empty())
+        })
+        .sum()
 }
 
 /// cuSPARSE CSR f32 SpMV (y = A x) on the device CSR of `a`.
@@ -334,14 +377,20 @@ fn main() -> Result<()> {
     if args.iter().any(|a| a == "--pagerank-steps") {
         return pagerank_steps(&gpu, only.as_deref());
     }
-    let bw = copy_bandwidth(&gpu)?;
+    let bw = copy_bandwidth(&gpu, 1 << 28)?;
+    let l2bw = copy_bandwidth(&gpu, 1 << 21)?;
     let commit = std::env::var("BITGRAPHBLAS_COMMIT").unwrap_or_else(|_| "unknown".into());
     println!(
         "device {} ({}), commit {commit}",
         gpu.device_name(),
         gpu.arch()
     );
-    println!("device copy bandwidth {:.3} TB/s (read + write)", bw / 1e12);
+    println!(
+        "device copy bandwidth {:.3} TB/s (read + write); L2-resident copy {:.3} TB/s",
+        bw / 1e12,
+        l2bw / 1e12
+    );
+    let floor_of = |b: Bytes| b.floor(bw, l2bw);
 
     type Loader<'a> = Box<dyn Fn() -> Result<Matrix<f32>> + 'a>;
     let graphs: Vec<(&str, Loader)> = vec![
@@ -408,6 +457,10 @@ fn main() -> Result<()> {
         gpu.device_name(), gpu.arch(), bw / 1e12
     ));
     md.push_str("| graph | n | nnz | cuSPARSE ms | k | tiles | B2SR MB | pack ms (G nnz/s) | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut auto_md = String::from("\n| graph | cuSPARSE ms | ours CSR ms (x cuSP) | Auto picks | choice + convert ms | Auto bin_full_full ms (x cuSP) |\n|---|---|---|---|---|---|\n");
+    let mut floor_md = String::from(
+        "\n| graph | product | k | HBM MB | L2 MB | floor ms (bound) | ms | of floor |\n|---|---|---|---|---|---|---|---|\n",
+    );
     let mut tc_md =
         String::from("\n| graph | triangles | k | TC ms | CPU check |\n|---|---|---|---|---|\n");
 
@@ -481,6 +534,70 @@ fn main() -> Result<()> {
             )?;
             cw.to_vec(false)
         };
+        // The f32 PLUS.TIMES product on the CSR itself (this backend's CSR
+        // kernel), and the bytes both CSR products must move.
+        let csr_host = a.as_csr();
+        let csr_sectors = csr_gather_sectors(&csr_host);
+        let csr_arrays = (4 * (n + 1) + 8 * nnz) as f64;
+        let csr_b = Bytes {
+            hbm: csr_arrays + 4.0 * (m + n) as f64,
+            l2: csr_arrays + 32.0 * csr_sectors as f64 + 4.0 * n as f64,
+        };
+        let mut w_csr = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
+        let ours_csr_ms = time_ms(&gpu, 3, reps, || {
+            gpu.mxv(
+                &mut w_csr,
+                None,
+                NoAccum,
+                PlusTimes::<f32>::new(),
+                &ga,
+                &u_full,
+                f,
+            )
+        })?;
+        let rp = csr_host.row_ptr();
+        let differs = |gw: &[f32]| {
+            (0..n).find(|&i| {
+                let (p, q) = (cpu_f32[i], gw[i]);
+                (p - q).abs() > 1e-3 * p.abs().max(1.0) + 1e-6 * (rp[i + 1] - rp[i]) as f32
+            })
+        };
+        if let Some(i) = differs(&gpu.download_vector(&w_csr)?.to_vec(0.0)) {
+            failed.push(format!(
+                "{name} CSR: PLUS.TIMES row {i} differs from the CPU"
+            ));
+            println!("CHECK FAILED: {}", failed.last().expect("pushed"));
+        }
+        drop(w_csr);
+        let (csr_floor, csr_bound) = floor_of(csr_b);
+        println!(
+            "ours CSR f32 PLUS.TIMES {ours_csr_ms:.4} ms ({:.2}x cuSPARSE); CSR floor {csr_floor:.4} ms ({csr_bound}; {:.1} MB HBM, {:.1} MB L2)",
+            cus_ms / ours_csr_ms,
+            csr_b.hbm / 1e6,
+            csr_b.l2 / 1e6
+        );
+        let mut floor_row = |what: &str, k: usize, b: Bytes, ms: f64| {
+            let (fl, bound) = floor_of(b);
+            floor_md.push_str(&format!(
+                "| {name} | {what} | {} | {:.2} | {:.2} | {fl:.4} ({bound}) | {ms:.4} | {:.0}% |\n",
+                if k == 0 {
+                    "CSR".to_string()
+                } else {
+                    k.to_string()
+                },
+                b.hbm / 1e6,
+                b.l2 / 1e6,
+                100.0 * fl / ms
+            ));
+            format!(
+                "{{\"product\":{},\"k\":{k},\"hbm_bytes\":{:.0},\"l2_bytes\":{:.0},\"floor_ms\":{fl:.5},\"bound\":\"{bound}\",\"ms\":{ms:.5},\"floor_frac\":{:.4}}}",
+                json_str(what), b.hbm, b.l2, fl / ms
+            )
+        };
+        let mut floors_json = vec![
+            floor_row("cuSPARSE f32", 0, csr_b, cus_ms),
+            floor_row("ours CSR f32", 0, csr_b, ours_csr_ms),
+        ];
         let mut tiles_json = Vec::new();
         for t in TILES {
             let k = t.k().expect("fixed");
@@ -538,14 +655,9 @@ fn main() -> Result<()> {
                 })?;
                 drop(gbool);
                 // correctness check of the three products against the CPU
-                let gw = gpu.download_vector(&w)?.to_vec(0.0);
                 // f32 sums in another order: 1e-3 relative, plus 1e-6 per entry of the row
-                let csr = a.as_csr();
-                let rp = csr.row_ptr();
-                let bad = (0..n).find(|&i| {
-                    let (p, q) = (cpu_f32[i], gw[i]);
-                    (p - q).abs() > 1e-3 * p.abs().max(1.0) + 1e-6 * (rp[i + 1] - rp[i]) as f32
-                });
+                let gw = gpu.download_vector(&w)?.to_vec(0.0);
+                let bad = differs(&gw);
                 // a difference is reported, the run goes on, and the program fails at the end
                 let before = failed.len();
                 if let Some(i) = bad {
@@ -572,6 +684,32 @@ fn main() -> Result<()> {
             let bc =
                 (bytes as f64 + m.div_ceil(8) as f64 + 4.0 * n as f64 + bits_n) / (bbf * 1e-3) / bw;
             let bb = (bytes as f64 + m.div_ceil(8) as f64 + bits_n) / (bbb * 1e-3) / bw;
+            // floors: a tile gathers k f32 (k / 8 sectors, at least one) or k bits (one sector)
+            let (arrays, tiles_n) = (bytes as f64, gb.ntiles() as f64);
+            let gather_f32 = 32.0 * tiles_n * (k / 8).max(1) as f64;
+            let gather_bits = 32.0 * tiles_n;
+            let b2sr = |input: f64, gather: f64, output: f64| Bytes {
+                hbm: arrays + input + output,
+                l2: arrays + gather + output,
+            };
+            floors_json.push(floor_row(
+                "bin_full_full",
+                k,
+                b2sr(4.0 * m as f64, gather_f32, 4.0 * n as f64),
+                bff,
+            ));
+            floors_json.push(floor_row(
+                "bin_bin_full",
+                k,
+                b2sr(m.div_ceil(8) as f64, gather_bits, 4.0 * n as f64),
+                bbf,
+            ));
+            floors_json.push(floor_row(
+                "bin_bin_bin",
+                k,
+                b2sr(m.div_ceil(8) as f64, gather_bits, bits_n),
+                bbb,
+            ));
             let rate = nnz as f64 / (pack_ms * 1e-3) / 1e9;
             println!(
                 "k={k:2}: {} tiles, {:.1} MB; pack {pack_ms:.3} ms ({rate:.2} G nnz/s); bin_full_full {bff:.4} ms ({:.2}x, {:.0}%); bin_bin_full {bbf:.4} ms ({:.2}x, {:.0}%); bin_bin_bin {bbb:.4} ms ({:.2}x, {:.0}%)",
@@ -586,6 +724,50 @@ fn main() -> Result<()> {
                 gb.ntiles(), cus_ms / bff, cus_ms / bbf, cus_ms / bbb
             ));
         }
+        // Format::Auto: the format this backend's cost model picks, the
+        // choice timed (tile counting included) and the product on it
+        let mut choice = Vec::new();
+        let mut gauto = None;
+        for _ in 0..3 {
+            gpu.synchronize()?;
+            let s = Instant::now();
+            gauto = Some(gpu.convert(&ga, Format::Auto)?);
+            gpu.synchronize()?;
+            choice.push(s.elapsed().as_secs_f64() * 1e3);
+        }
+        let gauto = gauto.expect("converted");
+        let auto_name = gauto
+            .tile_size()
+            .map_or("CSR".to_string(), |k| format!("B2SR-{k}"));
+        let mut w_auto = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
+        let auto_ms = time_ms(&gpu, 3, reps, || {
+            gpu.mxv(
+                &mut w_auto,
+                None,
+                NoAccum,
+                PlusTimes::<f32>::new(),
+                &gauto,
+                &u_full,
+                f,
+            )
+        })?;
+        if let Some(i) = differs(&gpu.download_vector(&w_auto)?.to_vec(0.0)) {
+            failed.push(format!(
+                "{name} Auto ({auto_name}): PLUS.TIMES row {i} differs from the CPU"
+            ));
+            println!("CHECK FAILED: {}", failed.last().expect("pushed"));
+        }
+        let auto_convert_ms = median(choice);
+        println!(
+            "Auto: {auto_name} (chosen and converted in {auto_convert_ms:.3} ms); bin_full_full {auto_ms:.4} ms ({:.2}x cuSPARSE)",
+            cus_ms / auto_ms
+        );
+        auto_md.push_str(&format!(
+            "| {name} | {cus_ms:.4} | {ours_csr_ms:.4} ({:.2}x) | {auto_name} | {auto_convert_ms:.3} | {auto_ms:.4} ({:.2}x) |\n",
+            cus_ms / ours_csr_ms,
+            cus_ms / auto_ms
+        ));
+        drop((gauto, w_auto));
         drop(cus);
 
         let mut tc_json = Vec::new();
@@ -680,19 +862,23 @@ fn main() -> Result<()> {
             }
         }
         rows_json.push(format!(
-            "{{\"graph\":{},\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"csr_bytes\":{csr_bytes},\"tiles\":[{}],\"triangle_counting\":[{}]}}",
+            "{{\"graph\":{},\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"ours_csr_ms\":{ours_csr_ms:.5},\"auto\":{{\"format\":{},\"convert_ms\":{auto_convert_ms:.5},\"bin_full_full_ms\":{auto_ms:.5}}},\"csr_bytes\":{csr_bytes},\"csr_gather_sectors\":{csr_sectors},\"tiles\":[{}],\"floors\":[{}],\"triangle_counting\":[{}]}}",
             json_str(name),
+            json_str(&auto_name),
             tiles_json.join(","),
+            floors_json.join(","),
             tc_json.join(",")
         ));
     }
     let json = format!(
-        "{{\"device\":{},\"arch\":{},\"commit\":{},\"copy_bandwidth_bytes_per_s\":{bw:.0},\"reps\":{reps},\"graphs\":[{}]}}\n",
+        "{{\"device\":{},\"arch\":{},\"commit\":{},\"copy_bandwidth_bytes_per_s\":{bw:.0},\"l2_copy_bandwidth_bytes_per_s\":{l2bw:.0},\"reps\":{reps},\"graphs\":[{}]}}\n",
         json_str(gpu.device_name()),
         json_str(gpu.arch()),
         json_str(&commit),
         rows_json.join(",\n")
     );
+    md.push_str(&auto_md);
+    md.push_str(&floor_md);
     md.push_str(&tc_md);
     std::fs::write(format!("{out}/gpu-bench.json"), json).map_err(|e| bitgraphblas::Error::Io {
         path: out.clone().into(),

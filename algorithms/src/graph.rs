@@ -125,25 +125,18 @@ impl<'b, B: Backend> Graph<'b, B> {
             }
         }
         let host = pattern.to_format(Format::Csr)?;
-        // Auto is resolved here, on the host, by the sampling profile (a backend
-        // may not pack with Auto itself); the backend then says which format
-        // it wants for each kind of product ([`Backend::auto_format`]: on the
-        // CPU valued products run on CSR, on the CUDA backend on tiles of at
-        // most 8x8). An explicit format or tile size is obeyed for every product.
+        // Auto is resolved here, on the host, from the sampling profile: the
+        // backend says which format it wants for each kind of product
+        // ([`Backend::auto_format`]: on the CPU valued products run on CSR,
+        // on the CUDA backend a model of its kernels weighs CSR against 4x4
+        // and 8x8 tiles). An explicit format or tile size is obeyed for every product.
         let (format, value_format) = match format {
-            Format::Auto => {
-                let profiled = match Profile::sample(&host.as_csr()).recommend() {
-                    None => Format::Csr,
-                    Some(t) => Format::B2sr(t),
-                };
+            Format::Auto | Format::B2sr(TileSize::Auto) => {
+                let profile = Profile::sample(&host.as_csr());
                 (
-                    backend.auto_format(profiled, Content::Pattern),
-                    backend.auto_format(profiled, Content::Values),
+                    backend.auto_format(format, &profile, Content::Pattern),
+                    backend.auto_format(format, &profile, Content::Values),
                 )
-            }
-            Format::B2sr(TileSize::Auto) => {
-                let f = Format::B2sr(Profile::sample(&host.as_csr()).best_tile());
-                (f, f)
             }
             f => (f, f),
         };

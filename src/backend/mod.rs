@@ -22,7 +22,8 @@ use crate::container::{
 };
 use crate::error::Result;
 use crate::scalar::Scalar;
-use crate::storage::{BitLayout, BitMatrix, DenseMatrix};
+use crate::storage::b2sr::Profile;
+use crate::storage::{BitLayout, BitMatrix, DenseMatrix, TileSize};
 
 /// Shape of a backend matrix.
 pub trait MatrixShape {
@@ -53,6 +54,17 @@ pub trait VectorShape {
     /// True when the length is 0.
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// The CPU cost model's answer for `requested` (see [`Backend::auto_format`]):
+/// `Format::Auto` gives the recommended tile size or CSR,
+/// `Format::B2sr(TileSize::Auto)` the best tile size, anything else itself.
+pub fn profile_choice(requested: Format, profile: &Profile) -> Format {
+    match requested {
+        Format::Auto => profile.recommend().map_or(Format::Csr, Format::B2sr),
+        Format::B2sr(TileSize::Auto) => Format::B2sr(profile.best_tile()),
+        f => f,
     }
 }
 
@@ -108,22 +120,33 @@ pub trait Backend: Sized + Send + Sync {
     fn name(&self) -> &'static str;
 
     /// The format this backend runs products on a matrix of `content` in
-    /// best, when the caller left the choice to [`Format::Auto`] and the
-    /// sampling profile ([`crate::storage::b2sr::Profile`]) chose `profiled`
-    /// for its pattern. The default keeps `profiled`. Clients ask this instead
-    /// of knowing each backend's kernels.
+    /// best, when the caller left the choice to `requested` ([`Format::Auto`]:
+    /// CSR or any tile size; `Format::B2sr(TileSize::Auto)`: a tile size) and
+    /// `profile` is the sampling profile of its pattern. The default follows
+    /// the profile's CPU cost model ([`Profile::recommend`],
+    /// [`Profile::best_tile`]); the CUDA backend weighs the profile's tile
+    /// counts with a model of its own kernels. Any other `requested` format is
+    /// returned as it is. Clients ask this instead of knowing each backend's kernels.
     ///
     /// ```
     /// use bitgraphblas::backend::Content;
+    /// use bitgraphblas::storage::b2sr::Profile;
     /// use bitgraphblas::{Backend, Cpu, Format, TileSize};
-    /// let t8 = Format::B2sr(TileSize::T8);
-    /// assert_eq!(Cpu::new().auto_format(t8, Content::Pattern), t8);
+    /// let grid = bitgraphblas::generate::grid_2d::<f32>(64);
+    /// let p = Profile::sample(&grid.as_csr());
+    /// let cpu = Cpu::new();
+    /// // boolean products run on the tiles the profile picks
+    /// let picked = cpu.auto_format(Format::Auto, &p, Content::Pattern);
+    /// assert_eq!(picked, Format::B2sr(p.best_tile()));
     /// // valued products run on CSR on the CPU
-    /// assert_eq!(Cpu::new().auto_format(t8, Content::Values), Format::Csr);
+    /// assert_eq!(cpu.auto_format(Format::Auto, &p, Content::Values), Format::Csr);
+    /// // an explicit format is kept
+    /// let t8 = Format::B2sr(TileSize::T8);
+    /// assert_eq!(cpu.auto_format(t8, &p, Content::Values), t8);
     /// ```
-    fn auto_format(&self, profiled: Format, content: Content) -> Format {
+    fn auto_format(&self, requested: Format, profile: &Profile, content: Content) -> Format {
         let _ = content;
-        profiled
+        profile_choice(requested, profile)
     }
 
     /// Whether this backend runs the push form of a product on `a`,

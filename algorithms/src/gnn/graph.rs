@@ -9,7 +9,7 @@ use bitgraphblas::backend::{Backend, Content};
 use bitgraphblas::storage::b2sr::Profile;
 use bitgraphblas::storage::BitLayout;
 use bitgraphblas::{
-    ops, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold, Vector,
+    ops, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold, TileSize, Vector,
 };
 
 use super::dataset::Dataset;
@@ -113,14 +113,11 @@ impl<B: Backend> GnnGraph<B> {
         // the bit products read the pattern, the f32 aggregations values
         // (all 1): each in the format the backend runs it best in
         let (format, value_format) = match format {
-            Format::Auto => {
-                let profiled = match Profile::sample(&a.as_csr()).recommend() {
-                    None => Format::Csr,
-                    Some(t) => Format::B2sr(t),
-                };
+            Format::Auto | Format::B2sr(TileSize::Auto) => {
+                let profile = Profile::sample(&a.as_csr());
                 (
-                    backend.auto_format(profiled, Content::Pattern),
-                    backend.auto_format(profiled, Content::Values),
+                    backend.auto_format(format, &profile, Content::Pattern),
+                    backend.auto_format(format, &profile, Content::Values),
                 )
             }
             f => (f, f),

@@ -33,6 +33,7 @@ use crate::container::{
 };
 use crate::error::Result;
 use crate::scalar::Scalar;
+use crate::storage::b2sr::Profile;
 use crate::storage::{BitLayout, BitMatrix, BitVec, Csr, DenseMatrix};
 
 /// The CPU backend. Cheap to create; uses rayon's global thread pool.
@@ -193,10 +194,10 @@ impl Backend for Cpu {
     /// Valued products on CSR: measured on the graphs of `../shared/data`,
     /// the generic CSR product beats the B2SR valued kernel 2-4x
     /// (`benches/results/cpu-algorithms.md`).
-    fn auto_format(&self, profiled: Format, content: Content) -> Format {
-        match content {
-            Content::Pattern => profiled,
-            Content::Values => Format::Csr,
+    fn auto_format(&self, requested: Format, profile: &Profile, content: Content) -> Format {
+        match (requested, content) {
+            (Format::Auto, Content::Values) => Format::Csr,
+            _ => crate::backend::profile_choice(requested, profile),
         }
     }
 

@@ -1,6 +1,7 @@
 //! `impl Backend for CudaBackend`: each entry point delegates to the
 //! inherent method of the file that does that job.
 
+use super::auto;
 use super::codes::accum_code;
 use super::mask::{DeviceMask, DeviceMatrixMask};
 use super::{CudaBackend, CudaBits, CudaDense, CudaMatrix, CudaVector};
@@ -12,6 +13,7 @@ use crate::container::{
 };
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
+use crate::storage::b2sr::Profile;
 use crate::storage::{BitLayout, BitMatrix, DenseMatrix, TileSize};
 
 impl Backend for CudaBackend {
@@ -29,12 +31,15 @@ impl Backend for CudaBackend {
     /// Valued products on tiles of at most 8x8: one launch does the whole
     /// product (the fused k <= 8 kernel), and `bin_full_full` at k = 8 runs
     /// twice as fast as at k = 32 on the grids (`benches/results/gpu-kernels.md`).
-    fn auto_format(&self, profiled: Format, content: Content) -> Format {
-        match (content, profiled) {
-            (Content::Values, Format::B2sr(TileSize::T16 | TileSize::T32 | TileSize::T64)) => {
-                Format::B2sr(TileSize::T8)
-            }
-            _ => profiled,
+    fn auto_format(&self, requested: Format, profile: &Profile, content: Content) -> Format {
+        // one model for both contents: boolean products favour tiles more
+        // than the valued product it is fitted to (see `auto`)
+        let _ = content;
+        let size = auto::PatternSize::estimated(profile);
+        match requested {
+            Format::Auto => auto::choose(&size, true),
+            Format::B2sr(TileSize::Auto) => auto::choose(&size, false),
+            f => f,
         }
     }
 

@@ -2,15 +2,30 @@
 //! into chunks), B2SR -> CSR unpacking, copies, the `convert` entry point
 //! and entry counts.
 
+use super::auto;
 use super::device::{opt_ptr, DBuf, DevPtr};
 use super::launch::{pack, Tiles};
-use super::mem::{no_kernel, DMat, DevB2sr, Parts, PACK_CHUNK};
+use super::mem::{DMat, DevB2sr, Parts, PACK_CHUNK};
 use super::transfer::from_bytes;
 use super::{CudaBackend, CudaMatrix};
 use crate::container::Format;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::TileSize;
+
+/// The tiles a CSR pattern packs into at one tile size ([`CudaBackend::count_tiles`]).
+pub(crate) struct TileCount {
+    tile_rows: usize,
+    /// Tile rows, or chunks where some tile row is cut.
+    nunits: usize,
+    /// Non-empty tiles.
+    pub(crate) ntiles: usize,
+    chunk_off: DBuf<u32>,
+    /// Each chunk's tile row and first entry, where some tile row is cut.
+    cut: Option<(DBuf<u32>, DBuf<u32>)>,
+    /// Tiles per unit, scanned.
+    counts: DBuf<u32>,
+}
 
 impl CudaBackend {
     /// Packs a device CSR into B2SR with `k x k` tiles, on the device. Tile
@@ -24,35 +39,82 @@ impl CudaBackend {
         ncols: usize,
         k: usize,
     ) -> Result<DevB2sr> {
+        let c = self.count_tiles(rowptr, colidx, nrows, k)?;
+        let (tile_rows, ntiles, counts) = (c.tile_rows, c.ntiles, c.counts);
+        let (crow, clo) = (
+            opt_ptr(c.cut.as_ref().map(|c| &c.0)),
+            opt_ptr(c.cut.as_ref().map(|c| &c.1)),
+        );
+        let groups = c.nunits.div_ceil(32 / k);
+        let (rp, ci, n, units) = (rowptr.ptr(), colidx.ptr(), nrows as u64, c.nunits as u32);
+        let out_col = self.dev.alloc::<u32>(ntiles)?;
+        // every byte of every tile is written by the fill; the padding of
+        // the last u32 word (k = 4, odd tile counts) must read as zero
+        let out_tiles = self.dev.alloc::<u8>(ntiles * k * k / 8)?;
+        if !(ntiles * k * k / 8).is_multiple_of(4) {
+            self.dev.memset(&out_tiles, 0)?;
+        }
+        let (oc, ot) = (out_col.ptr(), out_tiles.ptr());
+        pack::csr_to_b2sr_fill(k, rp, ci, n, units, crow, clo, counts.ptr(), oc, ot)
+            .run(&self.dev, groups * 32)?;
+        let tile_rowptr = if c.cut.is_some() {
+            let t = self.dev.alloc::<u32>(tile_rows + 1)?;
+            self.pack_chunks(
+                rowptr,
+                colidx,
+                nrows,
+                k,
+                &c.chunk_off,
+                2,
+                None,
+                Some((&counts, &t)),
+            )?;
+            t
+        } else {
+            counts
+        };
+        DevB2sr::new(
+            &self.dev,
+            k,
+            nrows,
+            ncols,
+            ntiles,
+            tile_rowptr,
+            out_col,
+            out_tiles,
+        )
+    }
+
+    /// The first pass of [`CudaBackend::pack`]: the tiles of each tile row
+    /// (or of each chunk of a cut tile row) at tile size `k`, scanned, and
+    /// their total. Also what [`Format::Auto`] counts to choose a tile size.
+    pub(crate) fn count_tiles(
+        &self,
+        rowptr: &DBuf<u32>,
+        colidx: &DBuf<u32>,
+        nrows: usize,
+        k: usize,
+    ) -> Result<TileCount> {
         let tile_rows = nrows.div_ceil(k);
         // chunks per tile row, scanned: chunk_off
         let chunk_off = self.dev.alloc::<u32>(tile_rows + 1)?;
-        let chunks = |mode: i32, row, lo, tiles, out| {
-            pack::pack_chunks(
-                rowptr.ptr(),
-                colidx.ptr(),
-                nrows as u64,
-                tile_rows as u32,
-                k as u32,
-                PACK_CHUNK,
-                mode,
-                chunk_off.ptr(),
-                row,
-                lo,
-                tiles,
-                out,
-            )
-            .run(&self.dev, tile_rows + 1)
-        };
-        let null = DevPtr::null();
-        chunks(0, null, null, null, null)?;
+        self.pack_chunks(rowptr, colidx, nrows, k, &chunk_off, 0, None, None)?;
         self.dev.scan(&chunk_off, tile_rows + 1)?;
         let nchunks = self.dev.read_u32(&chunk_off, tile_rows)? as usize;
         // units: tile rows, or chunks where some tile row is cut
         let cut = if nchunks > tile_rows {
             let row = self.dev.alloc::<u32>(nchunks)?;
             let lo = self.dev.alloc::<u32>(nchunks)?;
-            chunks(1, row.ptr(), lo.ptr(), null, null)?;
+            self.pack_chunks(
+                rowptr,
+                colidx,
+                nrows,
+                k,
+                &chunk_off,
+                1,
+                Some((&row, &lo)),
+                None,
+            )?;
             Some((row, lo))
         } else {
             None
@@ -70,34 +132,48 @@ impl CudaBackend {
             .run(&self.dev, groups * 32)?;
         self.dev.scan(&counts, nunits + 1)?;
         let ntiles = self.dev.read_u32(&counts, nunits)? as usize;
-        let out_col = self.dev.alloc::<u32>(ntiles)?;
-        // every byte of every tile is written by the fill; the padding of
-        // the last u32 word (k = 4, odd tile counts) must read as zero
-        let out_tiles = self.dev.alloc::<u8>(ntiles * k * k / 8)?;
-        if !(ntiles * k * k / 8).is_multiple_of(4) {
-            self.dev.memset(&out_tiles, 0)?;
-        }
-        let (oc, ot) = (out_col.ptr(), out_tiles.ptr());
-        pack::csr_to_b2sr_fill(k, rp, ci, n, units, crow, clo, counts.ptr(), oc, ot)
-            .run(&self.dev, groups * 32)?;
-        let tile_rowptr = if cut.is_some() {
-            let t = self.dev.alloc::<u32>(tile_rows + 1)?;
-            chunks(2, null, null, counts.ptr(), t.ptr())?;
-            t
-        } else {
-            counts
-        };
-        drop(cut);
-        DevB2sr::new(
-            &self.dev,
-            k,
-            nrows,
-            ncols,
+        Ok(TileCount {
+            tile_rows,
+            nunits,
             ntiles,
-            tile_rowptr,
-            out_col,
-            out_tiles,
+            chunk_off,
+            cut,
+            counts,
+        })
+    }
+
+    /// One mode of the `pack_chunks` kernel: 0 counts the chunks of each
+    /// tile row, 1 writes each chunk's tile row and first entry (`cut`), 2
+    /// gathers the chunk counts back into tile-row pointers (`(counts, out)`).
+    #[allow(clippy::too_many_arguments)]
+    fn pack_chunks(
+        &self,
+        rowptr: &DBuf<u32>,
+        colidx: &DBuf<u32>,
+        nrows: usize,
+        k: usize,
+        chunk_off: &DBuf<u32>,
+        mode: i32,
+        cut: Option<(&DBuf<u32>, &DBuf<u32>)>,
+        gather: Option<(&DBuf<u32>, &DBuf<u32>)>,
+    ) -> Result<()> {
+        let tile_rows = nrows.div_ceil(k);
+        let ptr = |b: Option<&DBuf<u32>>| opt_ptr(b);
+        pack::pack_chunks(
+            rowptr.ptr(),
+            colidx.ptr(),
+            nrows as u64,
+            tile_rows as u32,
+            k as u32,
+            PACK_CHUNK,
+            mode,
+            chunk_off.ptr(),
+            ptr(cut.map(|c| c.0)),
+            ptr(cut.map(|c| c.1)),
+            ptr(gather.map(|g| g.0)),
+            ptr(gather.map(|g| g.1)),
         )
+        .run(&self.dev, tile_rows + 1)
     }
 
     /// Row lengths of a B2SR pattern (`nrows + 1` entries, the last 0).
@@ -141,17 +217,23 @@ impl CudaBackend {
 
     /// The `convert` entry point: CSR <-> B2SR and B2SR between tile sizes,
     /// on the device (CSR to B2SR only where every entry holds one value).
+    /// `Format::Auto` and `Format::B2sr(TileSize::Auto)` count the tiles of
+    /// each candidate size on the device and let this backend's cost model
+    /// choose (`auto`); a matrix whose values differ stays CSR under `Auto`.
     pub(crate) fn convert_op<T: Scalar>(
         &self,
         m: &CudaMatrix<T>,
         format: Format,
     ) -> Result<CudaMatrix<T>> {
+        let format = match format {
+            Format::Auto | Format::B2sr(TileSize::Auto) => self.auto_choice(m, format)?,
+            f => f,
+        };
         let k = match format {
-            Format::Csr => None,
             // The device kernels take tiles of 4 to 32: 64x64 tiles are kept as 32x32.
             Format::B2sr(TileSize::T64) => TileSize::T32.k(),
-            Format::B2sr(t) if t != TileSize::Auto => t.k(),
-            _ => return Err(no_kernel("convert", format!("{format:?} on the device"))),
+            Format::B2sr(t) => t.k(),
+            _ => None,
         };
         let repr = match (m.repr.parts(), k) {
             (Parts::Csr((rowptr, colidx, vals, nnz, iso)), None) => DMat::Csr {
@@ -205,6 +287,41 @@ impl CudaBackend {
             ncols: m.ncols,
             repr,
         })
+    }
+
+    /// What [`Format::Auto`] (`requested`) resolves to for `m` on this
+    /// backend: CSR where its values differ (Auto only), else the choice of
+    /// the cost model on the tile counts of every candidate size, counted on
+    /// the device.
+    fn auto_choice<T: Scalar>(&self, m: &CudaMatrix<T>, requested: Format) -> Result<Format> {
+        let unpacked;
+        let (rowptr, colidx, nnz) = match m.repr.parts() {
+            Parts::Csr((rowptr, colidx, vals, nnz, iso)) => {
+                if requested == Format::Auto && iso.is_none() && nnz > 0 {
+                    let b = self.dev.download_bytes(vals, 1)?;
+                    let first = from_bytes::<T>(&b, 1)[0];
+                    if self.count_ne(vals.ptr(), DevPtr::null(), nnz, first)? > 0 {
+                        return Ok(Format::Csr);
+                    }
+                }
+                (rowptr, colidx, nnz)
+            }
+            Parts::B2sr(pat, _) => {
+                unpacked = self.unpack(pat)?;
+                (&unpacked.0, &unpacked.1, unpacked.2)
+            }
+        };
+        let mut tiles = [0.0; auto::CANDIDATES.len()];
+        for (t, count) in auto::CANDIDATES.iter().zip(&mut tiles) {
+            let k = t.k().expect("a fixed tile size");
+            *count = self.count_tiles(rowptr, colidx, m.nrows, k)?.ntiles as f64;
+        }
+        let size = auto::PatternSize {
+            nrows: m.nrows,
+            nnz,
+            tiles,
+        };
+        Ok(auto::choose(&size, requested == Format::Auto))
     }
 
     /// The `matrix_nvals` entry point (a bit count of the tiles for B2SR).

@@ -10,13 +10,16 @@
 //!
 //! - the bit-plane products (`bmm_planes`, `bspmm_planes`) where the code
 //!   sums could pass 2^32 (`k (2^b - 1) (2^c - 1)`, `k (2^b - 1)`);
-//! - `Format::Auto` in `convert` (a 64x64-tile pattern is uploaded or
-//!   converted to 32x32 tiles: the device kernels take tiles of 4 to 32);
 //! - user-defined semirings without their operators as CUDA source
 //!   ([`DeviceOps`](crate::algebra::DeviceOps): with it, NVRTC compiles them
 //!   into the built-in semirings' templates for `mxv`, `vxm`, `mxm`,
 //!   `mxm_reduce` and `mxm_dense`), and user-defined operators elsewhere
 //!   (closures: element-wise, apply, select, accumulators).
+//!
+//! A 64x64-tile pattern is uploaded or converted to 32x32 tiles (the device
+//! kernels take tiles of 4 to 32). `Format::Auto` in `convert` counts the
+//! tiles on the device and lets a model of this backend's kernels choose
+//! between CSR and 4x4 or 8x8 tiles (`auto`).
 //!
 //! Every other call of [`crate::ops`] runs on the device for every format, mask
 //! and built-in operator. Where no dedicated kernel exists, a generic CSR one
@@ -56,7 +59,8 @@
 //! - `mem`: the device containers; `mask`: vectors and matrices as masks;
 //! - `vector/`: vector views, forms and operations; `reduce`: reductions;
 //! - `mxv/`: matrix-vector products (CSR, B2SR, push, affine);
-//! - `convert`: CSR <-> B2SR on the device; `csr/`: matrix operations on
+//! - `convert`: CSR <-> B2SR on the device; `auto`: the format `Auto`
+//!   chooses; `csr/`: matrix operations on
 //!   CSR with values; `b2sr/`: products, transposes, selection and the
 //!   write-back with a B2SR result; `dense`: products and scaling with
 //!   dense matrices; `bits/`: dense bit matrices and the bit products;
@@ -64,6 +68,7 @@
 //!   implementation; `backend`: the [`Backend`]
 //!   implementation, a list of delegations to the above.
 
+mod auto;
 mod b2sr;
 mod backend;
 mod bits;

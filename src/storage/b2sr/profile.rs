@@ -82,6 +82,10 @@ pub struct Profile {
     pub estimates: Vec<TileEstimate>,
     /// Bytes of pattern-only CSR with 32-bit indices.
     pub csr_bytes: usize,
+    /// Rows of the matrix.
+    pub nrows: usize,
+    /// Stored entries of the matrix.
+    pub nnz: usize,
     /// How many tile rows were sampled per size (the largest count).
     pub sampled_rows: usize,
 }
@@ -160,6 +164,8 @@ impl Profile {
         Profile {
             estimates,
             csr_bytes: csr.pattern_bytes(),
+            nrows: n,
+            nnz: csr.nnz(),
             sampled_rows,
         }
     }

@@ -1,0 +1,121 @@
+//! [`Format::Auto`] on the CUDA backend: a cost model of this backend's own
+//! `mxv` kernels, fitted to their measured times (`examples/gpu_bench.rs`,
+//! H100), chooses per matrix between CSR and B2SR tiles of 4x4 or 8x8, the
+//! sizes whose kernels lead on every benchmark graph (16x16 and 32x32 never
+//! did for a valued product: `benches/results/gpu-kernels.md`).
+//!
+//! The model predicts the time of an f32 `PLUS.TIMES` product on a full
+//! vector (the valued product; boolean products favour tiles more, so the
+//! choice is safe for them too) from the sizes of the pattern:
+//!
+//! - CSR: `CSR_FIXED + CSR_PER_ROW * nrows + CSR_PER_ENTRY * nnz`;
+//! - B2SR `k`: `B2SR_FIXED + per_tile_row(k) * tile_rows + per_tile(k) * tiles`.
+//!
+//! Tiles are counted exactly on the device when [`Format::Auto`] is given to
+//! `convert`, or estimated by the sampling profile
+//! ([`crate::storage::b2sr::Profile`]) when a client asks
+//! [`crate::Backend::auto_format`] before uploading.
+
+use crate::container::Format;
+use crate::storage::b2sr::Profile;
+use crate::storage::TileSize;
+
+/// The tile sizes the model weighs (the others never led on the GPU).
+pub(crate) const CANDIDATES: [TileSize; 2] = [TileSize::T4, TileSize::T8];
+
+/// What the model reads of a pattern.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PatternSize {
+    pub(crate) nrows: usize,
+    pub(crate) nnz: usize,
+    /// Non-empty tiles at each of [`CANDIDATES`].
+    pub(crate) tiles: [f64; CANDIDATES.len()],
+}
+
+impl PatternSize {
+    /// The sizes the sampling profile estimates.
+    pub(crate) fn estimated(p: &Profile) -> PatternSize {
+        PatternSize {
+            nrows: p.nrows,
+            nnz: p.nnz,
+            tiles: CANDIDATES.map(|t| p.estimate(t).map_or(f64::INFINITY, |e| e.tiles)),
+        }
+    }
+}
+
+// Microseconds; fitted to the H100 (see the module docs).
+const CSR_FIXED: f64 = 6.0;
+const CSR_PER_ROW: f64 = 2.0e-6;
+const CSR_PER_ENTRY: f64 = 7.5e-6;
+const B2SR_FIXED: f64 = 4.0;
+
+/// Microseconds per tile row at tile size `k`.
+fn per_tile_row(k: usize) -> f64 {
+    match k {
+        4 => 1.0e-6,
+        _ => 2.0e-6,
+    }
+}
+
+/// Microseconds per non-empty tile at tile size `k`.
+fn per_tile(k: usize) -> f64 {
+    match k {
+        4 => 12.0e-6,
+        _ => 20.0e-6,
+    }
+}
+
+/// Predicted microseconds of the valued product on CSR.
+pub(crate) fn csr_cost(s: &PatternSize) -> f64 {
+    CSR_FIXED + CSR_PER_ROW * s.nrows as f64 + CSR_PER_ENTRY * s.nnz as f64
+}
+
+/// Predicted microseconds of the valued product on B2SR with tiles of `t`.
+pub(crate) fn b2sr_cost(s: &PatternSize, t: TileSize) -> f64 {
+    let k = t.k().expect("a fixed tile size");
+    let i = CANDIDATES
+        .iter()
+        .position(|&c| c == t)
+        .expect("a candidate");
+    B2SR_FIXED + per_tile_row(k) * s.nrows.div_ceil(k) as f64 + per_tile(k) * s.tiles[i]
+}
+
+/// The format with the least predicted time; `allow_csr: false` (a caller
+/// asked for B2SR with the tile size left to Auto) weighs only tile sizes.
+pub(crate) fn choose(s: &PatternSize, allow_csr: bool) -> Format {
+    let (best, cost) = CANDIDATES
+        .iter()
+        .map(|&t| (t, b2sr_cost(s, t)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("candidates");
+    if allow_csr && csr_cost(s) <= cost {
+        Format::Csr
+    } else {
+        Format::B2sr(best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pattern whose tiles hold many entries packs; one whose tiles hold
+    /// one entry each stays CSR; B2SR(Auto) never answers CSR.
+    #[test]
+    fn fuller_tiles_choose_b2sr() {
+        let n = 1 << 20;
+        let dense_tiles = PatternSize {
+            nrows: n,
+            nnz: 4 * n,
+            tiles: [n as f64 / 4.0 * 1.25, n as f64 / 8.0 * 1.25],
+        };
+        assert!(matches!(choose(&dense_tiles, true), Format::B2sr(_)));
+        let scattered = PatternSize {
+            nrows: n,
+            nnz: 16 * n,
+            tiles: [16.0 * n as f64, 16.0 * n as f64],
+        };
+        assert_eq!(choose(&scattered, true), Format::Csr);
+        assert!(matches!(choose(&scattered, false), Format::B2sr(_)));
+    }
+}
