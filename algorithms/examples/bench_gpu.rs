@@ -8,9 +8,13 @@
 //!           [--affine-prescale auto|always|never] [GRAPH ...]
 //! ```
 //!
-//! Graphs: USA-road-d.NY, delaunay_n14, ego-Twitter, cnr-2000 (found under
+//! Graphs: USA-road-d.NY, delaunay_n14, cit-HepPh, ego-Twitter, cnr-2000 (found under
 //! `$BITGRAPHBLAS_SHARED_DATA`, `$BITGRAPHBLAS_DATA` or `../shared/data`), the
-//! 1024² and 4096² grids and Graph500 R-MAT 22 (`bitgraphblas::generate`).
+//! 1024² and 4096² grids and Graph500 R-MAT 18 and 22 (`bitgraphblas::generate`).
+//! Every algorithm of the command line runs on every graph, in the format
+//! `Format::Auto` picks on this backend (betweenness from the first
+//! `BC_SOURCES` vertices); one that fails is reported and the program exits
+//! with an error after the others ran.
 //! Each graph's pattern is written to `--graphs DIR` as `NAME.csr` (little
 //! endian: `n` u64, `nnz` u64, `n + 1` u64 row offsets, `nnz` u32 columns) for
 //! the CuPy script. Each algorithm runs once to warm up (kernel compilation),
@@ -28,13 +32,27 @@ use bitgraphblas_algorithms as alg;
 use bitgraphblas_algorithms::{Algorithm, Graph};
 
 /// Real graphs: name and path relative to a data folder.
-const REAL: [(&str, &str); 4] = [
+const REAL: [(&str, &str); 5] = [
     ("USA-road-d.NY", "large/USA-road-d.NY.mtx.gz"),
     ("delaunay_n14", "suitesparse/delaunay_n14.mtx"),
+    ("cit-HepPh", "large/cit-HepPh.mtx.gz"),
     ("ego-Twitter", "large/ego-Twitter.mtx.gz"),
     ("cnr-2000", "large/cnr-2000.mtx.gz"),
 ];
-const GENERATED: [&str; 3] = ["grid1024", "grid4096", "rmat22"];
+const GENERATED: [&str; 4] = ["grid1024", "grid4096", "rmat18", "rmat22"];
+
+/// Every algorithm of the command line, in the order they run.
+const ALL: [Algorithm; 6] = [
+    Algorithm::Bfs,
+    Algorithm::PageRank,
+    Algorithm::Tc,
+    Algorithm::Sssp,
+    Algorithm::Cc,
+    Algorithm::Bc,
+];
+
+/// Sources of the betweenness run (the first ones of the graph).
+const BC_SOURCES: usize = 4;
 
 fn timed<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
     let mut out = f();
@@ -65,6 +83,7 @@ fn load(name: &str) -> Result<Matrix<bool>, Box<dyn std::error::Error>> {
     Ok(match name {
         "grid1024" => generate::grid_2d::<bool>(1024),
         "grid4096" => generate::grid_2d::<bool>(4096),
+        "rmat18" => generate::rmat::<bool>(18, 16, 18),
         "rmat22" => generate::rmat::<bool>(22, 16, 1),
         _ => {
             let rel = REAL
@@ -89,6 +108,32 @@ fn alg_name(a: Algorithm) -> &'static str {
         Algorithm::Tc => "tc",
         Algorithm::Bc => "bc",
     }
+}
+
+/// Reports a failed run and records it.
+fn failed(failures: &mut Vec<String>, graph: &str, algorithm: &str, e: impl std::fmt::Display) {
+    println!("{graph:<14} {algorithm:<10} FAILED: {e}");
+    failures.push(format!("{graph} {algorithm}: {e}"));
+}
+
+/// Random integer weights 1..=100 on the pattern's entries (a fixed
+/// generator per entry index, so every run weighs alike).
+fn random_weights(pattern: &Matrix<bool>) -> bitgraphblas::Result<Matrix<f64>> {
+    let c = pattern.as_csr();
+    let weight = |i: u64| {
+        let mut z = (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % 100 + 1) as f64
+    };
+    let values = (0..c.nnz() as u64).map(weight).collect();
+    Ok(Matrix::from_csr(bitgraphblas::storage::Csr::try_new(
+        c.nrows(),
+        c.ncols(),
+        c.row_ptr().to_vec(),
+        c.col_idx().to_vec(),
+        values,
+    )?))
 }
 
 fn write_csr(path: &Path, m: &Matrix<bool>) -> std::io::Result<()> {
@@ -161,29 +206,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "graph", "algorithm", "best ms", "median ms"
     );
     let mut rows = vec![];
+    // algorithms that returned an error: the run goes on, the program fails at the end
+    let mut failures: Vec<String> = vec![];
     for name in &names {
         let t0 = Instant::now();
         let pattern = load(name)?;
         write_csr(&graphs_dir.join(format!("{name}.csr")), &pattern)?;
         let g = Graph::new(&gpu, pattern, None, Format::Auto)?;
         let big = g.nvertices() > 4_000_000;
-        let algs: &[Algorithm] = if name.starts_with("grid") || name.starts_with("rmat") {
-            &[Algorithm::Bfs, Algorithm::PageRank]
-        } else {
-            &[
-                Algorithm::Bfs,
-                Algorithm::PageRank,
-                Algorithm::Tc,
-                Algorithm::Sssp,
-                Algorithm::Cc,
-            ]
-        };
         let want = |a: &str| only.as_deref().is_none_or(|o| a.starts_with(o));
-        let algs: Vec<Algorithm> = algs
-            .iter()
-            .copied()
-            .filter(|&a| want(alg_name(a)))
-            .collect();
+        let algs: Vec<Algorithm> = ALL.iter().copied().filter(|&a| want(alg_name(a))).collect();
         for &a in &algs {
             g.prepare(a)?;
         }
@@ -275,7 +307,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let (b, m, res) = timed(r, || alg::triangle_count(&g));
                     match res {
                         Ok(t) => row("tc", b, m, format!("triangles={t}")),
-                        Err(e) => println!("{name:<14} tc         failed: {e}"),
+                        Err(e) => failed(&mut failures, name, "tc", e),
+                    }
+                }
+                Algorithm::Bc => {
+                    let sources: Vec<usize> = (0..BC_SOURCES.min(g.nvertices())).collect();
+                    let (b, m, res) = timed(r, || alg::betweenness(&g, &sources));
+                    match res {
+                        Ok(c) => {
+                            let total: f64 = c.iter().sum();
+                            row(
+                                "bc",
+                                b,
+                                m,
+                                format!("sources={} sum={total:.6e}", sources.len()),
+                            );
+                        }
+                        Err(e) => failed(&mut failures, name, "bc", e),
                     }
                 }
                 Algorithm::Sssp => {
@@ -290,7 +338,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             );
                             row("sssp", b, m, check);
                         }
-                        Err(e) => println!("{name:<14} sssp       failed: {e}"),
+                        Err(e) => failed(&mut failures, name, "sssp", e),
                     }
                 }
                 Algorithm::Cc => {
@@ -304,10 +352,47 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                                 .count();
                             row("cc", b, m, format!("components={k}"));
                         }
-                        Err(e) => println!("{name:<14} cc         failed: {e}"),
+                        Err(e) => failed(&mut failures, name, "cc", e),
                     }
                 }
-                _ => {}
+            }
+        }
+        if algs.contains(&Algorithm::Sssp) {
+            // delta-stepping with random integer weights 1..=100, on this
+            // backend and on the CPU backend of the same machine
+            let pattern = g.pattern().to_format(Format::Csr)?;
+            let weights = random_weights(&pattern)?;
+            let gw = Graph::new(&gpu, pattern.clone(), Some(weights.clone()), Format::Auto)?;
+            let (b, m, res) = timed(r, || alg::sssp(&gw, 0, None));
+            let cpu = bitgraphblas::Cpu::new();
+            let gc = Graph::new(&cpu, pattern, Some(weights), Format::Auto)?;
+            let (cb, cm, cres) = timed(r.min(2), || alg::sssp(&gc, 0, None));
+            match (res, cres) {
+                (Ok(d), Ok(c)) if d == c => {
+                    let reached = d.iter().filter(|x| x.is_finite()).count();
+                    row(
+                        "sssp_weighted",
+                        b,
+                        m,
+                        format!("weights 1..=100, reached={reached}, equal to the CPU backend; {:.1}x the CPU backend (best)", cb / b),
+                    );
+                    row(
+                        "sssp_weighted_cpu",
+                        cb,
+                        cm,
+                        format!(
+                            "CPU backend on the same machine, {} threads",
+                            std::thread::available_parallelism().map_or(1, |n| n.get())
+                        ),
+                    );
+                }
+                (Ok(_), Ok(_)) => failed(
+                    &mut failures,
+                    name,
+                    "sssp_weighted",
+                    "distances differ from the CPU backend",
+                ),
+                (Err(e), _) | (_, Err(e)) => failed(&mut failures, name, "sssp_weighted", e),
             }
         }
     }
@@ -320,6 +405,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 rows.join(",\n")
             ),
         )?;
+    }
+    if !failures.is_empty() {
+        return Err(format!("{} runs failed: {}", failures.len(), failures.join("; ")).into());
     }
     Ok(())
 }
