@@ -1,12 +1,12 @@
 //! The on-disk cache of compiled kernel modules.
 //!
 //! Every process compiles a module with NVRTC at its first use; on a small
-//! graph that costs far more than the algorithm. The compiled PTX is kept in a
-//! directory, one file per module, named by a SHA-256 key over everything the
-//! PTX depends on: the kernel source, the compile options, the device
-//! architecture, the NVRTC version and this crate's version (CuPy keys its
-//! kernel cache the same way). The driver's own JIT cache then turns the PTX
-//! into machine code without calling `ptxas` again.
+//! graph that costs far more than the algorithm. The compiled machine code
+//! (CUBIN for the device's own architecture, which the driver loads without a
+//! JIT step) is kept in a directory, one file per module, named by a SHA-256
+//! key over everything the code depends on: the kernel source, the compile
+//! options, the device architecture, the NVRTC version and this crate's
+//! version (CuPy keys its kernel cache the same way).
 //!
 //! Where: `$BITGRAPHBLAS_KERNEL_CACHE` when set (`off`, `0` or empty disables
 //! the cache), else the platform's cache directory (`$XDG_CACHE_HOME` or
@@ -32,7 +32,7 @@ use crate::error::Result;
 pub const CACHE_ENV: &str = "BITGRAPHBLAS_KERNEL_CACHE";
 
 /// The first line of every entry: this tag, the key and the body's digest.
-const HEADER_TAG: &str = "// bitgraphblas kernel cache v1";
+const HEADER_TAG: &str = "// bitgraphblas kernel cache v2 (cubin)";
 
 /// A directory of compiled modules, or none (disabled).
 #[derive(Clone, Debug)]
@@ -76,40 +76,41 @@ impl KernelCache {
         hex(&h.finalize())
     }
 
-    /// The PTX of `spec`: from the cache when a valid entry exists, else
-    /// from `compile`, then stored.
+    /// The compiled module of `spec`: from the cache when a valid entry
+    /// exists, else from `compile`, then stored.
     pub(crate) fn get_or_compile(
         &self,
         spec: &ModuleSpec,
         key: &str,
-        compile: impl FnOnce() -> Result<String>,
-    ) -> Result<String> {
+        compile: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
         let Some(dir) = &self.dir else {
             return compile();
         };
         let path = entry_path(dir, &spec.name, key);
-        if let Some(ptx) = load(&path, key) {
-            return Ok(ptx);
+        if let Some(image) = load(&path, key) {
+            return Ok(image);
         }
-        let ptx = compile()?;
+        let image = compile()?;
         // Best effort: a cache that cannot be written costs only time.
-        let _ = store(dir, &path, key, &ptx);
-        Ok(ptx)
+        let _ = store(dir, &path, key, &image);
+        Ok(image)
     }
 }
 
 /// The file of module `name` under `key`.
 fn entry_path(dir: &Path, name: &str, key: &str) -> PathBuf {
-    dir.join(format!("{name}-{}.ptx", &key[..32]))
+    dir.join(format!("{name}-{}.cubin", &key[..32]))
 }
 
 /// The body of the entry at `path` when its header names `key` and the
 /// digest of the body; an entry that fails the check is removed.
-fn load(path: &Path, key: &str) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
-    let valid = text.split_once('\n').and_then(|(header, body)| {
+fn load(path: &Path, key: &str) -> Option<Vec<u8>> {
+    let bytes = fs::read(path).ok()?;
+    let valid = bytes.iter().position(|&b| b == b'\n').and_then(|at| {
+        let (header, body) = (&bytes[..at], &bytes[at + 1..]);
         let want = format!("{HEADER_TAG} key={key} sha256={}", digest(body));
-        (header == want).then(|| body.to_string())
+        (header == want.as_bytes()).then(|| body.to_vec())
     });
     if valid.is_none() {
         let _ = fs::remove_file(path);
@@ -118,7 +119,7 @@ fn load(path: &Path, key: &str) -> Option<String> {
 }
 
 /// Writes the entry for `key` to `path`: a temporary file in `dir`, renamed.
-fn store(dir: &Path, path: &Path, key: &str, ptx: &str) -> std::io::Result<()> {
+fn store(dir: &Path, path: &Path, key: &str, image: &[u8]) -> std::io::Result<()> {
     fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
@@ -127,8 +128,8 @@ fn store(dir: &Path, path: &Path, key: &str, ptx: &str) -> std::io::Result<()> {
     ));
     let written = (|| {
         let mut f = fs::File::create(&tmp)?;
-        writeln!(f, "{HEADER_TAG} key={key} sha256={}", digest(ptx))?;
-        f.write_all(ptx.as_bytes())?;
+        writeln!(f, "{HEADER_TAG} key={key} sha256={}", digest(image))?;
+        f.write_all(image)?;
         f.sync_all()?;
         fs::rename(&tmp, path)
     })();
@@ -138,9 +139,9 @@ fn store(dir: &Path, path: &Path, key: &str, ptx: &str) -> std::io::Result<()> {
     written
 }
 
-/// SHA-256 of `text`, in hex.
-fn digest(text: &str) -> String {
-    hex(&Sha256::digest(text.as_bytes()))
+/// SHA-256 of `bytes`, in hex.
+fn digest(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -186,12 +187,14 @@ mod tests {
 
     /// Compiles once, then reads the entry back; counts the compiles.
     fn run(cache: &KernelCache, s: &ModuleSpec, key: &str, calls: &Cell<u32>) -> String {
-        cache
+        let image = cache
             .get_or_compile(s, key, || {
                 calls.set(calls.get() + 1);
-                Ok(format!("ptx of {}", s.source))
+                // binary, with a newline and a zero byte inside
+                Ok(format!("image of {}\n\0end", s.source).into_bytes())
             })
-            .unwrap()
+            .unwrap();
+        String::from_utf8(image).unwrap()
     }
 
     #[test]
@@ -203,11 +206,11 @@ mod tests {
         let calls = Cell::new(0);
         assert_eq!(
             run(&cache, &s, &key, &calls),
-            "ptx of __global__ void k() {}"
+            "image of __global__ void k() {}\n\0end"
         );
         assert_eq!(
             run(&cache, &s, &key, &calls),
-            "ptx of __global__ void k() {}"
+            "image of __global__ void k() {}\n\0end"
         );
         assert_eq!(calls.get(), 1);
         // another architecture, NVRTC, option or source is another key
@@ -236,7 +239,7 @@ mod tests {
         let path = entry_path(&dir, &s.name, &key);
         let good = fs::read_to_string(&path).unwrap();
         for bad in [
-            good.replace("ptx of", "ptx 0f"),
+            good.replace("image of", "image 0f"),
             good[..good.len() - 3].to_string(),
             String::new(),
             good.replace(&key, &"0".repeat(64)),
@@ -245,7 +248,7 @@ mod tests {
             let before = calls.get();
             assert_eq!(
                 run(&cache, &s, &key, &calls),
-                "ptx of __global__ void k() {}"
+                "image of __global__ void k() {}\n\0end"
             );
             assert_eq!(
                 calls.get(),

@@ -18,7 +18,7 @@ use cudarc::driver::{
 };
 
 use super::cache::{nvrtc_version, KernelCache};
-use super::kernels::{compile_ptx, ModuleId, ModuleSpec};
+use super::kernels::{compile_cubin, ModuleId, ModuleSpec};
 use super::launch::pack;
 use super::transfer::Staging;
 use crate::error::{Error, Result};
@@ -302,12 +302,12 @@ impl Dev {
         }
         let spec: ModuleSpec = id.spec();
         let key = KernelCache::key(&spec, self.arch, self.nvrtc);
-        let ptx = self
+        let cubin = self
             .kernel_cache
-            .get_or_compile(&spec, &key, || compile_ptx(&spec, self.arch))?;
+            .get_or_compile(&spec, &key, || compile_cubin(&spec, self.arch))?;
         let module = self
             .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
             .map_err(drv("load module"))?;
         m.insert(id, module.clone());
         Ok(module)

@@ -579,6 +579,60 @@ pub fn compile_ptx(spec: &ModuleSpec, arch: &'static str) -> Result<String> {
     Ok(ptx.to_src())
 }
 
+/// The machine code (CUBIN) of `spec` for `arch`, a real architecture
+/// (`sm_90`): what the driver loads without a JIT step, so a module read from
+/// the kernel cache is ready at once. Same options as [`compile_ptx`].
+pub fn compile_cubin(spec: &ModuleSpec, arch: &'static str) -> Result<Vec<u8>> {
+    use cudarc::nvrtc::{result, sys};
+    use std::ffi::CString;
+    if !unsafe { sys::is_culib_present() } {
+        return Err(Error::GpuUnavailable("libnvrtc not found".into()));
+    }
+    let fail = |detail: String| Error::Cuda {
+        op: "nvrtc",
+        detail: format!("{}: {detail}", spec.name),
+    };
+    let source = CString::new(spec.source).map_err(|e| fail(e.to_string()))?;
+    let name = CString::new(format!("{}.cu", spec.name)).map_err(|e| fail(e.to_string()))?;
+    let mut options = vec![format!("--gpu-architecture={arch}")];
+    options.extend(spec.options.iter().cloned());
+    let prog = result::create_program(&source, Some(&name)).map_err(|e| fail(format!("{e:?}")))?;
+    // SAFETY: `prog` was created above and is destroyed once, at the end;
+    // the CUBIN buffer has the size NVRTC reports.
+    let cubin = unsafe {
+        let compiled = match result::compile_program(prog, &options) {
+            Err(e) => {
+                let log = result::get_program_log(prog)
+                    .map(|l| {
+                        std::ffi::CStr::from_ptr(l.as_ptr())
+                            .to_string_lossy()
+                            .into_owned()
+                    })
+                    .unwrap_or_default();
+                Err(fail(format!(
+                    "NVRTC failed with {e:?} ({options:?}):\n{log}"
+                )))
+            }
+            Ok(()) => {
+                let mut size = 0usize;
+                sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .map_err(|e| fail(format!("CUBIN size: {e:?}")))
+                    .and_then(|()| {
+                        let mut buf = vec![0u8; size];
+                        sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast())
+                            .result()
+                            .map_err(|e| fail(format!("CUBIN: {e:?}")))?;
+                        Ok(buf)
+                    })
+            }
+        };
+        let _ = result::destroy_program(prog);
+        compiled
+    }?;
+    Ok(cubin)
+}
+
 /// The `.entry` names of a PTX text.
 pub fn ptx_entries(ptx: &str) -> Vec<String> {
     ptx.lines()
