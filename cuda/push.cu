@@ -10,7 +10,8 @@
 // n / 32 words plus the rows of the frontier, not every row of A (the
 // high-diameter BFS levels). Entry (i, j) of A sends `A(i, j) ⊗ u(i)` to
 // w(j): values are folded with `atomic_fold` (outputs start at the monoid's
-// identity), presence bits with atomicOr.
+// identity, floating point folded by compare-and-swap at the empty mark of
+// semiring.cuh), presence bits with atomicOr.
 //
 // The mask is read as it is stored: `mask_mode` 0 = none, 1 = allowed where
 // the mask bit is set, 2 = allowed where it is clear (a complemented

@@ -52,15 +52,26 @@ __device__ __forceinline__ void fold(T& acc, bool& has, T x) {
   has = true;
 }
 
-// Atomic `*p = *p ⊕ x` (outputs start at the identity).
+// The start of a floating-point scatter output folded by compare-and-swap:
+// a NaN with this payload stands for "nothing folded yet", so the first value
+// is taken as it is (the CPU folds present values only: a float MIN over a
+// lone NaN is NaN, where folding it into the identity +inf would give +inf).
+// The host fills with the same bits (`SCATTER_EMPTY_F32/F64` in
+// src/backend/cuda/mxv/push.rs).
+#define SCATTER_EMPTY_F32 0x7fc0de5du
+#define SCATTER_EMPTY_F64 0x7ff8de5dde5dde5dull
+
+// Atomic `*p = *p ⊕ x` (outputs start at the identity, or at the empty mark
+// above for floating point).
 // W: the unsigned word of T's size.
 template <class W> __device__ __forceinline__ void cas_fold(W* a, T x) {
+  const W empty = sizeof(W) == 4 ? (W)SCATTER_EMPTY_F32 : (W)SCATTER_EMPTY_F64;
   W old = *a, assumed;
   do {
     assumed = old;
     T cur;
     memcpy(&cur, &assumed, sizeof(T));
-    T nv = SR::add(cur, x);
+    T nv = (Sc<T>::is_float && assumed == empty) ? x : SR::add(cur, x);
     W nb = 0;
     memcpy(&nb, &nv, sizeof(T));
     old = atomicCAS(a, assumed, nb);

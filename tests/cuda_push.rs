@@ -224,3 +224,82 @@ fn push_plus_times_i64_f64() {
         }
     }
 }
+
+/// Regression (found by the SuiteSparse differential test): a float `MIN`
+/// scatter started at the identity +inf, so an output whose only value was
+/// NaN came out +inf (the CPU and SuiteSparse fold present values only: NaN).
+/// Column 0 gets a lone NaN, column 1 NaN and 3 (MIN ignores the NaN: 3),
+/// column 2 nothing; in f32 and f64, on CSR, as `vxm` and as `mxv` with `A`
+/// transposed, and as a user semiring compiled from CUDA source.
+#[test]
+fn push_float_min_over_a_lone_nan_is_nan() {
+    use bitgraphblas::algebra::{Min, Second, SemiringFrom};
+    let Some(gpu) = cuda_or_skip("push_float_min_over_a_lone_nan_is_nan") else {
+        return;
+    };
+    /// The entries of `w`, NaN compared as a value.
+    fn entries<T: Scalar>(w: &Vector<T>) -> Vec<(usize, T)> {
+        w.entries()
+    }
+    fn same<T: Scalar>(a: &[(usize, T)], b: &[(usize, T)]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.0 == y.0 && x.1.same_value(y.1))
+    }
+    macro_rules! case {
+        ($t:ty) => {{
+            let a = Matrix::from_triplets(
+                3,
+                3,
+                vec![(0, 0, <$t>::NAN), (0, 1, <$t>::NAN), (1, 1, 3.0 as $t)],
+            )
+            .unwrap();
+            let u = Vector::from_entries(3, vec![(0, 1.0 as $t), (1, 2.0 as $t)]).unwrap();
+            let mut cw = Vector::<$t>::empty(3);
+            ops::vxm(
+                &Cpu::new(),
+                &mut cw,
+                MinSecond::<$t>::new(),
+                &u,
+                &a,
+                &Desc::new(),
+            )
+            .unwrap();
+            let cpu = entries(&cw);
+            assert!(
+                cpu.len() == 2 && cpu[0].1.is_nan() && cpu[1].1 == 3.0,
+                "cpu: {cpu:?}"
+            );
+            let (ga, gu) = (
+                gpu.upload_matrix(&a).unwrap(),
+                gpu.upload_vector(&u).unwrap(),
+            );
+            let user = SemiringFrom::<$t, _, _>::new(Min, Second);
+            for how in ["vxm", "mxv transposed", "vxm user"] {
+                let mut w = gpu.vector_new::<$t>(3, None, VectorFormat::Sparse).unwrap();
+                match how {
+                    "vxm" => ops::vxm(gpu, &mut w, MinSecond::<$t>::new(), &gu, &ga, &Desc::new()),
+                    "vxm user" => ops::vxm(gpu, &mut w, user, &gu, &ga, &Desc::new()),
+                    _ => ops::mxv(
+                        gpu,
+                        &mut w,
+                        MinFirst::<$t>::new(),
+                        &ga,
+                        &gu,
+                        &Desc::new().transpose_a(),
+                    ),
+                }
+                .unwrap();
+                let got = entries(&gpu.download_vector(&w).unwrap());
+                assert!(
+                    same(&got, &cpu),
+                    "{how} {}: gpu {got:?} cpu {cpu:?}",
+                    stringify!($t)
+                );
+            }
+        }};
+    }
+    case!(f32);
+    case!(f64);
+}

@@ -12,16 +12,39 @@
 use super::super::device::{bits_of, opt_ptr, DevPtr};
 use super::super::launch::{push, Segments, Sr, Tiles};
 use super::super::mem::{bit_words, DMat, DVec, SHORT_MAX};
+use super::super::transfer::from_bytes;
 use super::super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::SemiringKind;
 use crate::container::Mask;
 use crate::error::Result;
-use crate::scalar::Scalar;
+use crate::scalar::{Scalar, ScalarType};
 
 /// How a kernel reads the mask (`cuda/push.cu`: `MASK_*`).
 const MASK_NONE: i32 = 0;
 const MASK_SET: i32 = 1;
 const MASK_CLEAR: i32 = 2;
+
+/// The "nothing folded yet" mark of a floating-point scatter output folded by
+/// compare-and-swap (`SCATTER_EMPTY_F32/F64` in `cuda/semiring.cuh`).
+const SCATTER_EMPTY_F32: u32 = 0x7fc0_de5d;
+const SCATTER_EMPTY_F64: u64 = 0x7ff8_de5d_de5d_de5d;
+
+/// What the scatter output starts at: the monoid's identity `zero`, except
+/// for floating point folded by compare-and-swap (every monoid but the
+/// `PLUS` of `PLUS.TIMES`/`PLUS.PAIR`, which adds atomically from zero), where
+/// it starts at the empty mark, so the first value is taken as it is (a float
+/// `MIN` over a lone NaN is NaN, as on the CPU, not the identity +inf).
+fn scatter_start<T: Scalar>(kind: Option<SemiringKind>, zero: T) -> T {
+    if matches!(kind, Some(SemiringKind::PlusTimes | SemiringKind::PlusPair)) {
+        return zero;
+    }
+    let mark = match T::TYPE {
+        ScalarType::F32 => SCATTER_EMPTY_F32.to_le_bytes().to_vec(),
+        ScalarType::F64 => SCATTER_EMPTY_F64.to_le_bytes().to_vec(),
+        _ => return zero,
+    };
+    from_bytes::<T>(&mark, 1)[0]
+}
 
 impl CudaBackend {
     /// `w<mask> = accum(w, A' ⊕.⊗ u)` by scattering from `u`'s entries, for
@@ -65,7 +88,7 @@ impl CudaBackend {
         let out_vals = if bits_out {
             None
         } else {
-            Some(self.fill(n_out, zero)?)
+            Some(self.fill(n_out, scatter_start(kind, zero))?)
         };
         let ov = opt_ptr(out_vals.as_ref());
         let (u_vals, u_pres, op) = (uv.vals, uv.pres, out_pres.ptr());
