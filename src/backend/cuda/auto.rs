@@ -6,10 +6,18 @@
 //!
 //! The model predicts the time of an f32 `PLUS.TIMES` product on a full
 //! vector (the valued product; boolean products favour tiles more, so the
-//! choice is safe for them too) from the sizes of the pattern:
+//! choice is safe for them too) from the sizes of the pattern, in
+//! microseconds:
 //!
 //! - CSR: `CSR_FIXED + CSR_PER_ROW * nrows + CSR_PER_ENTRY * nnz`;
-//! - B2SR `k`: `B2SR_FIXED + per_tile_row(k) * tile_rows + per_tile(k) * tiles`.
+//! - B2SR `k`: `fixed + tiles * (per_tile + per_sparse_tile * tiles / nnz)`:
+//!   a tile costs more the emptier tiles are (`tiles / nnz`), as the gathers
+//!   of the input then land on scattered columns.
+//!
+//! Least-squares fits (relative error) to the nine graphs of the benchmark
+//! (`gpu_bench`, H100, commit `4030b09`: `benches/results/gpu-kernels.md`).
+//! On those graphs (in sample, with exact tile counts) the model picks the
+//! fastest of the three formats on all nine.
 //!
 //! Tiles are counted exactly on the device when [`Format::Auto`] is given to
 //! `convert`, or estimated by the sampling profile
@@ -44,24 +52,15 @@ impl PatternSize {
 }
 
 // Microseconds; fitted to the H100 (see the module docs).
-const CSR_FIXED: f64 = 6.0;
-const CSR_PER_ROW: f64 = 2.0e-6;
-const CSR_PER_ENTRY: f64 = 7.5e-6;
-const B2SR_FIXED: f64 = 4.0;
+const CSR_FIXED: f64 = 21.97;
+const CSR_PER_ROW: f64 = 1.576e-5;
+const CSR_PER_ENTRY: f64 = 5.93e-6;
 
-/// Microseconds per tile row at tile size `k`.
-fn per_tile_row(k: usize) -> f64 {
+/// `(fixed, per_tile, per_sparse_tile)` of B2SR with tiles of `k` (see the module docs).
+fn b2sr_weights(k: usize) -> (f64, f64, f64) {
     match k {
-        4 => 1.0e-6,
-        _ => 2.0e-6,
-    }
-}
-
-/// Microseconds per non-empty tile at tile size `k`.
-fn per_tile(k: usize) -> f64 {
-    match k {
-        4 => 12.0e-6,
-        _ => 20.0e-6,
+        4 => (5.88, 4.284e-6, 1.0191e-5),
+        _ => (6.44, 1.1915e-5, 1.7645e-5),
     }
 }
 
@@ -77,7 +76,9 @@ pub(crate) fn b2sr_cost(s: &PatternSize, t: TileSize) -> f64 {
         .iter()
         .position(|&c| c == t)
         .expect("a candidate");
-    B2SR_FIXED + per_tile_row(k) * s.nrows.div_ceil(k) as f64 + per_tile(k) * s.tiles[i]
+    let (fixed, per_tile, per_sparse_tile) = b2sr_weights(k);
+    let tiles = s.tiles[i];
+    fixed + tiles * (per_tile + per_sparse_tile * tiles / s.nnz.max(1) as f64)
 }
 
 /// The format with the least predicted time; `allow_csr: false` (a caller
