@@ -31,6 +31,9 @@ for line in open(sys.argv[1]):
         shutil.copy(m["executable"], os.path.join(sys.argv[2], name))
         print("test binary:", name)
 PY
+# Fills the kernel cache on the GPU machine before the tests (run.sh tests).
+cargo build --release --features cuda --example kernel_cache
+cp "$target/release/examples/kernel_cache" "$dest/bin/"
 if [ -e examples/gpu_bench.rs ]; then
   cargo build --release --features cuda --example gpu_bench
   cp "$target/release/examples/gpu_bench" "$dest/bin/"

@@ -26,6 +26,10 @@ export BUNDLE="$here"
 if [ "$what" = exec ]; then
   "$@" 2>&1 | tee -a "$log" || status=1
 elif [ "$what" = tests ]; then
+  # every built-in kernel module compiled once, on all cores, before the tests
+  if [ -x "$here/bin/kernel_cache" ]; then
+    "$here/bin/kernel_cache" 2>&1 | tee -a "$log" || status=1
+  fi
   for t in "$here"/tests/*; do
     echo "== $(basename "$t")" | tee -a "$log"
     "$t" --test-threads=1 "$@" 2>&1 | tee -a "$log" || status=1

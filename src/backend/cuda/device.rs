@@ -18,7 +18,7 @@ use cudarc::driver::{
 };
 
 use super::cache::{nvrtc_version, KernelCache};
-use super::kernels::{compile_cubin, ModuleId, ModuleSpec};
+use super::kernels::{all_modules, compile_cubin, ModuleId, ModuleSpec};
 use super::launch::pack;
 use super::transfer::Staging;
 use crate::error::{Error, Result};
@@ -287,6 +287,24 @@ impl Dev {
             affine_prescale: AtomicU8::new(0),
             bmm_path: AtomicU8::new(0),
         })
+    }
+
+    /// Compiles every built-in module that the kernel cache lacks, on all
+    /// cores at once (NVRTC compiles separate programs in parallel), so that
+    /// no later process compiles at first use; how many were compiled.
+    pub fn warm_kernel_cache(&self) -> Result<usize> {
+        use rayon::prelude::*;
+        let compiled = std::sync::atomic::AtomicUsize::new(0);
+        all_modules().par_iter().try_for_each(|spec| {
+            let key = KernelCache::key(spec, self.arch, self.nvrtc);
+            self.kernel_cache
+                .get_or_compile(spec, &key, || {
+                    compiled.fetch_add(1, Ordering::Relaxed);
+                    compile_cubin(spec, self.arch)
+                })
+                .map(drop)
+        })?;
+        Ok(compiled.into_inner())
     }
 
     /// Fill every new buffer with 0xFF bytes (tests: catches unwritten outputs);

@@ -165,6 +165,23 @@ impl CudaBackend {
     pub fn device_name(&self) -> &str {
         &self.dev.name
     }
+    /// Compiles every built-in kernel module that the on-disk kernel cache
+    /// lacks for this device, in parallel, and returns how many it compiled:
+    /// a process run after it compiles nothing at first use (user semirings
+    /// compile at their first use as before). `examples/kernel_cache.rs`
+    /// runs it from the command line. Without a cache
+    /// (`BITGRAPHBLAS_KERNEL_CACHE=off`) it compiles everything and keeps nothing.
+    ///
+    /// ```no_run
+    /// let gpu = bitgraphblas::CudaBackend::new(0)?;
+    /// let compiled = gpu.warm_kernel_cache()?;
+    /// assert_eq!(gpu.warm_kernel_cache()?, 0); // all cached now
+    /// # let _ = compiled;
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    pub fn warm_kernel_cache(&self) -> Result<usize> {
+        self.dev.warm_kernel_cache()
+    }
     /// The architecture kernels are compiled for (`"sm_90"`).
     pub fn arch(&self) -> &'static str {
         self.dev.arch
