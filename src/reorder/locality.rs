@@ -7,9 +7,11 @@
 //! tiles is the number of distinct (cluster, cluster) edges of the contracted
 //! graph. So the order is built bottom up, as a multilevel coarsening: at
 //! each level every cluster is paired with the unpaired cluster it shares the
-//! most with (common neighbours, counted through neighbours of degree at most
-//! [`CAP`] and at most [`BUDGET`] visits per cluster, plus twice the weight of
-//! a direct edge), visiting clusters by decreasing degree; clusters left
+//! most with (one point per common neighbour, counted through neighbours of
+//! degree at most [`CAP`] and at most [`BUDGET`] visits per cluster, plus one
+//! for a direct edge): merging two clusters with `c` common neighbours
+//! merges `c` pairs of contracted edges, i.e. saves `c` tiles at the next
+//! level. Clusters are visited by decreasing degree; clusters left
 //! without a partner are paired by their highest-degree neighbour (so the
 //! leaves of one hub pair up). Every pair merges into a cluster of the next
 //! level, and the contracted graph (edge weights summed) is the next level's
@@ -28,14 +30,13 @@ use super::graph::SymGraph;
 const NONE: u32 = u32::MAX;
 /// Intermediate vertices of higher degree are not walked through when
 /// counting common neighbours (the hubs: walking them costs `deg^2`).
-const CAP: usize = 128;
+const CAP: usize = 256;
 /// Most second-hop visits per cluster and level.
-const BUDGET: usize = 8192;
+const BUDGET: usize = 16384;
 /// Levels of pairing: clusters of up to `2^LEVELS` vertices.
 const LEVELS: usize = 7;
 
-/// Coarsening by pairs: each level pairs clusters that share the most
-/// neighbours, so that clusters of `2^l` vertices are aligned blocks.
+/// The locality order (`order[new] = old`).
 pub(crate) fn locality(g: &SymGraph) -> Vec<u32> {
     let n = g.n();
     // Level graph: ptr/adj/w.
@@ -62,23 +63,24 @@ pub(crate) fn locality(g: &SymGraph) -> Vec<u32> {
             }
             touched.clear();
             let mut visits = 0usize;
-            for k in ptr[ci]..ptr[ci + 1] {
-                let (x, w) = (adj[k] as usize, wt[k]);
+            // One point for a direct edge, one per common neighbour.
+            for &x in &adj[ptr[ci]..ptr[ci + 1]] {
+                let x = x as usize;
                 if mate[x] == NONE {
                     if score[x] == 0 {
                         touched.push(x as u32);
                     }
-                    score[x] += 2 * w;
+                    score[x] += 1;
                 }
                 if deg(x) <= CAP && visits < BUDGET {
                     visits += deg(x);
-                    for k2 in ptr[x]..ptr[x + 1] {
-                        let d = adj[k2] as usize;
+                    for &d in &adj[ptr[x]..ptr[x + 1]] {
+                        let d = d as usize;
                         if d != ci && mate[d] == NONE {
                             if score[d] == 0 {
                                 touched.push(d as u32);
                             }
-                            score[d] += w.min(wt[k2]);
+                            score[d] += 1;
                         }
                     }
                 }

@@ -305,7 +305,7 @@ impl Permutation {
     /// ```
     /// use bitgraphblas::reorder::Permutation;
     /// use bitgraphblas::storage::Csr;
-    /// let a = Csr::from_triplets(2, 2, vec![(0, 1, 3u8)], |x, _| x)?;
+    /// let a = Csr::from_triplets(2, 2, vec![(0, 1, 3u32)], |x, _| x)?;
     /// let b = Permutation::from_old_to_new(vec![1, 0])?.permute_csr(&a)?;
     /// assert_eq!(b.get(1, 0), Some(3));
     /// # Ok::<(), bitgraphblas::Error>(())
