@@ -12,14 +12,20 @@
 //!   (meshes, road networks, banded matrices).
 //! * [`Order::Degree`]: decreasing degree, hubs first (power-law graphs with a
 //!   dense core).
-//! * [`Order::Locality`]: a community order in the spirit of Rabbit order:
-//!   vertices merge into the neighbouring community with the best modularity
-//!   gain, and the merge tree is laid out depth first, so that each community
-//!   (and each sub-community) gets consecutive ids.
+//! * [`Order::Locality`]: a hierarchical community order, a tile-aligned
+//!   cousin of Rabbit order's agglomeration: vertices are paired with the
+//!   vertex they share the most neighbours with, the pairs paired again on
+//!   the contracted graph, and so on for 7 levels; the pairing tree is laid
+//!   out depth first, so every cluster of `2^l` vertices is an aligned block
+//!   of ids, and the clusters' order follows a breadth-first walk of the
+//!   contracted graph. Each merge of two clusters with `c` common neighbours
+//!   saves `c` tiles, which is what the pairing maximises.
 //!
 //! Every order works on the symmetrised pattern of a square matrix (values,
-//! self loops and edge directions are ignored), is deterministic, and runs in
-//! about `O(nnz log nnz)` time.
+//! self loops and edge directions are ignored) and is deterministic. RCM and
+//! degree order take `O(nnz log d)`, locality `O(nnz + n * 16384)` at worst
+//! per level (common neighbours are counted only through vertices of degree
+//! at most 256). Measured tile fill: `docs/locality-reordering.md`.
 //!
 //! ```
 //! use bitgraphblas::reorder::Order;
@@ -346,8 +352,8 @@ impl Permutation {
         parts.into_par_iter().for_each(|(r0, r1, c, v)| {
             let base = row_ptr[r0];
             let mut pairs: Vec<(u32, T)> = Vec::new();
-            for new in r0..r1 {
-                let (cols, vals) = a.row(self.new_to_old[new] as usize);
+            for (new, &old) in self.new_to_old.iter().enumerate().take(r1).skip(r0) {
+                let (cols, vals) = a.row(old as usize);
                 pairs.clear();
                 pairs.extend(
                     cols.iter()
@@ -548,11 +554,12 @@ pub enum Order {
     /// The identity: the given order.
     #[default]
     None,
-    /// Reverse Cuthill-McKee (see [`rcm`](Order::Rcm) in the module docs).
+    /// Reverse Cuthill-McKee: breadth first from a pseudo-peripheral vertex of
+    /// each component, neighbours by increasing degree, the whole order reversed.
     Rcm,
     /// Decreasing degree, ties by original id.
     Degree,
-    /// Community order (Rabbit-order style agglomeration, laid out depth first).
+    /// Hierarchical pairing by common neighbours, laid out depth first (see the module docs).
     Locality,
 }
 
