@@ -37,6 +37,7 @@ pub mod ext;
 pub mod generate;
 pub mod io;
 pub mod ops;
+pub mod reorder;
 mod scalar;
 pub mod storage;
 

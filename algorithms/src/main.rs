@@ -1,8 +1,8 @@
 //! `bitgraphblas`: graph algorithms and B2SR tools on the command line.
 //!
 //! ```text
-//! bitgraphblas tour GRAPH [--backend cpu|cuda] [--tile T]
-//! bitgraphblas info GRAPH
+//! bitgraphblas tour GRAPH [--backend cpu|cuda] [--tile T] [--reorder ORDER]
+//! bitgraphblas info GRAPH [--reorder ORDER]
 //! bitgraphblas convert GRAPH OUT [--tile 4|8|16|32|64|auto]
 //! bitgraphblas bfs GRAPH --source S [--output FILE]
 //! bitgraphblas sssp GRAPH --source S [--output FILE]
@@ -11,6 +11,10 @@
 //! bitgraphblas tc GRAPH [--output FILE]
 //! bitgraphblas bc GRAPH [--sources K] [--output FILE]
 //! ```
+//!
+//! The algorithms also take `--reorder none|rcm|degree|locality`: the
+//! vertices are renumbered (timed apart) before the graph is converted,
+//! sources are mapped in and every result is reported in the original ids.
 //!
 //! GRAPH `-` is standard input. Every command takes `--max-memory SIZE` and
 //! `--max-line-bytes N` (or `BITGRAPHBLAS_MAX_MEMORY`, `BITGRAPHBLAS_MAX_LINE_BYTES`).
@@ -26,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use bitgraphblas::backend::{MatrixShape, VectorShape};
 use bitgraphblas::ext::BackendExt;
+use bitgraphblas::reorder::{Order, Permutation};
 use bitgraphblas::storage::b2sr::Profile;
 use bitgraphblas::storage::B2sr;
 use bitgraphblas::{Cpu, Format, Matrix, TileSize};
@@ -92,6 +97,17 @@ struct Common {
     /// Write the result to FILE (one line per vertex) instead of standard output.
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// Renumber the vertices before converting, to fill B2SR tiles better:
+    /// none, rcm (reverse Cuthill-McKee), degree (hubs first) or locality
+    /// (hierarchical community pairing). Timed apart; results stay in the
+    /// original vertex ids.
+    #[arg(long, default_value = "none", value_parser = parse_order)]
+    reorder: Order,
+}
+
+fn parse_order(s: &str) -> Result<Order, String> {
+    s.parse::<Order>()
+        .map_err(|_| format!("'{s}' is not an order (none, rcm, degree or locality)"))
 }
 
 fn parse_tile(s: &str) -> Result<TileSize, String> {
@@ -112,11 +128,19 @@ enum Cmd {
         /// Tile size of the B2SR matrices (4, 8, 16, 32, 64 or auto).
         #[arg(long, default_value = "auto", value_parser = parse_tile)]
         tile: TileSize,
+        /// Renumber the vertices first (none, rcm, degree or locality); results
+        /// stay in the original ids.
+        #[arg(long, default_value = "none", value_parser = parse_order)]
+        reorder: Order,
     },
-    /// Size, tile statistics and B2SR storage against CSR for every tile size.
+    /// Size, tile statistics and B2SR storage against CSR for every tile size,
+    /// and the tile fill after each vertex order (with the time it takes).
     Info {
         /// The graph file (- for standard input).
         graph: PathBuf,
+        /// Only this order in the reordering table (default: every order).
+        #[arg(long, value_parser = parse_order)]
+        reorder: Option<Order>,
     },
     /// Write GRAPH as a binary B2SR file.
     Convert {
@@ -313,11 +337,12 @@ fn run(cli: Cli) -> AnyResult<()> {
             graph,
             backend,
             tile,
+            reorder,
         } => match backend {
-            BackendKind::Cpu => tour(&Cpu::new(), &graph, tile, &lim),
-            BackendKind::Cuda => cuda_tour(&graph, tile, &lim),
+            BackendKind::Cpu => tour(&Cpu::new(), &graph, tile, reorder, &lim),
+            BackendKind::Cuda => cuda_tour(&graph, tile, reorder, &lim),
         },
-        Cmd::Info { graph } => info(&graph, &lim),
+        Cmd::Info { graph, reorder } => info(&graph, reorder, &lim),
         Cmd::Gnn {
             model,
             weights,
@@ -422,7 +447,7 @@ fn load(input: &Input, lim: &Limits) -> AnyResult<(alg::load::Loaded, Duration)>
     Ok((loaded, dt))
 }
 
-fn info(path: &Path, lim: &Limits) -> AnyResult<()> {
+fn info(path: &Path, reorder: Option<Order>, lim: &Limits) -> AnyResult<()> {
     let input = Input::new(path);
     check_output(&Output::Stdout, &[&input])?;
     let (loaded, _) = read_input(&input, lim)?;
@@ -474,7 +499,45 @@ fn info(path: &Path, lim: &Limits) -> AnyResult<()> {
             profile.sampled_rows
         ))?,
     }
+    if m.nrows() == m.ncols() {
+        reorder_table(&mut out, &m, reorder)?;
+    }
     out.finish()
+}
+
+/// The tile fill (exact) in the given order and after each vertex order.
+fn reorder_table(out: &mut Stdout, m: &Matrix<f64>, only: Option<Order>) -> AnyResult<()> {
+    let tiles = [TileSize::T4, TileSize::T8, TileSize::T16, TileSize::T32];
+    let mut head = format!("{:<9} {:>9}", "reorder", "seconds");
+    for t in tiles {
+        head += &format!(" {:>10} {:>7}", format!("tiles{t}"), format!("fill{t}"));
+    }
+    out.line(&head)?;
+    let csr = m.as_csr();
+    for o in Order::ALL {
+        if only.is_some_and(|x| x != o && o != Order::None) {
+            continue;
+        }
+        let ((p, dt), _) = with_spinner(format!("reordering ({o})"), || {
+            let t = Instant::now();
+            (o.compute(&csr), t.elapsed())
+        });
+        let p = p?;
+        let (prof, _) = with_spinner(format!("counting tiles ({o})"), || {
+            p.permute_csr(&csr)
+                .map(|c| Profile::sample_with(&c, usize::MAX, 1))
+        });
+        let prof = prof?;
+        let mut line = format!("{:<9} {:>9.3}", o.name(), dt.as_secs_f64());
+        for t in tiles {
+            let e = prof
+                .estimate(t)
+                .ok_or("the profile has every fixed tile size")?;
+            line += &format!(" {:>10.0} {:>7.4}", e.tiles, e.fill);
+        }
+        out.line(&line)?;
+    }
+    Ok(())
 }
 
 fn convert(path: &Path, out: &Path, tile: TileSize, lim: &Limits) -> AnyResult<()> {
@@ -575,12 +638,14 @@ where
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let (loaded, t_load) = load(input, lim)?;
+    let (mut loaded, t_load) = load(input, lim)?;
     let n = loaded.matrix.nrows();
     let entries = loaded.matrix.nvals();
     if let Job::Bfs { source } | Job::Sssp { source, .. } = job {
         check_source(source, n)?;
     }
+    let (perm, t_reorder) = reorder_graph(&mut loaded, c.reorder)?;
+    let job = map_sources(job, perm.as_ref())?;
     let (g, t_conv, tile_name) = {
         let (r, dt) = with_spinner(
             format!("converting for {} on {}", job.name(), b.name()),
@@ -604,8 +669,17 @@ where
         (g, dt, name)
     };
     let t0 = Instant::now();
-    let (lines, extra) = compute(&g, &job)?;
+    let (lines, extra) = compute(&g, &job, perm.as_ref())?;
     let t_compute = t0.elapsed();
+    if c.reorder != Order::None {
+        note(&format!(
+            "reorder {}: {:.3} s (convert {:.3} s, compute {:.3} s)",
+            c.reorder,
+            secs(t_reorder),
+            secs(t_conv),
+            secs(t_compute)
+        ));
+    }
     let mut stdout = Stdout::new();
     match out {
         Output::File(f) => {
@@ -619,11 +693,13 @@ where
     }
     if c.json {
         stdout.line(&format!(
-            "{{\"algorithm\":\"{}\",\"graph\":{:?},\"vertices\":{n},\"entries\":{entries},\"backend\":\"{}\",\"tile\":\"{tile_name}\",\"load_s\":{:.6},\"convert_s\":{:.6},\"compute_s\":{:.6}{extra}}}",
+            "{{\"algorithm\":\"{}\",\"graph\":{:?},\"vertices\":{n},\"entries\":{entries},\"backend\":\"{}\",\"tile\":\"{tile_name}\",\"reorder\":\"{}\",\"load_s\":{:.6},\"reorder_s\":{:.6},\"convert_s\":{:.6},\"compute_s\":{:.6}{extra}}}",
             job.name(),
             input.name,
             b.name(),
+            c.reorder,
             secs(t_load),
+            secs(t_reorder),
             secs(t_conv),
             secs(t_compute)
         ))?;
@@ -631,9 +707,61 @@ where
     stdout.finish()
 }
 
+/// Renumbers the loaded graph's vertices by `order` (nothing for `none`):
+/// the permutation and the time it took to compute and apply.
+fn reorder_graph(
+    loaded: &mut alg::load::Loaded,
+    order: Order,
+) -> AnyResult<(Option<Permutation>, Duration)> {
+    if order == Order::None {
+        return Ok((None, Duration::ZERO));
+    }
+    let (r, dt) = with_spinner(format!("reordering ({order})"), || {
+        let p = order.compute(&loaded.matrix.as_csr())?;
+        let m = p.permute_symmetric(&loaded.matrix)?;
+        Ok::<_, bitgraphblas::Error>((p, m))
+    });
+    let (p, m) = r?;
+    loaded.matrix = m;
+    Ok((Some(p), dt))
+}
+
+/// The job with its source vertex in the renumbered graph.
+fn map_sources(job: Job, perm: Option<&Permutation>) -> AnyResult<Job> {
+    let Some(p) = perm else { return Ok(job) };
+    Ok(match job {
+        Job::Bfs { source } => Job::Bfs {
+            source: p.vertex_to_new(source)?,
+        },
+        Job::Sssp { source, delta } => Job::Sssp {
+            source: p.vertex_to_new(source)?,
+            delta,
+        },
+        j => j,
+    })
+}
+
+/// Component labels of a renumbered graph (each the smallest new id of its
+/// component) as the smallest original id of the component, still indexed by
+/// new id.
+fn original_labels(p: &Permutation, labels: &[u64]) -> Vec<u64> {
+    let mut min_old = vec![u64::MAX; labels.len()];
+    for (v, &l) in labels.iter().enumerate() {
+        let old = p.new_to_old()[v] as u64;
+        let m = &mut min_old[l as usize];
+        *m = (*m).min(old);
+    }
+    labels.iter().map(|&l| min_old[l as usize]).collect()
+}
+
 /// Runs `job` on `g`: the output lines (one per vertex, or the count) and extra
-/// JSON fields.
-fn compute<B>(g: &alg::Graph<'_, B>, job: &Job) -> AnyResult<(Vec<String>, String)>
+/// JSON fields. With `perm`, `g` is the renumbered graph and `job`'s source is
+/// already mapped in; the lines come back in the original vertex ids.
+fn compute<B>(
+    g: &alg::Graph<'_, B>,
+    job: &Job,
+    perm: Option<&Permutation>,
+) -> AnyResult<(Vec<String>, String)>
 where
     B: BackendExt,
     B::MaskSource: VectorShape,
@@ -699,17 +827,25 @@ where
             );
             pr.ranks.iter().map(|r| format!("{r:.12e}")).collect()
         }
-        Job::Cc => alg::connected_components(g)?
-            .iter()
-            .map(|l| l.to_string())
-            .collect(),
+        Job::Cc => {
+            let mut labels = alg::connected_components(g)?;
+            if let Some(p) = perm {
+                labels = original_labels(p, &labels);
+            }
+            labels.iter().map(|l| l.to_string()).collect()
+        }
         Job::Tc => {
             let t = alg::triangle_count(g)?;
             extra = format!(",\"triangles\":{t}");
             vec![t.to_string()]
         }
         Job::Bc { sources } => {
-            let src = alg::even_sources(n, *sources);
+            let mut src = alg::even_sources(n, *sources);
+            if let Some(p) = perm {
+                for s in &mut src {
+                    *s = p.vertex_to_new(*s)?;
+                }
+            }
             extra = format!(",\"sources\":{}", src.len());
             alg::betweenness(g, &src)?
                 .iter()
@@ -717,11 +853,18 @@ where
                 .collect()
         }
     };
+    let lines = match (perm, job) {
+        (
+            Some(p),
+            Job::Bfs { .. } | Job::Sssp { .. } | Job::PageRank(_) | Job::Cc | Job::Bc { .. },
+        ) => p.slice_to_original(&lines)?,
+        _ => lines,
+    };
     Ok((lines, extra))
 }
 
 #[cfg(not(feature = "cuda"))]
-fn cuda_tour(_: &Path, _: TileSize, _: &Limits) -> AnyResult<()> {
+fn cuda_tour(_: &Path, _: TileSize, _: Order, _: &Limits) -> AnyResult<()> {
     Err(NO_CUDA.into())
 }
 
@@ -748,13 +891,13 @@ fn gnn_models_help() -> String {
 }
 
 #[cfg(feature = "cuda")]
-fn cuda_tour(path: &Path, tile: TileSize, lim: &Limits) -> AnyResult<()> {
+fn cuda_tour(path: &Path, tile: TileSize, reorder: Order, lim: &Limits) -> AnyResult<()> {
     let gpu = bitgraphblas::CudaBackend::new(0).map_err(|e| format!("--backend cuda: {e}"))?;
-    tour(&gpu, path, tile, lim)
+    tour(&gpu, path, tile, reorder, lim)
 }
 
 /// The main job: each algorithm once, with its time and a one-line result.
-fn tour<B>(b: &B, path: &Path, tile: TileSize, lim: &Limits) -> AnyResult<()>
+fn tour<B>(b: &B, path: &Path, tile: TileSize, reorder: Order, lim: &Limits) -> AnyResult<()>
 where
     B: BackendExt,
     B::MaskSource: VectorShape,
@@ -762,7 +905,7 @@ where
 {
     let input = Input::new(path);
     check_output(&Output::Stdout, &[&input])?;
-    let (loaded, t_load) = load(&input, lim)?;
+    let (mut loaded, t_load) = load(&input, lim)?;
     let n = loaded.matrix.nrows();
     let mut out = Stdout::new();
     out.line(&format!(
@@ -775,6 +918,13 @@ where
     if n == 0 {
         out.line("no vertices: nothing to run")?;
         return out.finish();
+    }
+    let (perm, t_reorder) = reorder_graph(&mut loaded, reorder)?;
+    if reorder != Order::None {
+        out.line(&format!(
+            "reorder   {:>9.3} ms  ({reorder}; results in the original vertex ids)",
+            t_reorder.as_secs_f64() * 1e3
+        ))?;
     }
     let format = match tile {
         TileSize::Auto => Format::Auto,
@@ -790,11 +940,12 @@ where
         Job::Tc,
     ];
     for job in &jobs {
+        let mapped = map_sources(job.clone(), perm.as_ref())?;
         let t = Instant::now();
         g.prepare(job.algorithm())?;
         let t_conv = t.elapsed();
         let t = Instant::now();
-        let (lines, _) = compute(&g, job)?;
+        let (lines, _) = compute(&g, &mapped, perm.as_ref())?;
         let t_compute = t.elapsed();
         let summary = match job {
             Job::Bfs { .. } => {
