@@ -20,8 +20,12 @@
 //! ```text
 //! cargo build --release --features cuda --example gpu_bench
 //! gpu_bench --data DIR --out DIR [--quick] [--skip-tc] [--only NAME,NAME..] [--ks 4,8]
+//!           [--reorder rcm|degree|locality]
 //! gpu_bench --pagerank-steps [--only NAME,NAME..]
 //! ```
+//! `--reorder ORDER` computes the vertex order on the host (timed), reports
+//! the exact tile fill before and after and cuSPARSE on the given order, then
+//! runs every product on the reordered matrix (cuSPARSE too).
 //! `--pagerank-steps` times each operation of one PageRank iteration of
 //! `bitgraphblas-algorithms` (f64, the matrix in the format Auto picks), each
 //! followed by a device synchronisation, host clock, median of 5 iterations:
@@ -36,6 +40,8 @@ use std::time::Instant;
 use bitgraphblas::algebra::{IndexOp, LorLand, PlusPair, PlusTimes};
 use bitgraphblas::backend::cuda::CudaBackend;
 use bitgraphblas::container::{Flags, NoAccum};
+use bitgraphblas::reorder::Order;
+use bitgraphblas::storage::b2sr::Profile;
 use bitgraphblas::storage::{BitVec, Csr};
 use bitgraphblas::{Backend, Cpu, Format, Matrix, Result, TileSize, Vector, VectorFormat};
 use cudarc::cusparse::sys as sp;
@@ -370,6 +376,8 @@ fn main() -> Result<()> {
         |o| o.split(',').filter_map(|x| x.parse().ok()).collect(),
     );
     let quick = args.iter().any(|a| a == "--quick");
+    // `--reorder rcm|degree|locality`: products on the reordered matrices
+    let reorder: Order = get("--reorder").map_or(Ok(Order::None), |o| o.parse())?;
     let skip_tc = args.iter().any(|a| a == "--skip-tc");
     let reps = if quick { 5 } else { 20 };
 
@@ -457,6 +465,7 @@ fn main() -> Result<()> {
         gpu.device_name(), gpu.arch(), bw / 1e12
     ));
     md.push_str("| graph | n | nnz | cuSPARSE ms | k | tiles | B2SR MB | pack ms (G nnz/s) | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut reorder_md = String::from("\n| graph | order | reorder s | tile fill 4x4 (gain) | tile fill 8x8 (gain) | cuSPARSE on the given order ms |\n|---|---|---|---|---|---|\n");
     let mut auto_md = String::from("\n| graph | cuSPARSE ms | ours CSR ms (x cuSP) | Auto picks | choice + convert ms | Auto bin_full_full ms (x cuSP) |\n|---|---|---|---|---|---|\n");
     let mut floor_md = String::from(
         "\n| graph | product | k | HBM MB | L2 MB | HBM floor ms | L2 figure ms | bound | ms | floor / ms |\n|---|---|---|---|---|---|---|---|---|---|\n",
@@ -475,6 +484,40 @@ fn main() -> Result<()> {
             "\n== {name}: {n} x {m}, {nnz} entries (loaded in {:.1} s)",
             t0.elapsed().as_secs_f64()
         );
+        // `--reorder`: cuSPARSE on the given order first, then every product
+        // below on the reordered matrix
+        let (a, reorder_json) = match reorder {
+            Order::None => (a, String::new()),
+            order => {
+                let given = gpu.upload_matrix(&a)?;
+                let x: Vec<f32> = (0..m).map(|i| (i % 7) as f32 - 3.0).collect();
+                let cus = CuSparse::new(&gpu, &given, &x)?;
+                let cus_given_ms = time_ms(&gpu, 3, reps, || cus.run(&gpu))?;
+                drop((cus, given));
+                let t = Instant::now();
+                let perm = order.compute(&a.as_csr())?;
+                let reorder_s = t.elapsed().as_secs_f64();
+                let r = perm.permute_symmetric(&a)?;
+                let fill = |c: &Csr<f32>| {
+                    let p = Profile::sample_with(c, usize::MAX, 1);
+                    [TileSize::T4, TileSize::T8].map(|t| p.estimate(t).map_or(0.0, |e| e.fill))
+                };
+                let (before, after) = (fill(&a.as_csr()), fill(&r.as_csr()));
+                println!(
+                    "reorder {order}: {reorder_s:.2} s; tile fill 4x4 {:.4} -> {:.4} ({:.2}x), 8x8 {:.4} -> {:.4} ({:.2}x); cuSPARSE on the given order {cus_given_ms:.4} ms",
+                    before[0], after[0], after[0] / before[0], before[1], after[1], after[1] / before[1]
+                );
+                reorder_md.push_str(&format!(
+                    "| {name} | {order} | {reorder_s:.2} | {:.4} -> {:.4} ({:.2}x) | {:.4} -> {:.4} ({:.2}x) | {cus_given_ms:.4} |\n",
+                    before[0], after[0], after[0] / before[0], before[1], after[1], after[1] / before[1]
+                ));
+                let json = format!(
+                    "\"reorder\":{{\"order\":\"{order}\",\"seconds\":{reorder_s:.4},\"fill4\":[{:.5},{:.5}],\"fill8\":[{:.5},{:.5}],\"cusparse_given_order_ms\":{cus_given_ms:.5}}},",
+                    before[0], after[0], before[1], after[1]
+                );
+                (r, json)
+            }
+        };
 
         let ga = gpu.upload_matrix(&a)?;
         let mut rng = StdRng::seed_from_u64(7);
@@ -858,7 +901,7 @@ fn main() -> Result<()> {
             }
         }
         rows_json.push(format!(
-            "{{\"graph\":{},\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"ours_csr_ms\":{ours_csr_ms:.5},\"auto\":{{\"format\":{},\"convert_ms\":{auto_convert_ms:.5},\"bin_full_full_ms\":{auto_ms:.5}}},\"csr_bytes\":{csr_bytes},\"csr_gather_sectors\":{csr_sectors},\"tiles\":[{}],\"floors\":[{}],\"triangle_counting\":[{}]}}",
+            "{{\"graph\":{},{reorder_json}\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"ours_csr_ms\":{ours_csr_ms:.5},\"auto\":{{\"format\":{},\"convert_ms\":{auto_convert_ms:.5},\"bin_full_full_ms\":{auto_ms:.5}}},\"csr_bytes\":{csr_bytes},\"csr_gather_sectors\":{csr_sectors},\"tiles\":[{}],\"floors\":[{}],\"triangle_counting\":[{}]}}",
             json_str(name),
             json_str(&auto_name),
             tiles_json.join(","),
@@ -873,6 +916,9 @@ fn main() -> Result<()> {
         json_str(&commit),
         rows_json.join(",\n")
     );
+    if reorder != Order::None {
+        md.push_str(&reorder_md);
+    }
     md.push_str(&auto_md);
     md.push_str(&floor_md);
     md.push_str(&tc_md);
