@@ -23,7 +23,12 @@
 //! contracted edge saves a tile at every tile size from `2^l` up.
 //!
 //! Work: each level costs `O(m_l + n_l * BUDGET)` for a contracted graph of
-//! `n_l` clusters and `m_l` edges, and the levels shrink geometrically.
+//! `n_l` clusters and `m_l` edges, and the levels shrink geometrically. With
+//! [`PARALLEL_THREADS`] threads or more, the candidates of every cluster are
+//! scored in parallel before the (serial, cheap) greedy pass picks from
+//! them; the order is the same either way.
+
+use rayon::prelude::*;
 
 use super::graph::SymGraph;
 
@@ -35,6 +40,82 @@ const CAP: usize = 256;
 const BUDGET: usize = 16384;
 /// Levels of pairing: clusters of up to `2^LEVELS` vertices.
 const LEVELS: usize = 7;
+/// Candidates kept per cluster by the parallel scoring.
+const TOP: usize = 8;
+/// Threads from which the candidates are scored in parallel first.
+const PARALLEL_THREADS: usize = 4;
+
+thread_local! {
+    /// Per-thread scores (all zero between uses) and touched list.
+    static SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<u32>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// The [`TOP`] best scored candidates (score down, id up; [`NONE`] padded),
+/// and whether there were more; resets their scores.
+fn top_candidates(score: &mut [u32], touched: &[u32]) -> ([u32; TOP], bool) {
+    let mut best = [NONE; TOP];
+    let mut best_s = [0u32; TOP];
+    for &d in touched {
+        let sd = std::mem::take(&mut score[d as usize]);
+        if best[TOP - 1] != NONE
+            && (sd < best_s[TOP - 1] || (sd == best_s[TOP - 1] && d > best[TOP - 1]))
+        {
+            continue;
+        }
+        let mut at = TOP - 1;
+        while at > 0
+            && (best[at - 1] == NONE
+                || sd > best_s[at - 1]
+                || (sd == best_s[at - 1] && d < best[at - 1]))
+        {
+            at -= 1;
+        }
+        best.copy_within(at..TOP - 1, at + 1);
+        best_s.copy_within(at..TOP - 1, at + 1);
+        best[at] = d;
+        best_s[at] = sd;
+    }
+    (best, touched.len() > TOP)
+}
+
+/// Scores cluster `c`'s candidates `d` with `keep(d)`: one point for a direct
+/// edge, one per common neighbour (through neighbours of degree at most
+/// [`CAP`], at most [`BUDGET`] visits). The scored candidates are left in
+/// `touched`, their scores in `score` (to be reset by the caller).
+fn score_candidates(
+    ptr: &[usize],
+    adj: &[u32],
+    c: usize,
+    keep: impl Fn(usize) -> bool,
+    score: &mut [u32],
+    touched: &mut Vec<u32>,
+) {
+    touched.clear();
+    let mut visits = 0usize;
+    for &x in &adj[ptr[c]..ptr[c + 1]] {
+        let x = x as usize;
+        if keep(x) {
+            if score[x] == 0 {
+                touched.push(x as u32);
+            }
+            score[x] += 1;
+        }
+        let dx = ptr[x + 1] - ptr[x];
+        if dx <= CAP && visits < BUDGET {
+            visits += dx;
+            for &d in &adj[ptr[x]..ptr[x + 1]] {
+                let d = d as usize;
+                if d != c && keep(d) {
+                    if score[d] == 0 {
+                        touched.push(d as u32);
+                    }
+                    score[d] += 1;
+                }
+            }
+        }
+    }
+}
 
 /// The locality order (`order[new] = old`).
 pub(crate) fn locality(g: &SymGraph) -> Vec<u32> {
@@ -55,45 +136,67 @@ pub(crate) fn locality(g: &SymGraph) -> Vec<u32> {
         let deg = |c: usize| ptr[c + 1] - ptr[c];
         let mut visit: Vec<u32> = (0..nc as u32).collect();
         visit.sort_by_key(|&c| (std::cmp::Reverse(deg(c as usize)), c));
+        // With several threads, each cluster's best candidates are scored in
+        // parallel first (the scores do not depend on which clusters are
+        // paired already; about twice the work of the serial pass, since
+        // clusters paired before their turn are scored too) ...
+        let tops: Option<Vec<([u32; TOP], bool)>> =
+            (rayon::current_num_threads() >= PARALLEL_THREADS).then(|| {
+                visit
+                    .par_iter()
+                    .with_min_len(1024)
+                    .map(|&c| {
+                        SCRATCH.with(|cell| {
+                            let (score, touched) = &mut *cell.borrow_mut();
+                            if score.len() < nc {
+                                score.resize(nc, 0);
+                            }
+                            score_candidates(&ptr, &adj, c as usize, |_| true, score, touched);
+                            top_candidates(score, touched)
+                        })
+                    })
+                    .collect()
+            });
+        // ... then the greedy pairing in visiting order: the first unpaired
+        // of a list is the best unpaired candidate; a full list whose
+        // candidates are all paired (or no list) is scored among the
+        // unpaired. Both ways give the same pairs.
         let mut mate = vec![NONE; nc];
-        for &c in &visit {
+        for (i, &c) in visit.iter().enumerate() {
             let ci = c as usize;
             if mate[ci] != NONE {
                 continue;
             }
-            touched.clear();
-            let mut visits = 0usize;
-            // One point for a direct edge, one per common neighbour.
-            for &x in &adj[ptr[ci]..ptr[ci + 1]] {
-                let x = x as usize;
-                if mate[x] == NONE {
-                    if score[x] == 0 {
-                        touched.push(x as u32);
+            let (mut best, rescore) = match &tops {
+                Some(t) => {
+                    let (list, more) = &t[i];
+                    let b = list
+                        .iter()
+                        .copied()
+                        .take_while(|&d| d != NONE)
+                        .find(|&d| mate[d as usize] == NONE)
+                        .unwrap_or(NONE);
+                    (b, b == NONE && *more)
+                }
+                None => (NONE, true),
+            };
+            if rescore {
+                score_candidates(
+                    &ptr,
+                    &adj,
+                    ci,
+                    |d| mate[d] == NONE,
+                    &mut score,
+                    &mut touched,
+                );
+                let mut bs = 0;
+                for &d in &touched {
+                    let s = std::mem::take(&mut score[d as usize]);
+                    if s > bs || (s == bs && d < best) {
+                        bs = s;
+                        best = d;
                     }
-                    score[x] += 1;
                 }
-                if deg(x) <= CAP && visits < BUDGET {
-                    visits += deg(x);
-                    for &d in &adj[ptr[x]..ptr[x + 1]] {
-                        let d = d as usize;
-                        if d != ci && mate[d] == NONE {
-                            if score[d] == 0 {
-                                touched.push(d as u32);
-                            }
-                            score[d] += 1;
-                        }
-                    }
-                }
-            }
-            let mut best = NONE;
-            let mut bs = 0;
-            for &d in &touched {
-                let s = score[d as usize];
-                if s > bs || (s == bs && d < best) {
-                    bs = s;
-                    best = d;
-                }
-                score[d as usize] = 0;
             }
             if best != NONE {
                 mate[ci] = best;
@@ -151,7 +254,7 @@ pub(crate) fn locality(g: &SymGraph) -> Vec<u32> {
                         if acc[t as usize] == 0 {
                             tch.push(t);
                         }
-                        acc[t as usize] += wt[k];
+                        acc[t as usize] = acc[t as usize].saturating_add(wt[k]);
                     }
                 }
             }
@@ -215,4 +318,31 @@ pub(crate) fn locality(g: &SymGraph) -> Vec<u32> {
         order = next;
     }
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reorder::graph::symmetrised_pattern;
+
+    fn with_threads(t: usize, g: &SymGraph) -> Vec<u32> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap()
+            .install(|| locality(g))
+    }
+
+    #[test]
+    fn parallel_scoring_gives_the_serial_order() {
+        for (scale, seed) in [(9, 1), (11, 2)] {
+            let a = crate::generate::rmat::<bool>(scale, 8, seed);
+            let g = symmetrised_pattern(&a.as_csr());
+            let serial = with_threads(1, &g);
+            assert_eq!(serial, with_threads(PARALLEL_THREADS, &g));
+            let mut sorted = serial.clone();
+            sorted.sort_unstable();
+            assert!(sorted.iter().enumerate().all(|(i, &v)| i == v as usize));
+        }
+    }
 }

@@ -142,13 +142,19 @@ impl Permutation {
         })
     }
 
-    /// From an order known to be a bijection (the orders of this module).
-    pub(crate) fn from_order_unchecked(new_to_old: Vec<u32>) -> Self {
-        let old_to_new = invert(&new_to_old, "reorder").expect("an order is a bijection");
-        Permutation {
+    /// From an order of this module (`order[new] = old`), checked all the same.
+    fn from_order(new_to_old: Vec<u32>, n: usize) -> Result<Self> {
+        if new_to_old.len() != n || new_to_old.iter().any(|&v| v as usize >= n) {
+            return Err(Error::invalid(
+                "Order::compute",
+                "the order is not a permutation (a bug)",
+            ));
+        }
+        let old_to_new = invert(&new_to_old, "Order::compute")?;
+        Ok(Permutation {
             old_to_new,
             new_to_old,
-        }
+        })
     }
 
     /// Computes the permutation `order` gives for the square matrix `csr`
@@ -617,7 +623,7 @@ impl Order {
             Order::Degree => degree::by_degree(&g),
             Order::Locality => locality::locality(&g),
         };
-        Ok(Permutation::from_order_unchecked(order))
+        Permutation::from_order(order, csr.nrows())
     }
 }
 
