@@ -9,36 +9,40 @@
 //
 // The product as a merge of the row ends (rowptr[1 ..]) with the entries:
 // nrows + nnz items cut into chunks of MERGE_D = 32 * MERGE_E items, a warp
-// per chunk. Every warp does the same work whatever the row lengths (empty
-// rows, hubs and short rows alike). The warp first reads its chunk's row ends
-// and its entries' columns coalesced, gathers `u` with MERGE_E loads in flight
-// a lane, and stages the row ends and the products in shared memory; then
-// lane l walks items l * E .. (l + 1) * E of the chunk there (its start found
-// by a search in shared memory, not in rowptr). A lane sums its entries row
-// by row; the partial of the row open at a lane's end is carried to the next
-// lanes by a segmented scan over the warp (keys: rows, non-decreasing). Rows
-// whose start and end lie in one chunk are written by that chunk. A row
-// crossing chunks s .. e leaves one piece per chunk in `part` (slot 2s + 1:
-// its first piece; slot 2q: the piece of chunk q > s), and each chunk counts
-// its piece in `counter[s]`: the chunk that counts the last piece folds them
-// all in chunk order (one lane where the row spans fewer than
-// MERGE_FIX_SERIAL chunks, else the whole warp, lanes strided and a fixed
-// tree) and sets the counter back to zero for the next product. The fold's
-// order depends on the matrix alone: results do not depend on scheduling.
-// Presence bits are written per word by the lanes that own them (every row
-// is written exactly once, present or not), so the output needs no memset.
+// per chunk, lane l taking items l * E .. (l + 1) * E of it. Every lane does
+// the same work whatever the row lengths (empty rows, hubs and short rows
+// alike), and reads its entries' columns and gathers with E loads in flight.
+// The chunks' first rows (the merge path search) are found once per matrix
+// by `csr_merge_start`; within a chunk a lane searches its own start among
+// the chunk's rows. A lane sums its entries row by row; the partial of the
+// row open at a lane's end is carried to the next lanes by a segmented scan
+// over the warp (keys: rows, non-decreasing). Rows whose start and end lie in
+// one chunk are written by that chunk. A row crossing chunks s .. e leaves
+// one piece per chunk in `part` (slot 2s + 1: its first piece, slot 2q: the
+// piece of chunk q > s), and each chunk counts its piece in `counter[s]`:
+// the chunk that counts the last piece folds them all in chunk order (one
+// lane where the row spans fewer than MERGE_FIX_SERIAL chunks, else the whole
+// warp, lanes strided and a fixed tree) and sets the counter back to zero for
+// the next product. The fold's order depends on the matrix alone: results do
+// not depend on scheduling. Presence bits are written per word by the lanes
+// that own them (every row is written exactly once, present or not; the
+// lanes of a warp merge their words first), so the output needs no memset.
 // `accum`, `iso`, `allowed` and presence as in `csr_mxv`; `d_vals` and
 // `affine` (with `cbits`: `c`) as in the fused B2SR product: the gather reads
 // `d_j ⊗ u_j`, and every row is written once as `c ⊕ value` (`c` where it has
 // none), the output not read.
 //
+// A form that staged the chunk's row ends and products in shared memory
+// (coalesced loads, the lanes' searches in shared memory) ran 1.3-3x slower
+// on the H100 on every graph larger than delaunay_n14 (R-MAT 22: 2.90 ms
+// against 1.04 ms): the values stay in registers.
+//
 // MERGE_E = 6 items a lane: measured on the H100 (R-MAT 22, PageRank's
 // product, benches/results/algorithms-gpu-gpr9.md), 6 is faster than 4, 8 and
-// 12 in the earlier form of this kernel (values in registers).
+// 12: 8 and more take 90+ registers a thread (16 warps an SM), 6 takes 76
+// (24 warps), 4 halves the loads in flight and doubles the chunks.
 #define MERGE_E 6
 #define MERGE_D (32 * MERGE_E)
-// Warps per block: the product runs on the 256-thread blocks of `Dev::run`.
-#define MERGE_WARPS 8
 
 // The number of row ends before diagonal d of the merge path: the first x
 // with rowptr[x + 1] > d - x - 1, searched over rows [lo, hi).
@@ -187,21 +191,14 @@ __device__ __forceinline__ void merge_close(const u32* __restrict__ rowptr, cons
 }
 
 extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                 const T* __restrict__ avals, u64 isobits, u64 nrows, u64 nnz,
-                                 const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
-                                 const u32* __restrict__ allowed, T* __restrict__ out_vals,
-                                 u32* __restrict__ out_pres, int accum, const u32* __restrict__ start_row,
-                                 u64 nchunks, T* part_vals, u8* part_has, u32* counter,
-                                 const T* __restrict__ d_vals, int affine, u64 cbits) {
-  // each warp's staging: the chunk's row ends, its entries' products, and
-  // which products exist (a bit per entry)
-  __shared__ u32 s_end_all[MERGE_WARPS][MERGE_D];
-  __shared__ T s_val_all[MERGE_WARPS][MERGE_D];
-  __shared__ u32 s_has_all[MERGE_WARPS][MERGE_E];
-  const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-  u32* const s_end = s_end_all[wib];
-  T* const s_val = s_val_all[wib];
-  u32* const s_has = s_has_all[wib];
+                                                        const T* __restrict__ avals, u64 isobits, u64 nrows, u64 nnz,
+                                                        const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
+                                                        const u32* __restrict__ allowed, T* __restrict__ out_vals,
+                                                        u32* __restrict__ out_pres, int accum,
+                                                        const u32* __restrict__ start_row, u64 nchunks, T* part_vals,
+                                                        u8* part_has, u32* counter, const T* __restrict__ d_vals,
+                                                        int affine, u64 cbits) {
+  const int lane = threadIdx.x & 31;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const T iso = Sc<T>::from_bits(isobits);
   const MergeOut out{out_vals, allowed, accum, affine, Sc<T>::from_bits(cbits)};
@@ -211,53 +208,40 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
     const u64 d0 = c * MERGE_D, d1 = min(d0 + MERGE_D, nrows + nnz);
     const u64 r0 = start_row[c], r1 = start_row[c + 1];
     const u64 n0 = d0 - r0, n1 = d1 - r1;
-    // rows ending in the chunk, entries in it (each at most MERGE_D)
-    const u32 nr = (u32)(r1 - r0), ne = (u32)(n1 - n0);
-    __syncwarp();  // the previous chunk's reads of the staging are done
-    // every load of the staging in flight together; the column indices are
-    // read once (a stream): evict-first (`__ldcs`), so that the gathered
-    // vector's hot part keeps the caches (measured on the H100, R-MAT 22
-    // PageRank: 5% faster on the vertices as they are, 17% relabelled by degree)
+    // this lane's items [dl, de) of the chunk, as (row, entry) coordinates
+    const u64 len = d1 - d0, dl = min((u64)lane * MERGE_E, len);
+    const u64 x = merge_search(rowptr, d0 + dl, r0 + (dl > n1 - n0 ? dl - (n1 - n0) : 0), r0 + min(dl, r1 - r0));
+    const u64 rs = x, ns = d0 + dl - x;
+    u64 re = __shfl_down_sync(FULL_MASK, rs, 1), ne = __shfl_down_sync(FULL_MASK, ns, 1);
+    if (lane == 31) { re = r1; ne = n1; }
+    // the entries' products, all loads in flight together; the column
+    // indices are read once (a stream): loaded evict-first (`__ldcs`), so
+    // that the gathered vector's hot part keeps the caches (measured on the
+    // H100, R-MAT 22 PageRank: 5% faster on the vertices as they are, 17% on
+    // the vertices relabelled by degree)
     u32 col[MERGE_E];
-    T av[MERGE_E];
+    T v[MERGE_E];
+    u32 hm = 0;
+#pragma unroll
+    for (int j = 0; j < MERGE_E; ++j) col[j] = ns + j < ne ? __ldcs(colidx + ns + j) : 0u;
 #pragma unroll
     for (int j = 0; j < MERGE_E; ++j) {
-      const u32 t = j * 32 + lane;
-      if (t < nr) s_end[t] = rowptr[r0 + 1 + t];
-      col[j] = t < ne ? __ldcs(colidx + n0 + t) : 0u;
-      av[j] = avals && t < ne ? avals[n0 + t] : iso;
-    }
-#pragma unroll
-    for (int j = 0; j < MERGE_E; ++j) {
-      const u32 t = j * 32 + lane;
-      const bool h = t < ne && (!u_pres || bit_get(u_pres, col[j]));
+      const bool in = ns + j < ne;
+      const bool h = in && (!u_pres || bit_get(u_pres, col[j]));
       T xj = (u_vals && h) ? u_vals[col[j]] : Sc<T>::one();
       if (d_vals && h) xj = SR::mul(d_vals[col[j]], xj);
-      if (t < ne) s_val[t] = SR::mul(av[j], xj);
-      const u32 hb = __ballot_sync(FULL_MASK, h);
-      if (lane == 0) s_has[j] = hb;
+      v[j] = SR::mul(avals ? (in ? avals[ns + j] : SR::zero()) : iso, xj);
+      hm |= (u32)h << j;
     }
-    __syncwarp();
-    // this lane's items [dl, dl + E) of the chunk: its start on the path is
-    // the number of the chunk's row ends before diagonal d0 + dl
-    const u32 dl = (u32)min((u64)lane * MERGE_E, d1 - d0);
-    u32 lo = dl > ne ? dl - ne : 0, hi = min(dl, nr);
-    while (lo < hi) {
-      const u32 pivot = (lo + hi) >> 1;
-      if ((u64)s_end[pivot] + r0 + pivot + 1 <= d0 + dl) lo = pivot + 1; else hi = pivot;
-    }
-    const u64 rs = r0 + lo, ns = d0 + dl - rs;
-    u64 re = __shfl_down_sync(FULL_MASK, rs, 1), nend = __shfl_down_sync(FULL_MASK, ns, 1);
-    if (lane == 31) { re = r1; nend = n1; }
     // rows ending in this lane: the first one's value waits for the carry
     u64 row = rs, frow = ~0ull;
-    u64 rend = row < re ? s_end[row - r0] : ~0ull;
+    u64 rend = row < nrows ? rowptr[row + 1] : ~0ull;
     T acc = SR::zero(), fval = SR::zero();
     bool has = false, fhas = false;
 #pragma unroll
     for (int j = 0; j <= MERGE_E; ++j) {
-      const u64 p = j < MERGE_E ? ns + j : nend;
-      if (j < MERGE_E && p >= nend) continue;
+      const u64 p = j < MERGE_E ? ns + j : ne;
+      if (j < MERGE_E && p >= ne) continue;
       while (row < re && (rend <= p || j == MERGE_E)) {
         if (frow == ~0ull) {
           frow = row; fval = acc; fhas = has;
@@ -267,12 +251,9 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
         acc = SR::zero();
         has = false;
         ++row;
-        rend = row < re ? s_end[row - r0] : ~0ull;
+        rend = row < nrows ? rowptr[row + 1] : ~0ull;
       }
-      if (j < MERGE_E) {
-        const u32 t = (u32)(p - n0);
-        if ((s_has[t >> 5] >> (t & 31)) & 1u) fold(acc, has, s_val[t]);
-      }
+      if (j < MERGE_E && ((hm >> j) & 1u)) fold(acc, has, v[j]);
     }
     // segmented inclusive scan of the lanes' open pieces (key: the row open at the lane's end)
     T sv = acc;
