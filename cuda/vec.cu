@@ -286,11 +286,15 @@ ENTRY(reduce_rows_csr)(int op, const u32* rowptr, const T* avals, u64 n, T* out_
   }
 }
 
-// C[i, :] = op(d_i, B[i, :]) where d_i is present, B[i, :] elsewhere.
-ENTRY(scale_dense_rows)(int op, const T* d_vals, const u32* d_pres, const T* b, u64 nrows, u64 ncols, T* c) {
+// Diagonal scaling of a dense row-major B: with `rows`, C[i, :] = op(d_i, B[i, :])
+// where d_i is present; else C[:, j] = op(B[:, j], d_j) where d_j is present;
+// B's entries where d's is absent.
+ENTRY(scale_dense)(int op, int rows, const T* d_vals, const u32* d_pres, const T* b, u64 nrows, u64 ncols,
+                   T* c) {
   for (u64 q = gtid(); q < nrows * ncols; q += gthreads()) {
-    const u64 i = q / ncols;
-    c[q] = present(d_pres, i) ? binop<T>(op, d_vals ? d_vals[i] : Sc<T>::one(), b[q]) : b[q];
+    const u64 i = rows ? q / ncols : q % ncols;
+    const T d = d_vals ? d_vals[i] : Sc<T>::one();
+    c[q] = !present(d_pres, i) ? b[q] : rows ? binop<T>(op, d, b[q]) : binop<T>(op, b[q], d);
   }
 }
 

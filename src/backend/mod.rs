@@ -442,6 +442,51 @@ pub trait Backend: Sized + Send + Sync {
         b: &Self::Dense<T>,
     ) -> Result<()>;
 
+    /// `C = A ⊕.⊗ B` on dense row-major matrices (`A` `m x k`, `B` `k x n`,
+    /// `C` `m x n`, overwritten; the semiring's zero where `k = 0`).
+    fn dense_mxm<S: Semiring>(
+        &self,
+        c: &mut Self::Dense<S::T>,
+        semiring: S,
+        a: &Self::Dense<S::T>,
+        b: &Self::Dense<S::T>,
+    ) -> Result<()>;
+
+    /// `c_ij = op(a_ij, d_j)` on a dense matrix (columns whose `d_j` is
+    /// absent are copied from `A`).
+    fn scale_dense_cols<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut Self::Dense<T>,
+        op: Op,
+        a: &Self::Dense<T>,
+        d: &Self::Vector<T>,
+    ) -> Result<()>;
+
+    /// `c_ij = f(a_ij)` on dense matrices of one shape.
+    fn apply_dense<T: Scalar, F: UnaryOp<T>>(
+        &self,
+        c: &mut Self::Dense<T>,
+        f: F,
+        a: &Self::Dense<T>,
+    ) -> Result<()>;
+
+    /// `c_ij = op(a_ij, b_ij)` on dense matrices of one shape.
+    fn ewise_dense<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut Self::Dense<T>,
+        op: Op,
+        a: &Self::Dense<T>,
+        b: &Self::Dense<T>,
+    ) -> Result<()>;
+
+    /// `out_i` = the column of row `i`'s largest entry (ties: the lowest
+    /// column; NaN is larger than every number, the first NaN wins); every
+    /// entry of `out` (length `m`) present. `A` has columns when it has rows.
+    fn argmax_rows(&self, out: &mut Self::Vector<u32>, a: &Self::Dense<f32>) -> Result<()>;
+
+    /// `c_ij = (a_ij - max_j a_ij) - ln Σ_j exp(a_ij - max_j a_ij)` in `f32`.
+    fn log_softmax_rows(&self, c: &mut Self::Dense<f32>, a: &Self::Dense<f32>) -> Result<()>;
+
     /// Copy a host bit matrix into this backend (keeps its layout).
     ///
     /// ```

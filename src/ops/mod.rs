@@ -17,6 +17,7 @@
 //! | reductions | [`reduce`], [`reduce_rows`], [`reduce_matrix`] |
 //! | extract, assign | [`extract`], [`extract_matrix`], [`assign`], [`assign_scalar`], [`assign_matrix`] |
 //! | transpose, scaling | [`transpose`], [`scale_rows`], [`scale_cols`], [`scale_dense_rows`] |
+//! | dense matrices | [`dense_mxm`], [`apply_dense`], [`ewise_dense`], [`scale_dense_cols`], [`argmax_rows`], [`log_softmax_rows`] |
 //! | dense bits | [`bmm`], [`bspmm`], [`bmm_planes`], [`bspmm_planes`], [`binarize`], [`mean_abs`], [`unpack_bits`], [`bit_transpose`], [`quantize`], [`dequantize`] |
 //!
 //! ```
@@ -38,6 +39,7 @@
 mod apply_select;
 mod bits;
 mod check;
+mod dense;
 mod elementwise;
 mod extract_assign;
 mod product;
@@ -50,6 +52,9 @@ pub use bits::{
     unpack_bits,
 };
 pub(crate) use check::need;
+pub use dense::{
+    apply_dense, argmax_rows, dense_mxm, ewise_dense, log_softmax_rows, scale_dense_cols,
+};
 pub use elementwise::{
     ewise_add, ewise_add_matrix, ewise_mult, ewise_mult_matrix, ewise_union, ewise_union_matrix,
 };

@@ -8,6 +8,7 @@ mod bfs_levels;
 mod bfs_record;
 mod bits;
 mod brandes;
+mod dense;
 mod dense_view;
 mod ext;
 pub(crate) mod generic;
@@ -786,6 +787,59 @@ impl Backend for Cpu {
                 });
         }
         *c = out;
+        Ok(())
+    }
+
+    fn dense_mxm<S: Semiring>(
+        &self,
+        c: &mut DenseMatrix<S::T>,
+        semiring: S,
+        a: &DenseMatrix<S::T>,
+        b: &DenseMatrix<S::T>,
+    ) -> Result<()> {
+        dense::dense_mxm(c, semiring, a, b);
+        Ok(())
+    }
+
+    fn scale_dense_cols<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut DenseMatrix<T>,
+        op: Op,
+        a: &DenseMatrix<T>,
+        d: &Vector<T>,
+    ) -> Result<()> {
+        dense::scale_cols(c, op, a, d);
+        Ok(())
+    }
+
+    fn apply_dense<T: Scalar, F: UnaryOp<T>>(
+        &self,
+        c: &mut DenseMatrix<T>,
+        f: F,
+        a: &DenseMatrix<T>,
+    ) -> Result<()> {
+        dense::apply(c, f, a);
+        Ok(())
+    }
+
+    fn ewise_dense<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut DenseMatrix<T>,
+        op: Op,
+        a: &DenseMatrix<T>,
+        b: &DenseMatrix<T>,
+    ) -> Result<()> {
+        dense::ewise(c, op, a, b);
+        Ok(())
+    }
+
+    fn argmax_rows(&self, out: &mut Vector<u32>, a: &DenseMatrix<f32>) -> Result<()> {
+        dense::argmax_rows(out, a);
+        Ok(())
+    }
+
+    fn log_softmax_rows(&self, c: &mut DenseMatrix<f32>, a: &DenseMatrix<f32>) -> Result<()> {
+        dense::log_softmax_rows(c, a);
         Ok(())
     }
 

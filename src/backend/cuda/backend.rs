@@ -333,7 +333,54 @@ impl Backend for CudaBackend {
         d: &CudaVector<T>,
         b: &CudaDense<T>,
     ) -> Result<()> {
-        self.scale_dense_rows_op::<T, Op>(c, d, b)
+        self.scale_dense_op::<T, Op>("scale_dense_rows", c, d, b, true)
+    }
+
+    fn dense_mxm<S: Semiring>(
+        &self,
+        c: &mut CudaDense<S::T>,
+        _semiring: S,
+        a: &CudaDense<S::T>,
+        b: &CudaDense<S::T>,
+    ) -> Result<()> {
+        self.dense_mxm_op::<S>(c, a, b)
+    }
+
+    fn scale_dense_cols<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut CudaDense<T>,
+        _op: Op,
+        a: &CudaDense<T>,
+        d: &CudaVector<T>,
+    ) -> Result<()> {
+        self.scale_dense_op::<T, Op>("scale_dense_cols", c, d, a, false)
+    }
+
+    fn apply_dense<T: Scalar, F: UnaryOp<T>>(
+        &self,
+        c: &mut CudaDense<T>,
+        f: F,
+        a: &CudaDense<T>,
+    ) -> Result<()> {
+        self.apply_dense_op(c, f, a)
+    }
+
+    fn ewise_dense<T: Scalar, Op: BinaryOp<T>>(
+        &self,
+        c: &mut CudaDense<T>,
+        _op: Op,
+        a: &CudaDense<T>,
+        b: &CudaDense<T>,
+    ) -> Result<()> {
+        self.ewise_dense_op::<T, Op>(c, a, b)
+    }
+
+    fn argmax_rows(&self, out: &mut CudaVector<u32>, a: &CudaDense<f32>) -> Result<()> {
+        self.argmax_rows_op(out, a)
+    }
+
+    fn log_softmax_rows(&self, c: &mut CudaDense<f32>, a: &CudaDense<f32>) -> Result<()> {
+        self.log_softmax_rows_op(c, a)
     }
 
     fn upload_bits(&self, m: &BitMatrix) -> Result<CudaBits> {

@@ -1,14 +1,14 @@
-//! Products and scaling with dense row-major matrices: `A ⊕.⊗ B` with `A`
-//! CSR (`cuda/matrix.cu`) or B2SR (`cuda/sr.cu`) and `B` dense, the
-//! accumulation into `C`, and `scale_dense_rows`.
+//! Products with dense row-major matrices: `A ⊕.⊗ B` with `A` CSR
+//! (`cuda/matrix.cu`) or B2SR (`cuda/sr.cu`) and `B` dense, the
+//! accumulation into `C`, and dense times dense (`cuda/dense_mxm.cu`).
 
-use super::codes::{accum_code, op_code};
-use super::device::bits_of;
+use super::codes::accum_code;
+use super::device::{bits_of, DevPtr};
 use super::kernels::semiring_ops;
-use super::launch::{mat, sr, vec, Sr, Tiles};
+use super::launch::{dense, mat, sr, vec, Launch, Sr, Tiles};
 use super::mem::{no_kernel, DMat};
-use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
-use crate::algebra::{BinaryOp, Semiring};
+use super::{CudaBackend, CudaDense, CudaMatrix};
+use crate::algebra::Semiring;
 use crate::container::{Accumulate, Flags};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -149,33 +149,37 @@ impl CudaBackend {
         };
         self.accum_dense(c, t, acc)
     }
-
-    /// The `scale_dense_rows` entry point: `c_ij = op(d_i, b_ij)`.
-    pub(crate) fn scale_dense_rows_op<T: Scalar, Op: BinaryOp<T>>(
+    /// The `dense_mxm` entry point: `C = A ⊕.⊗ B` on dense row-major
+    /// matrices (`cuda/dense_mxm.cu`: blocks of 128 x 16 outputs for
+    /// `n <= 16`, else 64 x 64), into `C`'s buffer.
+    pub(crate) fn dense_mxm_op<S: Semiring>(
         &self,
-        c: &mut CudaDense<T>,
-        d: &CudaVector<T>,
-        b: &CudaDense<T>,
+        c: &mut CudaDense<S::T>,
+        a: &CudaDense<S::T>,
+        b: &CudaDense<S::T>,
     ) -> Result<()> {
-        let code = op_code::<T, Op>("scale_dense_rows")?;
-        let dv = self.view(d)?;
-        let out = self.dev.alloc::<T>(b.nrows * b.ncols)?;
-        vec::scale_dense_rows(
-            code,
-            dv.vals,
-            dv.pres,
-            b.data.ptr(),
-            b.nrows as u64,
-            b.ncols as u64,
-            out.ptr(),
-        )
-        .run(&self.dev, b.nrows * b.ncols)?;
-        drop(dv);
-        *c = CudaDense {
-            nrows: b.nrows,
-            ncols: b.ncols,
-            data: out,
+        let sr = Sr::of::<S>("dense_mxm")?;
+        let (m, k, n) = (a.nrows, a.ncols, b.ncols);
+        self.dense_output(c, m, n)?;
+        type Kernel<T> = fn(Sr<T>, DevPtr<T>, DevPtr<T>, u64, u64, u64, DevPtr<T>) -> Launch;
+        let ((bm, bn), kernel): (_, Kernel<S::T>) = if n <= 16 {
+            ((128, 16), dense::mxm::dense_mxm_n16)
+        } else {
+            ((64, 64), dense::mxm::dense_mxm_n64)
         };
-        Ok(())
+        let product = kernel(
+            sr,
+            a.data.ptr(),
+            b.data.ptr(),
+            m as u64,
+            k as u64,
+            n as u64,
+            c.data.ptr(),
+        );
+        // compiled even where there is nothing to launch
+        product.func(&self.dev)?;
+        let blocks = m.div_ceil(bm) * n.div_ceil(bn);
+        let grid = blocks.min(self.dev.sm_count as usize * 8) as u32;
+        product.grid(&self.dev, grid, 256)
     }
 }

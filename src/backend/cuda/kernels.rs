@@ -21,6 +21,10 @@
 //!   (conversions; BMM on the 1-bit tensor cores, by popcounts and on f32;
 //!   B2SR/CSR times bits), each product at every output kind, plain and
 //!   over bit planes.
+//! - `dense_mxm_<semiring>_<type>`: products of dense row-major matrices
+//!   over one built-in semiring at one element type.
+//! - `dense_rows`: type-free row reductions of `f32` dense matrices
+//!   (`argmax`, `log_softmax`).
 
 use crate::algebra::SemiringKind;
 use crate::error::{Error, Result};
@@ -39,6 +43,8 @@ pub(crate) const BITS_CONVERT_SRC: &str =
     include_str!(concat!(env!("OUT_DIR"), "/bits_convert.cu"));
 pub(crate) const BITS_BMM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/bits_bmm.cu"));
 pub(crate) const BITS_BSPMM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/bits_bspmm.cu"));
+pub(crate) const DENSE_MXM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/dense_mxm.cu"));
+pub(crate) const DENSE_ROWS_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/dense_rows.cu"));
 
 /// Tile sizes with device kernels.
 pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
@@ -83,7 +89,7 @@ pub(crate) const VEC_ENTRIES: [&str; 19] = [
     "vec_assign_all",
     "reduce_rows_iso",
     "reduce_rows_csr",
-    "scale_dense_rows",
+    "scale_dense",
     "dense_accum",
     "vec_ewise_gather",
 ];
@@ -158,6 +164,12 @@ pub(crate) const BITS_CONVERT: [&str; 10] = [
     "bits_quantize_cm",
     "bits_dequantize",
 ];
+/// Entries of `dense_mxm_<semiring>_<type>` (each gets `_<semiring>_<type>`):
+/// the tiled product for narrow and for wide outputs.
+pub(crate) const DENSE_MXM: [&str; 2] = ["dense_mxm_n16", "dense_mxm_n64"];
+/// Entries of `dense_rows` (f32 row reductions).
+pub(crate) const DENSE_ROWS: [&str; 2] = ["dense_argmax_rows", "dense_log_softmax_rows"];
+
 /// The bit products' output kinds, as entry names spell them
 /// (`BitOutput::Counts`, `Scaled`, `Bits`).
 pub(crate) const BIT_OUTPUTS: [&str; 3] = ["counts", "scaled", "bits"];
@@ -252,6 +264,23 @@ pub(crate) fn semiring_ops(kind: SemiringKind) -> (u32, u32) {
     (a as u32, m as u32)
 }
 
+/// The entry suffix of a semiring at a type (`plus_times_f32`).
+fn semiring_name(kind: SemiringKind, t: ScalarType) -> String {
+    format!("{}_{}", kind.name(), type_name(t))
+}
+
+/// The `-D` options of a module for one semiring at one type (the macros
+/// `cuda/semiring.cuh` reads, and `SR_NAME` for the entry names).
+fn semiring_options(kind: SemiringKind, t: ScalarType) -> Vec<String> {
+    let (add, mul) = semiring_ops(kind);
+    vec![
+        format!("-DSR_T={}", type_name(t)),
+        format!("-DSR_ADD={add}"),
+        format!("-DSR_MUL={mul}"),
+        format!("-DSR_NAME={}", semiring_name(kind, t)),
+    ]
+}
+
 /// Which module a kernel lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ModuleId {
@@ -277,6 +306,10 @@ pub enum ModuleId {
     BitsBmm,
     /// BSpMM: B2SR or CSR times dense bits (type-free).
     BitsBspmm,
+    /// Dense times dense for one built-in semiring and type.
+    DenseMxm(SemiringKind, ScalarType),
+    /// Row reductions of `f32` dense matrices (type-free).
+    DenseRows,
 }
 
 /// A module: its name, source, NVRTC options and entry points.
@@ -356,9 +389,7 @@ impl ModuleId {
                 }
             }
             ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) => {
-                let tn = type_name(t);
-                let name = format!("{}_{tn}", kind.name());
-                let (add, mul) = semiring_ops(kind);
+                let name = semiring_name(kind, t);
                 let (prefix, source, tiled_e, plain): (_, _, &[&str], &[&str]) = match self {
                     ModuleId::Push(..) => ("push", PUSH_SRC, &PUSH_TILED, &PUSH_PLAIN),
                     _ => ("sr", SR_SRC, &SR_TILED, &SR_PLAIN),
@@ -376,14 +407,22 @@ impl ModuleId {
                     id: self,
                     name: format!("{prefix}_{name}"),
                     source,
-                    options: vec![
-                        format!("-DSR_T={tn}"),
-                        format!("-DSR_ADD={add}"),
-                        format!("-DSR_MUL={mul}"),
-                        format!("-DSR_NAME={name}"),
-                    ],
+                    options: semiring_options(kind, t),
                     entries,
                 }
+            }
+            ModuleId::DenseMxm(kind, t) => {
+                let name = semiring_name(kind, t);
+                ModuleSpec {
+                    id: self,
+                    name: format!("dense_mxm_{name}"),
+                    source: DENSE_MXM_SRC,
+                    options: semiring_options(kind, t),
+                    entries: DENSE_MXM.iter().map(|e| format!("{e}_{name}")).collect(),
+                }
+            }
+            ModuleId::DenseRows => {
+                plain_module(self, "dense_rows", DENSE_ROWS_SRC, &[], &DENSE_ROWS)
             }
             ModuleId::Transpose => plain_module(
                 self,
@@ -436,9 +475,10 @@ impl ModuleId {
             | ModuleId::Visit
             | ModuleId::BitsConvert
             | ModuleId::BitsBmm
-            | ModuleId::BitsBspmm => format!("{base}{kk}"),
+            | ModuleId::BitsBspmm
+            | ModuleId::DenseRows => format!("{base}{kk}"),
             ModuleId::Vec(t) | ModuleId::Mat(t) => format!("{base}{kk}_{}", type_name(t)),
-            ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) => {
+            ModuleId::Sr(kind, t) | ModuleId::Push(kind, t) | ModuleId::DenseMxm(kind, t) => {
                 format!("{base}{kk}_{}_{}", kind.name(), type_name(t))
             }
         }
@@ -455,14 +495,17 @@ pub fn all_modules() -> Vec<ModuleSpec> {
         ModuleId::BitsConvert.spec(),
         ModuleId::BitsBmm.spec(),
         ModuleId::BitsBspmm.spec(),
+        ModuleId::DenseRows.spec(),
     ];
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Vec(t).spec()));
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Mat(t).spec()));
-    v.extend(
-        semiring_instances()
-            .into_iter()
-            .flat_map(|(k, t)| [ModuleId::Sr(k, t).spec(), ModuleId::Push(k, t).spec()]),
-    );
+    v.extend(semiring_instances().into_iter().flat_map(|(k, t)| {
+        [
+            ModuleId::Sr(k, t).spec(),
+            ModuleId::Push(k, t).spec(),
+            ModuleId::DenseMxm(k, t).spec(),
+        ]
+    }));
     v
 }
 

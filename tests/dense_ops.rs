@@ -1,0 +1,413 @@
+//! The dense-matrix operations (`ops::dense_mxm`, `scale_dense_cols`,
+//! `apply_dense`, `ewise_dense`, `argmax_rows`, `log_softmax_rows`) on the
+//! CPU backend against plain references (a triple loop, entry-by-entry maps,
+//! an f64 `log_softmax`), on awkward shapes (0 rows or columns, `k = 0`, odd
+//! sizes around the CUDA kernels' tile edges; `tests/common/dense.rs`), and
+//! every failure a caller can cause: a wrong shape is an `Err` naming the
+//! operation, with the output unchanged.
+//!
+//! Integers and the non-arithmetic semirings must match exactly; the float
+//! `PLUS_TIMES` products within the rounding bound of any summation order.
+
+mod common;
+
+use bitgraphblas::algebra::{
+    Abs, AbsDiff, Ainv, AnyPair, BinaryOp, BindFirst, BindSecond, Div, First, Identity, Lnot,
+    LorLand, Max, MaxTimes, Min, MinPlus, MinSecond, Minus, One, Plus, PlusPair, PlusTimes, Second,
+    Semiring, SemiringFrom, Times, UnaryFn, UnaryOp,
+};
+use bitgraphblas::{ops, Cpu, DenseMatrix, Error, Scalar, Vector};
+use common::dense::{close_log_softmax, close_products, same_values, DenseOps, Logits};
+use common::{qc, verdict, TestScalar};
+use quickcheck::TestResult;
+
+const TESTS: u64 = 60;
+
+// ---- references ----------------------------------------------------------------------
+
+/// `c_ij = ⊕_k a_ik ⊗ b_kj`, a triple loop in k order from the first term.
+fn ref_mxm<S: Semiring>(s: S, c: &DenseOps<S::T>) -> Vec<S::T> {
+    let (m, k, n) = (c.m, c.k, c.n);
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = None;
+            for q in 0..k {
+                let t = s.mul(c.a[i * k + q], c.b[q * n + j]);
+                acc = Some(acc.map_or(t, |x| s.add(x, t)));
+            }
+            out.push(acc.unwrap_or_else(|| s.zero()));
+        }
+    }
+    out
+}
+
+/// `argmax` as `torch.argmax` defines it: the first NaN if there is one,
+/// else the first column holding the largest value.
+fn ref_argmax(row: &[f32]) -> u32 {
+    if let Some(j) = row.iter().position(|x| x.is_nan()) {
+        return j as u32;
+    }
+    let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x));
+    row.iter().position(|&x| x == max).expect("a non-empty row") as u32
+}
+
+/// `log_softmax` of a row in f64 (rounded to f32 at the end).
+fn ref_log_softmax(row: &[f32]) -> Vec<f32> {
+    let max = row.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x as f64));
+    let s: f64 = row.iter().map(|&x| (x as f64 - max).exp()).sum();
+    row.iter()
+        .map(|&x| ((x as f64 - max) - s.ln()) as f32)
+        .collect()
+}
+
+// ---- properties -----------------------------------------------------------------------
+
+fn ctx<T>(what: &str, r: bitgraphblas::Result<T>) -> Result<T, String> {
+    r.map_err(|e| format!("{what}: {e}"))
+}
+
+/// A poisoned `rows x cols` output (its old values must all be overwritten).
+fn poisoned<T: Scalar>(rows: usize, cols: usize) -> DenseMatrix<T> {
+    DenseMatrix::filled(rows, cols, T::highest())
+}
+
+/// `dense_mxm` with `s` against the triple loop: exact, or within the
+/// rounding bound where `close` (float `PLUS_TIMES`).
+fn prop_mxm<S: Semiring>(s: S, c: &DenseOps<S::T>, close: bool) -> Result<(), String> {
+    let mut out = poisoned(c.m, c.n);
+    ctx(
+        "dense_mxm",
+        ops::dense_mxm(&Cpu::new(), &mut out, s, &c.a(), &c.b()),
+    )?;
+    let expected = ref_mxm(s, c);
+    let what = format!("dense_mxm {}", S::NAME);
+    if close {
+        close_products(&what, c, &expected, out.as_slice())
+    } else {
+        same_values(&what, c.n, &expected, out.as_slice())
+    }
+}
+
+/// `scale_dense_cols`, `apply_dense` and `ewise_dense` on `A` (`m x k`)
+/// against entry-by-entry maps.
+fn prop_maps<T: TestScalar, F: UnaryOp<T>, Op: BinaryOp<T>>(
+    c: &DenseOps<T>,
+    f: F,
+    op: Op,
+) -> Result<(), String> {
+    let cpu = Cpu::new();
+    let (m, k) = (c.m, c.k);
+    let (a, e) = (c.a(), c.e());
+    let mut out = poisoned(m, k);
+    ctx("apply_dense", ops::apply_dense(&cpu, &mut out, f, &a))?;
+    let expected: Vec<T> = c.a.iter().map(|&x| f.apply(x)).collect();
+    same_values(
+        &format!("apply_dense {}", F::NAME),
+        k,
+        &expected,
+        out.as_slice(),
+    )?;
+
+    let mut out = poisoned(m, k);
+    ctx("ewise_dense", ops::ewise_dense(&cpu, &mut out, op, &a, &e))?;
+    let expected: Vec<T> =
+        c.a.iter()
+            .zip(&c.e)
+            .map(|(&x, &y)| op.apply(x, y))
+            .collect();
+    same_values(
+        &format!("ewise_dense {}", Op::NAME),
+        k,
+        &expected,
+        out.as_slice(),
+    )?;
+
+    let mut out = poisoned(m, k);
+    let d = c.d.vector();
+    ctx(
+        "scale_dense_cols",
+        ops::scale_dense_cols(&cpu, &mut out, op, &a, &d),
+    )?;
+    let expected: Vec<T> = (0..m * k)
+        .map(|p| {
+            let x = c.a[p];
+            c.d.vals[p % k].map_or(x, |dj| op.apply(x, dj))
+        })
+        .collect();
+    same_values(
+        &format!("scale_dense_cols {} d {:?}", Op::NAME, c.d.format),
+        k,
+        &expected,
+        out.as_slice(),
+    )
+}
+
+/// `argmax_rows` and `log_softmax_rows` against the references.
+fn prop_rows(l: &Logits) -> Result<(), String> {
+    let cpu = Cpu::new();
+    let x = l.matrix();
+    let mut out = Vector::from_dense(vec![u32::MAX; l.m]);
+    let r = ops::argmax_rows(&cpu, &mut out, &x);
+    if l.n == 0 && l.m > 0 {
+        return match r {
+            Err(Error::InvalidArgument {
+                op: "argmax_rows", ..
+            }) => Ok(()),
+            other => Err(format!("argmax_rows of {}x0: {other:?}", l.m)),
+        };
+    }
+    ctx("argmax_rows", r)?;
+    if out.nvals() != l.m {
+        return Err(format!("argmax_rows: {} of {} entries", out.nvals(), l.m));
+    }
+    for i in 0..l.m {
+        let want = ref_argmax(&l.x[i * l.n..(i + 1) * l.n]);
+        if out.get(i) != Some(want) {
+            return Err(format!(
+                "argmax_rows: row {i} {:?}: expected {want}, computed {:?}",
+                &l.x[i * l.n..(i + 1) * l.n],
+                out.get(i)
+            ));
+        }
+    }
+    let mut c = poisoned(l.m, l.n);
+    ctx("log_softmax_rows", ops::log_softmax_rows(&cpu, &mut c, &x))?;
+    let expected: Vec<f32> = (0..l.m)
+        .flat_map(|i| ref_log_softmax(&l.x[i * l.n..(i + 1) * l.n]))
+        .collect();
+    close_log_softmax("log_softmax_rows", l.n, &expected, c.as_slice())
+}
+
+macro_rules! mxm_props {
+    ($($name:ident: $t:ty, $s:expr, $close:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            fn p(c: DenseOps<$t>) -> TestResult {
+                verdict(prop_mxm($s, &c, $close))
+            }
+            qc(TESTS).quickcheck(p as fn(DenseOps<$t>) -> TestResult);
+        }
+    )*};
+}
+
+mxm_props! {
+    dense_mxm_f32_plus_times: f32, PlusTimes::<f32>::new(), true;
+    dense_mxm_f64_plus_times: f64, PlusTimes::<f64>::new(), true;
+    dense_mxm_f32_user_plus_times: f32, SemiringFrom::<f32, _, _>::new(Plus, Times), true;
+    dense_mxm_i32_plus_times: i32, PlusTimes::<i32>::new(), false;
+    dense_mxm_u64_plus_pair: u64, PlusPair::<u64>::new(), false;
+    dense_mxm_f32_min_plus: f32, MinPlus::<f32>::new(), false;
+    dense_mxm_i64_min_plus: i64, MinPlus::<i64>::new(), false;
+    dense_mxm_f64_max_times: f64, MaxTimes::<f64>::new(), false;
+    dense_mxm_u32_min_second: u32, MinSecond::<u32>::new(), false;
+    dense_mxm_bool_lor_land: bool, LorLand, false;
+    dense_mxm_i32_any_pair: i32, AnyPair::<i32>::new(), false;
+    dense_mxm_i64_user_max_plus: i64, SemiringFrom::<i64, _, _>::new(Max, Plus), false;
+}
+
+macro_rules! map_props {
+    ($($name:ident: $t:ty, $f:expr, $op:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            fn p(c: DenseOps<$t>) -> TestResult {
+                verdict(prop_maps(&c, $f, $op))
+            }
+            qc(TESTS).quickcheck(p as fn(DenseOps<$t>) -> TestResult);
+        }
+    )*};
+}
+
+map_props! {
+    maps_f32_relu_plus: f32, BindSecond(Max, 0.0f32), Plus;
+    maps_f32_abs_minus: f32, Abs, Minus;
+    maps_f32_bind_first_div: f32, BindFirst(Div, 1.0f32), Div;
+    maps_f32_closure_times: f32, UnaryFn::<f32>(|x| x * x - 1.0), Times;
+    maps_i32_ainv_minus: i32, Ainv, Minus;
+    maps_i32_bind_second_times_div: i32, BindSecond(Times, 3i32), Div;
+    maps_i32_lnot_absdiff: i32, Lnot, AbsDiff;
+    maps_f64_identity_second: f64, Identity, Second;
+    maps_u32_one_first: u32, One, First;
+    maps_u32_bind_first_minus_min: u32, BindFirst(Minus, 7u32), Min;
+}
+
+#[test]
+fn argmax_and_log_softmax_rows() {
+    fn p(l: Logits) -> TestResult {
+        verdict(prop_rows(&l))
+    }
+    qc(200).quickcheck(p as fn(Logits) -> TestResult);
+}
+
+// ---- fixed cases -------------------------------------------------------------------
+
+/// The GEMM path splits rows over threads: a product large enough to be
+/// cut into many row blocks (and an `m` that is no multiple of a block)
+/// against the triple loop in f64.
+#[test]
+fn dense_mxm_f32_tall_skinny_row_blocks() {
+    let (m, k, n) = (4099, 37, 7);
+    let v = |i: usize| ((i * 7919) % 17) as f32 / 4.0 - 2.0;
+    let c = DenseOps::<f32> {
+        m,
+        k,
+        n,
+        a: (0..m * k).map(v).collect(),
+        b: (0..k * n).map(|i| v(i + 5)).collect(),
+        e: vec![],
+        d: common::gen::SpVec {
+            vals: vec![],
+            format: bitgraphblas::VectorFormat::Dense,
+        },
+    };
+    // quarter-integers: every sum is exact, whatever its order
+    let mut out = poisoned(m, n);
+    ops::dense_mxm(
+        &Cpu::new(),
+        &mut out,
+        PlusTimes::<f32>::new(),
+        &c.a(),
+        &c.b(),
+    )
+    .unwrap();
+    same_values(
+        "tall-skinny",
+        n,
+        &ref_mxm(PlusTimes::<f32>::new(), &c),
+        out.as_slice(),
+    )
+    .unwrap();
+}
+
+/// `k = 0`: every entry is the semiring's zero (the identity of `⊕`).
+#[test]
+fn dense_mxm_empty_inner_dimension_gives_zero() {
+    let cpu = Cpu::new();
+    let (a, b) = (
+        DenseMatrix::filled(3, 0, 1.0f32),
+        DenseMatrix::filled(0, 2, 1.0f32),
+    );
+    let mut c = DenseMatrix::filled(3, 2, f32::NAN);
+    ops::dense_mxm(&cpu, &mut c, PlusTimes::<f32>::new(), &a, &b).unwrap();
+    assert_eq!(c.as_slice(), &[0.0; 6]);
+    ops::dense_mxm(&cpu, &mut c, MinPlus::<f32>::new(), &a, &b).unwrap();
+    assert_eq!(c.as_slice(), &[f32::INFINITY; 6]);
+}
+
+/// ReLU as the doctests write it, on NaN and signed zeros too.
+#[test]
+fn relu_is_bind_second_max_zero() {
+    let x = DenseMatrix::from_vec(1, 5, vec![-2.0f32, -0.0, 0.0, 3.5, f32::NAN]).unwrap();
+    let mut y = poisoned(1, 5);
+    ops::apply_dense(&Cpu::new(), &mut y, BindSecond(Max, 0.0f32), &x).unwrap();
+    let got = y.as_slice();
+    assert_eq!(got, &[0.0, 0.0, 0.0, 3.5, 0.0]);
+    assert!(got.iter().all(|v| v.is_sign_positive() || *v == 0.0));
+}
+
+// ---- errors: every wrong shape is an Err naming the operation, output unchanged ------
+
+/// Runs `$call`, expects `Err($pat)` naming `$op`, and checks `$out` did not change.
+macro_rules! fails {
+    ($pat:pat, $op:literal, $out:expr, $call:expr) => {{
+        let before = $out.clone();
+        let r = $call;
+        match &r {
+            Err(e @ $pat) => assert!(e.to_string().contains($op), "{e} does not name {}", $op),
+            other => panic!(
+                "{}: expected {}, got {other:?}",
+                stringify!($call),
+                stringify!($pat)
+            ),
+        }
+        assert_eq!(
+            $out,
+            before,
+            "{}: output changed on error",
+            stringify!($call)
+        );
+    }};
+}
+macro_rules! dims {
+    ($op:literal, $out:expr, $call:expr) => {
+        fails!(Error::DimensionMismatch { .. }, $op, $out, $call)
+    };
+}
+
+fn mat(r: usize, c: usize) -> DenseMatrix<f32> {
+    DenseMatrix::from_vec(r, c, (0..r * c).map(|x| x as f32).collect()).unwrap()
+}
+
+#[test]
+fn wrong_shapes_are_errors_and_leave_outputs_unchanged() {
+    let cpu = Cpu::new();
+    let s = PlusTimes::<f32>::new();
+    let mut c = mat(3, 2);
+    // inner dimensions: A 3x4, B 5x2
+    dims!(
+        "dense_mxm",
+        c,
+        ops::dense_mxm(&cpu, &mut c, s, &mat(3, 4), &mat(5, 2))
+    );
+    // C 3x2 for a 3x3 product, and for a 2x2 one
+    dims!(
+        "dense_mxm",
+        c,
+        ops::dense_mxm(&cpu, &mut c, s, &mat(3, 4), &mat(4, 3))
+    );
+    dims!(
+        "dense_mxm",
+        c,
+        ops::dense_mxm(&cpu, &mut c, s, &mat(2, 4), &mat(4, 2))
+    );
+    let d2 = Vector::from_dense(vec![1.0f32, 2.0]);
+    let d3 = Vector::from_dense(vec![1.0f32, 2.0, 3.0]);
+    // d of length 3 for 2 columns; C 3x2 for a 2x2 A
+    dims!(
+        "scale_dense_cols",
+        c,
+        ops::scale_dense_cols(&cpu, &mut c, Plus, &mat(3, 2), &d3)
+    );
+    dims!(
+        "scale_dense_cols",
+        c,
+        ops::scale_dense_cols(&cpu, &mut c, Plus, &mat(2, 2), &d2)
+    );
+    dims!(
+        "apply_dense",
+        c,
+        ops::apply_dense(&cpu, &mut c, Abs, &mat(2, 3))
+    );
+    dims!(
+        "ewise_dense",
+        c,
+        ops::ewise_dense(&cpu, &mut c, Plus, &mat(3, 2), &mat(2, 3))
+    );
+    dims!(
+        "ewise_dense",
+        c,
+        ops::ewise_dense(&cpu, &mut c, Plus, &mat(2, 3), &mat(2, 3))
+    );
+    dims!(
+        "log_softmax_rows",
+        c,
+        ops::log_softmax_rows(&cpu, &mut c, &mat(3, 3))
+    );
+    let mut out = Vector::from_dense(vec![7u32; 2]);
+    dims!(
+        "argmax_rows",
+        out,
+        ops::argmax_rows(&cpu, &mut out, &mat(3, 2))
+    );
+    let mut out = Vector::from_dense(vec![7u32; 3]);
+    fails!(
+        Error::InvalidArgument { .. },
+        "argmax_rows",
+        out,
+        ops::argmax_rows(&cpu, &mut out, &mat(3, 0))
+    );
+    // no rows, no columns: nothing to do, not an error
+    let mut none = Vector::<u32>::empty(0);
+    ops::argmax_rows(&cpu, &mut none, &mat(0, 0)).unwrap();
+    assert_eq!(none.len(), 0);
+}
