@@ -23,13 +23,15 @@
 mod common;
 
 use bitgraphblas::algebra::{
-    Abs, AbsDiff, Ainv, AnyPair, BinaryFn, BinaryOp, BindFirst, BindSecond, Div, First, Identity,
-    Lnot, LorLand, Lxor, Max, MaxMin, MaxTimes, Min, MinPlus, MinSecond, Minus, One, Plus,
-    PlusPair, PlusTimes, Second, Semiring, SemiringFrom, Times, UnaryFn, UnaryOp,
+    BinaryFn, BinaryOp, BindSecond, Max, MinPlus, Plus, PlusTimes, Semiring, SemiringFrom, Times,
+    UnaryFn, UnaryOp,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend, CudaDense};
 use bitgraphblas::{ops, Backend, Cpu, DenseMatrix, Error, Scalar, Vector};
-use common::dense::{close_log_softmax, close_products, same_values, DenseOps, Logits};
+use common::dense::{
+    close_log_softmax, close_products, dense_map_cases, dense_mxm_cases, same_values, DenseOps,
+    Logits,
+};
 use common::{qc, verdict, TestScalar};
 use quickcheck::TestResult;
 
@@ -77,11 +79,24 @@ fn both<T: Scalar>(
     Ok((c.into_vec(), got))
 }
 
+/// [`both`], then every device result equal to the CPU's.
+fn same_on_both<T: Scalar>(
+    g: &CudaBackend,
+    what: &str,
+    shape: (usize, usize),
+    cpu: impl Fn(&mut DenseMatrix<T>) -> bitgraphblas::Result<()>,
+    dev: impl Fn(&mut CudaDense<T>) -> bitgraphblas::Result<()>,
+) -> Result<(), String> {
+    let (want, got) = both(g, what, shape, cpu, dev)?;
+    got.iter()
+        .try_for_each(|got| same_values(what, shape.1, &want, got))
+}
+
 /// `dense_mxm` with `s`: exact, or within the rounding bound where `close`.
 fn prop_mxm<S: Semiring>(
     g: &CudaBackend,
-    s: S,
     c: &DenseOps<S::T>,
+    s: S,
     close: bool,
 ) -> Result<(), String> {
     let (a, b) = (c.a(), c.b());
@@ -122,44 +137,27 @@ fn prop_maps<T: TestScalar, F: UnaryOp<T>, Op: BinaryOp<T>>(
     );
     let gd = ctx("upload d", g.upload_vector(&d))?;
     let shape = (c.m, c.k);
-    let checks: [(String, Runs<T>); 3] = [
-        (
-            format!("apply_dense {}", F::NAME),
-            both(
-                g,
-                "apply_dense",
-                shape,
-                |o| ops::apply_dense(&cpu, o, f, &a),
-                |o| ops::apply_dense(g, o, f, &ga),
-            )?,
-        ),
-        (
-            format!("ewise_dense {}", Op::NAME),
-            both(
-                g,
-                "ewise_dense",
-                shape,
-                |o| ops::ewise_dense(&cpu, o, op, &a, &e),
-                |o| ops::ewise_dense(g, o, op, &ga, &ge),
-            )?,
-        ),
-        (
-            format!("scale_dense_cols {} d {:?}", Op::NAME, c.d.format),
-            both(
-                g,
-                "scale_dense_cols",
-                shape,
-                |o| ops::scale_dense_cols(&cpu, o, op, &a, &d),
-                |o| ops::scale_dense_cols(g, o, op, &ga, &gd),
-            )?,
-        ),
-    ];
-    for (what, (want, got)) in checks {
-        for got in got {
-            same_values(&what, c.k, &want, &got)?;
-        }
-    }
-    Ok(())
+    same_on_both(
+        g,
+        &format!("apply_dense {}", F::NAME),
+        shape,
+        |o| ops::apply_dense(&cpu, o, f, &a),
+        |o| ops::apply_dense(g, o, f, &ga),
+    )?;
+    same_on_both(
+        g,
+        &format!("ewise_dense {}", Op::NAME),
+        shape,
+        |o| ops::ewise_dense(&cpu, o, op, &a, &e),
+        |o| ops::ewise_dense(g, o, op, &ga, &ge),
+    )?;
+    same_on_both(
+        g,
+        &format!("scale_dense_cols {} d {:?}", Op::NAME, c.d.format),
+        shape,
+        |o| ops::scale_dense_cols(&cpu, o, op, &a, &d),
+        |o| ops::scale_dense_cols(g, o, op, &ga, &gd),
+    )
 }
 
 /// `argmax_rows` and `log_softmax_rows` (both refuse `m x 0` with `m > 0`).
@@ -206,65 +204,25 @@ fn prop_rows(g: &CudaBackend, l: &Logits) -> Result<(), String> {
     Ok(())
 }
 
-macro_rules! mxm_props {
-    ($($name:ident: $t:ty, $s:expr, $close:expr;)*) => {$(
+/// One quickcheck test per case: `$prop(device, &case, args...)` on
+/// `DenseOps<$t>` (SKIPPED without a device).
+macro_rules! props {
+    ($prop:ident: $($name:ident: $t:ty, $($arg:expr),+;)*) => {$(
         #[test]
         fn $name() {
             if gpu(stringify!($name)).is_none() {
                 return;
             }
             fn p(c: DenseOps<$t>) -> TestResult {
-                verdict(prop_mxm(device(), $s, &c, $close))
+                verdict($prop(device(), &c, $($arg),+))
             }
             qc(TESTS).quickcheck(p as fn(DenseOps<$t>) -> TestResult);
         }
     )*};
 }
 
-macro_rules! map_props {
-    ($($name:ident: $t:ty, $f:expr, $op:expr;)*) => {$(
-        #[test]
-        fn $name() {
-            if gpu(stringify!($name)).is_none() {
-                return;
-            }
-            fn p(c: DenseOps<$t>) -> TestResult {
-                verdict(prop_maps(device(), &c, $f, $op))
-            }
-            qc(TESTS).quickcheck(p as fn(DenseOps<$t>) -> TestResult);
-        }
-    )*};
-}
-
-mxm_props! {
-    dense_mxm_f32_plus_times: f32, PlusTimes::<f32>::new(), true;
-    dense_mxm_f64_plus_times: f64, PlusTimes::<f64>::new(), true;
-    dense_mxm_i32_plus_times: i32, PlusTimes::<i32>::new(), false;
-    dense_mxm_u64_plus_pair: u64, PlusPair::<u64>::new(), false;
-    dense_mxm_f32_plus_pair: f32, PlusPair::<f32>::new(), false;
-    dense_mxm_f32_min_plus: f32, MinPlus::<f32>::new(), false;
-    dense_mxm_i64_min_plus: i64, MinPlus::<i64>::new(), false;
-    dense_mxm_f64_max_times: f64, MaxTimes::<f64>::new(), false;
-    dense_mxm_u32_min_second: u32, MinSecond::<u32>::new(), false;
-    dense_mxm_f32_max_min: f32, MaxMin::<f32>::new(), false;
-    dense_mxm_bool_lor_land: bool, LorLand, false;
-    dense_mxm_u32_any_pair: u32, AnyPair::<u32>::new(), false;
-}
-
-map_props! {
-    maps_f32_relu_plus: f32, BindSecond(Max, 0.0f32), Plus;
-    maps_f32_abs_minus: f32, Abs, Minus;
-    maps_f32_bind_first_div: f32, BindFirst(Div, 1.0f32), Div;
-    maps_f32_ainv_times: f32, Ainv, Times;
-    maps_i32_ainv_minus: i32, Ainv, Minus;
-    maps_i32_lnot_absdiff: i32, Lnot, AbsDiff;
-    maps_i32_bind_second_times_div: i32, BindSecond(Times, 3i32), Div;
-    maps_u64_one_times: u64, One, Times;
-    maps_f64_identity_second: f64, Identity, Second;
-    maps_u32_bind_first_minus_min: u32, BindFirst(Minus, 7u32), Min;
-    maps_bool_lnot_lxor: bool, Lnot, Lxor;
-    maps_i64_abs_first: i64, Abs, First;
-}
+dense_mxm_cases!(props! prop_mxm);
+dense_map_cases!(props! prop_maps);
 
 #[test]
 fn argmax_and_log_softmax_rows_match_cpu() {
@@ -279,26 +237,6 @@ fn argmax_and_log_softmax_rows_match_cpu() {
 
 // ---- large shapes: more blocks and warps than one grid holds ---------------------------
 
-/// Quarter-integers in [-2, 2] from an index (sums of their products are exact).
-fn quarter(i: usize) -> f32 {
-    ((i.wrapping_mul(7919) >> 3) % 17) as f32 / 4.0 - 2.0
-}
-
-fn ops_of(m: usize, k: usize, n: usize) -> DenseOps<f32> {
-    DenseOps {
-        m,
-        k,
-        n,
-        a: (0..m * k).map(quarter).collect(),
-        b: (0..k * n).map(|i| quarter(i + 3)).collect(),
-        e: vec![],
-        d: common::gen::SpVec {
-            vals: vec![],
-            format: bitgraphblas::VectorFormat::Dense,
-        },
-    }
-}
-
 /// Tall-skinny products of GNN layers: 200k x 129 times 129 x 7 (the narrow
 /// kernel, grid-stride over 1563 row blocks), 40k x 17 times 17 x 65 (the
 /// wide one, two column blocks), 5003 x 1000 times 1000 x 256.
@@ -308,12 +246,12 @@ fn dense_mxm_large_tall_skinny() {
         return;
     };
     for (m, k, n) in [(200_003, 129, 7), (40_000, 17, 65), (5003, 1000, 256)] {
-        let c = ops_of(m, k, n);
-        prop_mxm(g, PlusTimes::<f32>::new(), &c, false)
+        let c = DenseOps::quarters(m, k, n);
+        prop_mxm(g, &c, PlusTimes::<f32>::new(), false)
             .unwrap_or_else(|e| panic!("{m}x{k}x{n}: {e}"));
     }
-    let c = ops_of(20_011, 100, 33);
-    prop_mxm(g, MinPlus::<f32>::new(), &c, false).unwrap();
+    let c = DenseOps::quarters(20_011, 100, 33);
+    prop_mxm(g, &c, MinPlus::<f32>::new(), false).unwrap();
 }
 
 /// `argmax_rows` and `log_softmax_rows` over 300k rows (a warp each, more
@@ -326,7 +264,7 @@ fn rows_large() {
             .map(|i| match i % 97 {
                 0 => f32::NAN,
                 1 => 1e30,
-                _ => quarter(i),
+                _ => common::dense::quarter(i),
             })
             .collect();
         prop_rows(g, &Logits { m, n, x }).unwrap_or_else(|e| panic!("{m}x{n}: {e}"));

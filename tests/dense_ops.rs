@@ -12,12 +12,14 @@
 mod common;
 
 use bitgraphblas::algebra::{
-    Abs, AbsDiff, Ainv, AnyPair, BinaryOp, BindFirst, BindSecond, Div, First, Identity, Lnot,
-    LorLand, Max, MaxTimes, Min, MinPlus, MinSecond, Minus, One, Plus, PlusPair, PlusTimes, Second,
-    Semiring, SemiringFrom, Times, UnaryFn, UnaryOp,
+    Abs, AnyPair, BinaryOp, BindSecond, Max, MinPlus, Plus, PlusTimes, Semiring, SemiringFrom,
+    Times, UnaryFn, UnaryOp,
 };
 use bitgraphblas::{ops, Cpu, DenseMatrix, Error, Scalar, Vector};
-use common::dense::{close_log_softmax, close_products, same_values, DenseOps, Logits};
+use common::dense::{
+    close_log_softmax, close_products, dense_map_cases, dense_mxm_cases, same_values, DenseOps,
+    Logits,
+};
 use common::{qc, verdict, TestScalar};
 use quickcheck::TestResult;
 
@@ -72,9 +74,21 @@ fn poisoned<T: Scalar>(rows: usize, cols: usize) -> DenseMatrix<T> {
     DenseMatrix::filled(rows, cols, T::highest())
 }
 
+/// Runs `run` into a poisoned output of `shape`, expects `expected` exactly.
+fn into_poisoned<T: Scalar>(
+    what: &str,
+    shape: (usize, usize),
+    expected: &[T],
+    run: impl FnOnce(&mut DenseMatrix<T>) -> bitgraphblas::Result<()>,
+) -> Result<(), String> {
+    let mut out = poisoned(shape.0, shape.1);
+    ctx(what, run(&mut out))?;
+    same_values(what, shape.1, expected, out.as_slice())
+}
+
 /// `dense_mxm` with `s` against the triple loop: exact, or within the
 /// rounding bound where `close` (float `PLUS_TIMES`).
-fn prop_mxm<S: Semiring>(s: S, c: &DenseOps<S::T>, close: bool) -> Result<(), String> {
+fn prop_mxm<S: Semiring>(c: &DenseOps<S::T>, s: S, close: bool) -> Result<(), String> {
     let mut out = poisoned(c.m, c.n);
     ctx(
         "dense_mxm",
@@ -98,49 +112,22 @@ fn prop_maps<T: TestScalar, F: UnaryOp<T>, Op: BinaryOp<T>>(
 ) -> Result<(), String> {
     let cpu = Cpu::new();
     let (m, k) = (c.m, c.k);
-    let (a, e) = (c.a(), c.e());
-    let mut out = poisoned(m, k);
-    ctx("apply_dense", ops::apply_dense(&cpu, &mut out, f, &a))?;
-    let expected: Vec<T> = c.a.iter().map(|&x| f.apply(x)).collect();
-    same_values(
-        &format!("apply_dense {}", F::NAME),
-        k,
-        &expected,
-        out.as_slice(),
-    )?;
-
-    let mut out = poisoned(m, k);
-    ctx("ewise_dense", ops::ewise_dense(&cpu, &mut out, op, &a, &e))?;
-    let expected: Vec<T> =
-        c.a.iter()
-            .zip(&c.e)
-            .map(|(&x, &y)| op.apply(x, y))
-            .collect();
-    same_values(
-        &format!("ewise_dense {}", Op::NAME),
-        k,
-        &expected,
-        out.as_slice(),
-    )?;
-
-    let mut out = poisoned(m, k);
-    let d = c.d.vector();
-    ctx(
-        "scale_dense_cols",
-        ops::scale_dense_cols(&cpu, &mut out, op, &a, &d),
-    )?;
-    let expected: Vec<T> = (0..m * k)
-        .map(|p| {
-            let x = c.a[p];
-            c.d.vals[p % k].map_or(x, |dj| op.apply(x, dj))
-        })
+    let (a, e, d) = (c.a(), c.e(), c.d.vector());
+    let apply: Vec<T> = c.a.iter().map(|&x| f.apply(x)).collect();
+    into_poisoned(&format!("apply_dense {}", F::NAME), (m, k), &apply, |o| {
+        ops::apply_dense(&cpu, o, f, &a)
+    })?;
+    let ewise: Vec<T> = (0..m * k).map(|p| op.apply(c.a[p], c.e[p])).collect();
+    into_poisoned(&format!("ewise_dense {}", Op::NAME), (m, k), &ewise, |o| {
+        ops::ewise_dense(&cpu, o, op, &a, &e)
+    })?;
+    let scale: Vec<T> = (0..m * k)
+        .map(|p| c.d.vals[p % k].map_or(c.a[p], |dj| op.apply(c.a[p], dj)))
         .collect();
-    same_values(
-        &format!("scale_dense_cols {} d {:?}", Op::NAME, c.d.format),
-        k,
-        &expected,
-        out.as_slice(),
-    )
+    let what = format!("scale_dense_cols {} d {:?}", Op::NAME, c.d.format);
+    into_poisoned(&what, (m, k), &scale, |o| {
+        ops::scale_dense_cols(&cpu, o, op, &a, &d)
+    })
 }
 
 /// `argmax_rows` and `log_softmax_rows` against the references.
@@ -179,56 +166,31 @@ fn prop_rows(l: &Logits) -> Result<(), String> {
     close_log_softmax("log_softmax_rows", l.n, &expected, c.as_slice())
 }
 
-macro_rules! mxm_props {
-    ($($name:ident: $t:ty, $s:expr, $close:expr;)*) => {$(
+/// One quickcheck test per case: `$prop(&case, args...)` on `DenseOps<$t>`.
+macro_rules! props {
+    ($prop:ident: $($name:ident: $t:ty, $($arg:expr),+;)*) => {$(
         #[test]
         fn $name() {
             fn p(c: DenseOps<$t>) -> TestResult {
-                verdict(prop_mxm($s, &c, $close))
+                verdict($prop(&c, $($arg),+))
             }
             qc(TESTS).quickcheck(p as fn(DenseOps<$t>) -> TestResult);
         }
     )*};
 }
 
-mxm_props! {
-    dense_mxm_f32_plus_times: f32, PlusTimes::<f32>::new(), true;
-    dense_mxm_f64_plus_times: f64, PlusTimes::<f64>::new(), true;
+dense_mxm_cases!(props! prop_mxm);
+dense_map_cases!(props! prop_maps);
+
+// What only the CPU runs: user-defined semirings and operators (the GEMM
+// path against the generic one for PLUS_TIMES), ANY.PAIR at another type.
+props! { prop_mxm:
     dense_mxm_f32_user_plus_times: f32, SemiringFrom::<f32, _, _>::new(Plus, Times), true;
-    dense_mxm_i32_plus_times: i32, PlusTimes::<i32>::new(), false;
-    dense_mxm_u64_plus_pair: u64, PlusPair::<u64>::new(), false;
-    dense_mxm_f32_min_plus: f32, MinPlus::<f32>::new(), false;
-    dense_mxm_i64_min_plus: i64, MinPlus::<i64>::new(), false;
-    dense_mxm_f64_max_times: f64, MaxTimes::<f64>::new(), false;
-    dense_mxm_u32_min_second: u32, MinSecond::<u32>::new(), false;
-    dense_mxm_bool_lor_land: bool, LorLand, false;
-    dense_mxm_i32_any_pair: i32, AnyPair::<i32>::new(), false;
     dense_mxm_i64_user_max_plus: i64, SemiringFrom::<i64, _, _>::new(Max, Plus), false;
+    dense_mxm_i32_any_pair: i32, AnyPair::<i32>::new(), false;
 }
-
-macro_rules! map_props {
-    ($($name:ident: $t:ty, $f:expr, $op:expr;)*) => {$(
-        #[test]
-        fn $name() {
-            fn p(c: DenseOps<$t>) -> TestResult {
-                verdict(prop_maps(&c, $f, $op))
-            }
-            qc(TESTS).quickcheck(p as fn(DenseOps<$t>) -> TestResult);
-        }
-    )*};
-}
-
-map_props! {
-    maps_f32_relu_plus: f32, BindSecond(Max, 0.0f32), Plus;
-    maps_f32_abs_minus: f32, Abs, Minus;
-    maps_f32_bind_first_div: f32, BindFirst(Div, 1.0f32), Div;
+props! { prop_maps:
     maps_f32_closure_times: f32, UnaryFn::<f32>(|x| x * x - 1.0), Times;
-    maps_i32_ainv_minus: i32, Ainv, Minus;
-    maps_i32_bind_second_times_div: i32, BindSecond(Times, 3i32), Div;
-    maps_i32_lnot_absdiff: i32, Lnot, AbsDiff;
-    maps_f64_identity_second: f64, Identity, Second;
-    maps_u32_one_first: u32, One, First;
-    maps_u32_bind_first_minus_min: u32, BindFirst(Minus, 7u32), Min;
 }
 
 #[test]
@@ -247,19 +209,7 @@ fn argmax_and_log_softmax_rows() {
 #[test]
 fn dense_mxm_f32_tall_skinny_row_blocks() {
     let (m, k, n) = (4099, 37, 7);
-    let v = |i: usize| ((i * 7919) % 17) as f32 / 4.0 - 2.0;
-    let c = DenseOps::<f32> {
-        m,
-        k,
-        n,
-        a: (0..m * k).map(v).collect(),
-        b: (0..k * n).map(|i| v(i + 5)).collect(),
-        e: vec![],
-        d: common::gen::SpVec {
-            vals: vec![],
-            format: bitgraphblas::VectorFormat::Dense,
-        },
-    };
+    let c = DenseOps::quarters(m, k, n);
     // quarter-integers: every sum is exact, whatever its order
     let mut out = poisoned(m, n);
     ops::dense_mxm(
@@ -307,31 +257,25 @@ fn relu_is_bind_second_max_zero() {
 
 // ---- errors: every wrong shape is an Err naming the operation, output unchanged ------
 
-/// Runs `$call`, expects `Err($pat)` naming `$op`, and checks `$out` did not change.
-macro_rules! fails {
-    ($pat:pat, $op:literal, $out:expr, $call:expr) => {{
-        let before = $out.clone();
-        let r = $call;
-        match &r {
-            Err(e @ $pat) => assert!(e.to_string().contains($op), "{e} does not name {}", $op),
-            other => panic!(
-                "{}: expected {}, got {other:?}",
-                stringify!($call),
-                stringify!($pat)
-            ),
+/// Runs `call` on `out`, expects an `Err` naming `op` (a dimension mismatch,
+/// or an invalid argument where not `dims`), and checks `out` did not change.
+fn refuses<O: Clone + PartialEq + std::fmt::Debug>(
+    op: &str,
+    dims: bool,
+    out: &mut O,
+    call: impl FnOnce(&mut O) -> bitgraphblas::Result<()>,
+) {
+    let before = out.clone();
+    match call(out) {
+        Err(e @ Error::DimensionMismatch { .. }) if dims => {
+            assert!(e.to_string().contains(op), "{e} does not name {op}")
         }
-        assert_eq!(
-            $out,
-            before,
-            "{}: output changed on error",
-            stringify!($call)
-        );
-    }};
-}
-macro_rules! dims {
-    ($op:literal, $out:expr, $call:expr) => {
-        fails!(Error::DimensionMismatch { .. }, $op, $out, $call)
-    };
+        Err(e @ Error::InvalidArgument { .. }) if !dims => {
+            assert!(e.to_string().contains(op), "{e} does not name {op}")
+        }
+        other => panic!("{op}: expected an error (dimensions: {dims}), got {other:?}"),
+    }
+    assert_eq!(*out, before, "{op}: output changed on error");
 }
 
 fn mat(r: usize, c: usize) -> DenseMatrix<f32> {
@@ -342,70 +286,46 @@ fn mat(r: usize, c: usize) -> DenseMatrix<f32> {
 fn wrong_shapes_are_errors_and_leave_outputs_unchanged() {
     let cpu = Cpu::new();
     let s = PlusTimes::<f32>::new();
-    let mut c = mat(3, 2);
-    // inner dimensions: A 3x4, B 5x2
-    dims!(
-        "dense_mxm",
-        c,
-        ops::dense_mxm(&cpu, &mut c, s, &mat(3, 4), &mat(5, 2))
-    );
-    // C 3x2 for a 3x3 product, and for a 2x2 one
-    dims!(
-        "dense_mxm",
-        c,
-        ops::dense_mxm(&cpu, &mut c, s, &mat(3, 4), &mat(4, 3))
-    );
-    dims!(
-        "dense_mxm",
-        c,
-        ops::dense_mxm(&cpu, &mut c, s, &mat(2, 4), &mat(4, 2))
-    );
+    let c = &mut mat(3, 2);
+    // inner dimensions: A 3x4, B 5x2; C 3x2 for a 3x3 product, and for a 2x2 one
+    refuses("dense_mxm", true, c, |c| {
+        ops::dense_mxm(&cpu, c, s, &mat(3, 4), &mat(5, 2))
+    });
+    refuses("dense_mxm", true, c, |c| {
+        ops::dense_mxm(&cpu, c, s, &mat(3, 4), &mat(4, 3))
+    });
+    refuses("dense_mxm", true, c, |c| {
+        ops::dense_mxm(&cpu, c, s, &mat(2, 4), &mat(4, 2))
+    });
     let d2 = Vector::from_dense(vec![1.0f32, 2.0]);
     let d3 = Vector::from_dense(vec![1.0f32, 2.0, 3.0]);
     // d of length 3 for 2 columns; C 3x2 for a 2x2 A
-    dims!(
-        "scale_dense_cols",
-        c,
-        ops::scale_dense_cols(&cpu, &mut c, Plus, &mat(3, 2), &d3)
-    );
-    dims!(
-        "scale_dense_cols",
-        c,
-        ops::scale_dense_cols(&cpu, &mut c, Plus, &mat(2, 2), &d2)
-    );
-    dims!(
-        "apply_dense",
-        c,
-        ops::apply_dense(&cpu, &mut c, Abs, &mat(2, 3))
-    );
-    dims!(
-        "ewise_dense",
-        c,
-        ops::ewise_dense(&cpu, &mut c, Plus, &mat(3, 2), &mat(2, 3))
-    );
-    dims!(
-        "ewise_dense",
-        c,
-        ops::ewise_dense(&cpu, &mut c, Plus, &mat(2, 3), &mat(2, 3))
-    );
-    dims!(
-        "log_softmax_rows",
-        c,
-        ops::log_softmax_rows(&cpu, &mut c, &mat(3, 3))
-    );
-    let mut out = Vector::from_dense(vec![7u32; 2]);
-    dims!(
-        "argmax_rows",
-        out,
-        ops::argmax_rows(&cpu, &mut out, &mat(3, 2))
-    );
-    let mut out = Vector::from_dense(vec![7u32; 3]);
-    fails!(
-        Error::InvalidArgument { .. },
-        "argmax_rows",
-        out,
-        ops::argmax_rows(&cpu, &mut out, &mat(3, 0))
-    );
+    refuses("scale_dense_cols", true, c, |c| {
+        ops::scale_dense_cols(&cpu, c, Plus, &mat(3, 2), &d3)
+    });
+    refuses("scale_dense_cols", true, c, |c| {
+        ops::scale_dense_cols(&cpu, c, Plus, &mat(2, 2), &d2)
+    });
+    refuses("apply_dense", true, c, |c| {
+        ops::apply_dense(&cpu, c, Abs, &mat(2, 3))
+    });
+    refuses("ewise_dense", true, c, |c| {
+        ops::ewise_dense(&cpu, c, Plus, &mat(3, 2), &mat(2, 3))
+    });
+    refuses("ewise_dense", true, c, |c| {
+        ops::ewise_dense(&cpu, c, Plus, &mat(2, 3), &mat(2, 3))
+    });
+    refuses("log_softmax_rows", true, c, |c| {
+        ops::log_softmax_rows(&cpu, c, &mat(3, 3))
+    });
+    let out = &mut Vector::from_dense(vec![7u32; 2]);
+    refuses("argmax_rows", true, out, |o| {
+        ops::argmax_rows(&cpu, o, &mat(3, 2))
+    });
+    let out = &mut Vector::from_dense(vec![7u32; 3]);
+    refuses("argmax_rows", false, out, |o| {
+        ops::argmax_rows(&cpu, o, &mat(3, 0))
+    });
     // no rows, no columns: nothing to do, not an error
     let mut none = Vector::<u32>::empty(0);
     ops::argmax_rows(&cpu, &mut none, &mat(0, 0)).unwrap();

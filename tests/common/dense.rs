@@ -14,6 +14,7 @@ use bitgraphblas::{DenseMatrix, Scalar, ScalarType};
 use quickcheck::{Arbitrary, Gen};
 
 use super::gen::{below, unit, SpVec};
+use super::oracle::compare_entries;
 use super::TestScalar;
 
 /// Rows: around 64 and 128 (the kernels' row blocks).
@@ -78,6 +79,31 @@ impl<T: fmt::Debug> fmt::Debug for DenseOps<T> {
             )?;
         }
         write!(f, " }}")
+    }
+}
+
+/// Quarter-integers in [-2, 2] from an index (sums of their products are
+/// exact in `f32`, whatever their order, up to 2^20 terms).
+pub fn quarter(i: usize) -> f32 {
+    ((i.wrapping_mul(7919) >> 3) % 17) as f32 / 4.0 - 2.0
+}
+
+impl DenseOps<f32> {
+    /// `A` and `B` of quarter-integers (no `E`, no `d`): the large products,
+    /// whose sums are exact on every path.
+    pub fn quarters(m: usize, k: usize, n: usize) -> Self {
+        DenseOps {
+            m,
+            k,
+            n,
+            a: (0..m * k).map(quarter).collect(),
+            b: (0..k * n).map(|i| quarter(i + 3)).collect(),
+            e: vec![],
+            d: SpVec {
+                vals: vec![],
+                format: bitgraphblas::VectorFormat::Dense,
+            },
+        }
     }
 }
 
@@ -162,6 +188,21 @@ fn unit_roundoff<T: Scalar>() -> f64 {
     }
 }
 
+/// Equal, or both NaN.
+fn same<T: Scalar>(e: T, g: T) -> bool {
+    e == g || (e.to_f64().is_nan() && g.to_f64().is_nan())
+}
+
+/// Equal values (or both NaN), entry by entry.
+pub fn same_values<T: Scalar>(
+    what: &str,
+    ncols: usize,
+    expected: &[T],
+    got: &[T],
+) -> Result<(), String> {
+    compare_entries(what, ncols, expected, got, |_, e, g| same(e, g))
+}
+
 /// Compares two results of `A B` over `PLUS_TIMES` (`m x n`), each computed
 /// in some order of floating-point sums: entry `(i, j)` may differ by
 /// `2 γ_{k+1} Σ_k |a_ik b_kj|` (the bound of any summation order, for
@@ -174,66 +215,22 @@ pub fn close_products<T: Scalar>(
     got: &[T],
 ) -> Result<(), String> {
     let (k, n) = (c.k, c.n);
-    if expected.len() != got.len() || got.len() != c.m * n {
-        return Err(format!(
-            "{what}: {} values expected, {} computed, for {}x{n}",
-            expected.len(),
-            got.len(),
-            c.m
-        ));
+    if got.len() != c.m * n {
+        return Err(format!("{what}: {} values for {}x{n}", got.len(), c.m));
     }
-    let u = unit_roundoff::<T>();
-    let ku = (k + 1) as f64 * u;
+    let ku = (k + 1) as f64 * unit_roundoff::<T>();
     let gamma = ku / (1.0 - ku);
-    for (p, (&e, &g)) in expected.iter().zip(got).enumerate() {
+    let what = format!("{what} (k = {k})");
+    compare_entries(&what, n, expected, got, |p, e, g| {
         let (i, j) = (p / n, p % n);
-        let (ef, gf) = (e.to_f64(), g.to_f64());
-        let ok = e == g
-            || (ef.is_nan() && gf.is_nan())
+        same(e, g)
             || (T::IS_FLOAT && {
                 let mag: f64 = (0..k)
                     .map(|q| (c.a[i * k + q].to_f64() * c.b[q * n + j].to_f64()).abs())
                     .sum();
-                (ef - gf).abs() <= 2.0 * gamma * mag + f64::MIN_POSITIVE
-            });
-        if !ok {
-            return Err(format!(
-                "{what}: at ({i}, {j}) expected {e:?}, computed {g:?} (k = {k})"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Equal values (or both NaN), entry by entry of an `? x ncols` matrix.
-pub fn same_values<T: Scalar>(
-    what: &str,
-    ncols: usize,
-    expected: &[T],
-    got: &[T],
-) -> Result<(), String> {
-    if expected.len() != got.len() {
-        return Err(format!(
-            "{what}: {} values expected, {} computed",
-            expected.len(),
-            got.len()
-        ));
-    }
-    let nan = |x: T| x.to_f64().is_nan();
-    match expected
-        .iter()
-        .zip(got)
-        .position(|(&e, &g)| e != g && !(nan(e) && nan(g)))
-    {
-        None => Ok(()),
-        Some(p) => Err(format!(
-            "{what}: at ({}, {}) expected {:?}, computed {:?}",
-            p / ncols.max(1),
-            p % ncols.max(1),
-            expected[p],
-            got[p]
-        )),
-    }
+                (e.to_f64() - g.to_f64()).abs() <= 2.0 * gamma * mag + f64::MIN_POSITIVE
+            })
+    })
 }
 
 /// `log_softmax` values that agree to `f32` rounding: equal (infinities,
@@ -245,26 +242,67 @@ pub fn close_log_softmax(
     expected: &[f32],
     got: &[f32],
 ) -> Result<(), String> {
-    if expected.len() != got.len() {
-        return Err(format!(
-            "{what}: {} values expected, {} computed",
-            expected.len(),
-            got.len()
-        ));
-    }
     let u = f32::EPSILON as f64 / 2.0;
-    for (p, (&e, &g)) in expected.iter().zip(got).enumerate() {
-        let ok = e == g
-            || (e.is_nan() && g.is_nan())
-            || ((e as f64 - g as f64).abs()
-                <= 1e-6 * ((e as f64).abs() + 1.0) + 2.0 * (n as f64 + 4.0) * u);
-        if !ok {
-            return Err(format!(
-                "{what}: at ({}, {}) expected {e:?}, computed {g:?}",
-                p / n.max(1),
-                p % n.max(1)
-            ));
-        }
-    }
-    Ok(())
+    let tol = 2.0 * (n as f64 + 4.0) * u;
+    compare_entries(what, n, expected, got, |_, e, g| {
+        same(e, g) || (e as f64 - g as f64).abs() <= 1e-6 * ((e as f64).abs() + 1.0) + tol
+    })
 }
+
+/// Calls `$then! { $prop: cases }` with the `dense_mxm` cases every backend
+/// runs, one per built-in semiring family and several element types:
+/// `name: element type, semiring, close;` (`close`: float `PLUS_TIMES`,
+/// whose sums may run in another order).
+#[allow(unused_macros)] // used by dense_ops and cuda_dense_ops only
+macro_rules! dense_mxm_cases {
+    ($then:ident! $prop:ident) => {
+        $then! { $prop:
+            dense_mxm_f32_plus_times: f32, bitgraphblas::algebra::PlusTimes::<f32>::new(), true;
+            dense_mxm_f64_plus_times: f64, bitgraphblas::algebra::PlusTimes::<f64>::new(), true;
+            dense_mxm_i32_plus_times: i32, bitgraphblas::algebra::PlusTimes::<i32>::new(), false;
+            dense_mxm_u64_plus_pair: u64, bitgraphblas::algebra::PlusPair::<u64>::new(), false;
+            dense_mxm_f32_plus_pair: f32, bitgraphblas::algebra::PlusPair::<f32>::new(), false;
+            dense_mxm_f32_min_plus: f32, bitgraphblas::algebra::MinPlus::<f32>::new(), false;
+            dense_mxm_i64_min_plus: i64, bitgraphblas::algebra::MinPlus::<i64>::new(), false;
+            dense_mxm_f64_max_times: f64, bitgraphblas::algebra::MaxTimes::<f64>::new(), false;
+            dense_mxm_u32_min_second: u32, bitgraphblas::algebra::MinSecond::<u32>::new(), false;
+            dense_mxm_f32_max_min: f32, bitgraphblas::algebra::MaxMin::<f32>::new(), false;
+            dense_mxm_bool_lor_land: bool, bitgraphblas::algebra::LorLand, false;
+            dense_mxm_u32_any_pair: u32, bitgraphblas::algebra::AnyPair::<u32>::new(), false;
+        }
+    };
+}
+pub(crate) use dense_mxm_cases;
+
+/// Calls `$then! { $prop: cases }` with the element-wise cases every backend
+/// runs: `name: element type, unary operator (apply_dense), binary operator
+/// (ewise_dense, scale_dense_cols);`. ReLU is `BindSecond(Max, 0)`.
+#[allow(unused_macros)] // used by dense_ops and cuda_dense_ops only
+macro_rules! dense_map_cases {
+    ($then:ident! $prop:ident) => {
+        $then! { $prop:
+            maps_f32_relu_plus: f32,
+                bitgraphblas::algebra::BindSecond(bitgraphblas::algebra::Max, 0.0f32),
+                bitgraphblas::algebra::Plus;
+            maps_f32_abs_minus: f32, bitgraphblas::algebra::Abs, bitgraphblas::algebra::Minus;
+            maps_f32_bind_first_div: f32,
+                bitgraphblas::algebra::BindFirst(bitgraphblas::algebra::Div, 1.0f32),
+                bitgraphblas::algebra::Div;
+            maps_f32_ainv_times: f32, bitgraphblas::algebra::Ainv, bitgraphblas::algebra::Times;
+            maps_i32_ainv_minus: i32, bitgraphblas::algebra::Ainv, bitgraphblas::algebra::Minus;
+            maps_i32_lnot_absdiff: i32, bitgraphblas::algebra::Lnot, bitgraphblas::algebra::AbsDiff;
+            maps_i32_bind_second_times_div: i32,
+                bitgraphblas::algebra::BindSecond(bitgraphblas::algebra::Times, 3i32),
+                bitgraphblas::algebra::Div;
+            maps_u64_one_times: u64, bitgraphblas::algebra::One, bitgraphblas::algebra::Times;
+            maps_f64_identity_second: f64, bitgraphblas::algebra::Identity,
+                bitgraphblas::algebra::Second;
+            maps_u32_bind_first_minus_min: u32,
+                bitgraphblas::algebra::BindFirst(bitgraphblas::algebra::Minus, 7u32),
+                bitgraphblas::algebra::Min;
+            maps_bool_lnot_lxor: bool, bitgraphblas::algebra::Lnot, bitgraphblas::algebra::Lxor;
+            maps_i64_abs_first: i64, bitgraphblas::algebra::Abs, bitgraphblas::algebra::First;
+        }
+    };
+}
+pub(crate) use dense_map_cases;
