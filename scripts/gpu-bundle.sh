@@ -18,6 +18,9 @@ cargo test --release --features cuda --no-run --message-format=json \
 # The algorithms (each against its plain reference, on the GPU backend too).
 cargo test --release --features cuda --no-run --message-format=json \
   -p bitgraphblas-algorithms --test algorithms >> "$json"
+# GNN inference against PyTorch's exports and the CPU backend.
+cargo test --release --features cuda --no-run --message-format=json \
+  -p bitgraphblas-algorithms --test gnn >> "$json"
 python3 - "$json" "$dest/tests" <<'PY'
 import json, shutil, sys, os
 for line in open(sys.argv[1]):
@@ -45,6 +48,7 @@ if [ -e algorithms/examples/bench_gpu.rs ]; then
 fi
 strip "$dest"/tests/* "$dest"/bin/* 2>/dev/null || true
 cp data/*.mtx "$dest/data/"
+cp -r data/cora data/citeseer data/weights "$dest/data/"
 for g in USA-road-d.NY cit-HepPh ego-Twitter cnr-2000; do
   cp ../shared/data/large/$g.mtx.gz "$dest/data/large/"
 done

@@ -29,8 +29,8 @@ use bitgraphblas::algebra::{
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend, CudaDense};
 use bitgraphblas::{ops, Backend, Cpu, DenseMatrix, Error, Scalar, Vector};
 use common::dense::{
-    close_log_softmax, close_products, dense_map_cases, dense_mxm_cases, same_values, DenseOps,
-    Logits,
+    check_bad_shapes, close_log_softmax, close_products, dense_map_cases, dense_mxm_cases,
+    same_values, DenseOps, Logits,
 };
 use common::{qc, verdict, TestScalar};
 use quickcheck::TestResult;
@@ -165,26 +165,23 @@ fn prop_rows(g: &CudaBackend, l: &Logits) -> Result<(), String> {
     let cpu = Cpu::new();
     let x = l.matrix();
     let gx = ctx("upload X", g.upload_dense(&x))?;
-    let mut want = Vector::from_dense(vec![u32::MAX; l.m]);
+    let mut want = DenseMatrix::filled(l.m, 1, u32::MAX);
     let r = ops::argmax_rows(&cpu, &mut want, &x);
     for fill in [0, u32::MAX] {
         let mut out = ctx(
             "upload out",
-            g.upload_vector(&Vector::from_dense(vec![fill; l.m])),
+            g.upload_dense(&DenseMatrix::filled(l.m, 1, fill)),
         )?;
         match (&r, ops::argmax_rows(g, &mut out, &gx)) {
             (Err(_), Err(Error::InvalidArgument { .. })) => {}
             (Ok(()), Ok(())) => {
-                let got = ctx("download out", g.download_vector(&out))?;
-                if got.len() != l.m || got.nvals() != l.m {
-                    return Err(format!("argmax_rows: {} of {} entries", got.nvals(), l.m));
-                }
-                if let Some(i) = (0..l.m).find(|&i| got.get(i) != want.get(i)) {
+                let got = ctx("download out", g.download_dense(&out))?;
+                if let Some(i) = (0..l.m).find(|&i| got.get(i, 0) != want.get(i, 0)) {
                     return Err(format!(
-                        "argmax_rows: row {i} {:?}: CPU {:?}, device {:?}",
+                        "argmax_rows: row {i} {:?}: CPU {}, device {}",
                         &l.x[i * l.n..(i + 1) * l.n],
-                        want.get(i),
-                        got.get(i)
+                        want.get(i, 0),
+                        got.get(i, 0)
                     ));
                 }
             }
@@ -302,6 +299,16 @@ fn user_operators_have_no_kernel() {
         "scale_dense_cols",
     );
     assert_eq!(g.download_dense(&c).unwrap().as_slice(), &[5.0; 9]);
+}
+
+/// Every wrong shape is an `Err` naming the operation, the device output
+/// unchanged.
+#[test]
+fn wrong_shapes_on_the_device_are_errors_and_change_nothing() {
+    let Some(g) = gpu("wrong_shapes_on_the_device_are_errors_and_change_nothing") else {
+        return;
+    };
+    check_bad_shapes(g);
 }
 
 /// ReLU (`BindSecond(Max, 0)`) on the device, NaN and signed zeros included.

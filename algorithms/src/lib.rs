@@ -28,6 +28,7 @@
 pub mod bc;
 pub mod bfs;
 pub mod cc;
+pub mod gnn;
 pub mod graph;
 pub mod load;
 pub mod pagerank;

@@ -179,6 +179,32 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
     },
+    /// GNN inference: test accuracy, inference time and peak memory of MODEL with the
+    /// weights FILE on the dataset DIR (adj.mtx, features.mtx, labels.txt, split.json).
+    #[command(after_help = gnn_models_help())]
+    Gnn {
+        /// The model (see the list below).
+        #[arg(long)]
+        model: String,
+        /// Its weights: a safetensors file from scripts/gnn-train.py.
+        #[arg(long)]
+        weights: PathBuf,
+        /// The dataset directory (e.g. data/cora).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Where to run.
+        #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+        backend: BackendKind,
+        /// End with one JSON line (model, dataset, accuracy, seconds, peak_bytes, ...).
+        #[arg(long)]
+        json: bool,
+        /// Write the predicted class of every node, one line per node (- for standard output).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Timed forward passes after a first one (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        reps: usize,
+    },
     /// Betweenness centrality from K sources spread evenly over the vertices
     /// (exact when K >= the number of vertices); not normalised.
     Bc {
@@ -292,6 +318,29 @@ fn run(cli: Cli) -> AnyResult<()> {
             BackendKind::Cuda => cuda_tour(&graph, tile, &lim),
         },
         Cmd::Info { graph } => info(&graph, &lim),
+        Cmd::Gnn {
+            model,
+            weights,
+            dataset,
+            backend,
+            json,
+            output,
+            reps,
+        } => {
+            let job = cli::gnn::GnnJob {
+                model: &model,
+                weights: &weights,
+                dataset: &dataset,
+                json,
+                output: output.as_deref(),
+                reps,
+                read: &lim.read,
+            };
+            match backend {
+                BackendKind::Cpu => cli::gnn::run(&Cpu::new(), &job),
+                BackendKind::Cuda => cuda_gnn(&job),
+            }
+        }
         Cmd::Convert { graph, out, tile } => convert(&graph, &out, tile, &lim),
         Cmd::Bfs {
             graph,
@@ -674,6 +723,28 @@ where
 #[cfg(not(feature = "cuda"))]
 fn cuda_tour(_: &Path, _: TileSize, _: &Limits) -> AnyResult<()> {
     Err(NO_CUDA.into())
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda_gnn(_: &cli::gnn::GnnJob<'_>) -> AnyResult<()> {
+    Err(NO_CUDA.into())
+}
+
+#[cfg(feature = "cuda")]
+fn cuda_gnn(job: &cli::gnn::GnnJob<'_>) -> AnyResult<()> {
+    let gpu = bitgraphblas::CudaBackend::new(0).map_err(|e| format!("--backend cuda: {e}"))?;
+    cli::gnn::run(&gpu, job)
+}
+
+/// The models `gnn --help` lists.
+fn gnn_models_help() -> String {
+    let mut s = String::from("Models:\n");
+    for m in alg::gnn::Model::ALL {
+        s += &format!("  {:10} {}\n", m.name(), m.describe());
+    }
+    s += "  (gcn-qK takes any K from 2 to 8.) Weights for Cora and CiteSeer: \
+          data/weights/MODEL-DATASET.safetensors.";
+    s
 }
 
 #[cfg(feature = "cuda")]

@@ -479,10 +479,10 @@ pub trait Backend: Sized + Send + Sync {
         b: &Self::Dense<T>,
     ) -> Result<()>;
 
-    /// `out_i` = the column of row `i`'s largest entry (ties: the lowest
-    /// column; NaN is larger than every number, the first NaN wins); every
-    /// entry of `out` (length `m`) present. `A` has columns when it has rows.
-    fn argmax_rows(&self, out: &mut Self::Vector<u32>, a: &Self::Dense<f32>) -> Result<()>;
+    /// `out_i` (an `m x 1` dense matrix) = the column of row `i`'s largest
+    /// value (ties: the lowest column; NaN is larger than every number, the
+    /// first NaN wins). `A` has columns when it has rows.
+    fn argmax_rows(&self, out: &mut Self::Dense<u32>, a: &Self::Dense<f32>) -> Result<()>;
 
     /// `c_ij = (a_ij - max_j a_ij) - ln Σ_j exp(a_ij - max_j a_ij)` in `f32`.
     fn log_softmax_rows(&self, c: &mut Self::Dense<f32>, a: &Self::Dense<f32>) -> Result<()>;

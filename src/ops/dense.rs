@@ -26,9 +26,9 @@
 //! assert_eq!(z.as_slice(), &[1.0, 1.0, 1.5, 0.0, 0.0, 2.0]);
 //! let mut out = DenseMatrix::filled(2, 3, 0.0f32);
 //! ops::log_softmax_rows(&cpu, &mut out, &z)?;
-//! let mut class = Vector::empty(2);
+//! let mut class = DenseMatrix::filled(2, 1, 0u32);
 //! ops::argmax_rows(&cpu, &mut class, &out)?;
-//! assert_eq!(class.to_vec(9), vec![2, 2]);
+//! assert_eq!(class.as_slice(), &[2, 2]);
 //! # Ok::<(), bitgraphblas::Error>(())
 //! ```
 
@@ -190,31 +190,28 @@ pub fn ewise_dense<B: Backend, T: Scalar, Op: BinaryOp<T>>(
 }
 
 /// `out_i` = the column of the largest entry of row `i` of `A` (`m x n`,
-/// `n > 0`): ties go to the lowest column, and NaN counts as larger than
-/// every number (the first NaN of a row wins), as `torch.argmax` does.
-/// `out` has length `m`; every entry is present afterwards. An `A` with rows
-/// and no columns is an [`InvalidArgument`](crate::Error::InvalidArgument).
+/// `n > 0`; `out` is `m x 1`): ties go to the lowest column, and NaN counts
+/// as larger than every number (the first NaN of a row wins), as
+/// `torch.argmax` does. An `A` with rows and no columns is an
+/// [`InvalidArgument`](crate::Error::InvalidArgument).
 ///
 /// ```
-/// use bitgraphblas::{ops, Cpu, DenseMatrix, Vector};
+/// use bitgraphblas::{ops, Cpu, DenseMatrix};
 /// let cpu = Cpu::new();
 /// let a = DenseMatrix::from_vec(3, 3, vec![
 ///     0.5f32, 2.0, 2.0, // tie: the lower column
 ///     -1.0, f32::NAN, f32::NAN, // the first NaN
 ///     f32::NEG_INFINITY, -3.0, f32::INFINITY,
 /// ])?;
-/// let mut out = Vector::empty(3);
+/// let mut out = DenseMatrix::filled(3, 1, 9u32);
 /// ops::argmax_rows(&cpu, &mut out, &a)?;
-/// assert_eq!(out.to_vec(9), vec![1, 1, 2]);
+/// assert_eq!(out.as_slice(), &[1, 1, 2]);
 /// assert!(ops::argmax_rows(&cpu, &mut out, &DenseMatrix::filled(3, 0, 0.0)).is_err());
 /// # Ok::<(), bitgraphblas::Error>(())
 /// ```
-pub fn argmax_rows<B: Backend>(b: &B, out: &mut B::Vector<u32>, a: &B::Dense<f32>) -> Result<()> {
+pub fn argmax_rows<B: Backend>(b: &B, out: &mut B::Dense<u32>, a: &B::Dense<f32>) -> Result<()> {
     const OP: &str = "argmax_rows";
     let sa = shape_of(a);
-    need(OP, out.len() == sa.0, || {
-        format!("out has length {}, A is {}", out.len(), shape_str(sa))
-    })?;
     if sa.0 > 0 && sa.1 == 0 {
         return Err(Error::invalid(
             OP,
@@ -230,6 +227,15 @@ pub fn argmax_rows<B: Backend>(b: &B, out: &mut B::Vector<u32>, a: &B::Dense<f32
             format!("A is {}: column indices must fit in u32", shape_str(sa)),
         ));
     }
+    let so = shape_of(out);
+    need(OP, so == (sa.0, 1), || {
+        format!(
+            "out is {}, A is {}: out must be {}x1",
+            shape_str(so),
+            shape_str(sa),
+            sa.0
+        )
+    })?;
     b.argmax_rows(out, a)
 }
 

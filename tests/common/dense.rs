@@ -10,7 +10,8 @@
 
 use std::fmt;
 
-use bitgraphblas::{DenseMatrix, Scalar, ScalarType};
+use bitgraphblas::algebra::{Abs, Plus, PlusTimes};
+use bitgraphblas::{ops, Backend, DenseMatrix, Error, Scalar, ScalarType, Vector};
 use quickcheck::{Arbitrary, Gen};
 
 use super::gen::{below, unit, SpVec};
@@ -306,3 +307,90 @@ macro_rules! dense_map_cases {
     };
 }
 pub(crate) use dense_map_cases;
+
+/// Runs `call` on `out` (on backend `b`), expects an `Err` naming `op` (a
+/// dimension mismatch, or an invalid argument where not `dims`), and checks
+/// that `out` did not change.
+fn refuses<B: Backend, T: Scalar>(
+    b: &B,
+    op: &str,
+    dims: bool,
+    out: &mut B::Dense<T>,
+    call: impl FnOnce(&mut B::Dense<T>) -> bitgraphblas::Result<()>,
+) {
+    let before = b.download_dense(out).expect("download");
+    match call(out) {
+        Err(e @ Error::DimensionMismatch { .. }) if dims => {
+            assert!(e.to_string().contains(op), "{e} does not name {op}")
+        }
+        Err(e @ Error::InvalidArgument { .. }) if !dims => {
+            assert!(e.to_string().contains(op), "{e} does not name {op}")
+        }
+        other => panic!("{op}: expected an error (dimensions: {dims}), got {other:?}"),
+    }
+    let after = b.download_dense(out).expect("download");
+    assert_eq!(after, before, "{op}: output changed on error");
+}
+
+/// Every wrong shape of each dense operation on `b`: an `Err` naming the
+/// operation, the output unchanged; and an empty `argmax_rows` (no rows, no
+/// columns) that is not an error.
+pub fn check_bad_shapes<B: Backend>(b: &B) {
+    let up = |r: usize, c: usize| {
+        let m = DenseMatrix::from_vec(r, c, (0..r * c).map(|x| x as f32).collect()).unwrap();
+        b.upload_dense(&m).expect("upload")
+    };
+    let upv = |n: usize| {
+        let v = Vector::from_dense((0..n).map(|x| x as f32).collect());
+        b.upload_vector(&v).expect("upload")
+    };
+    let s = PlusTimes::<f32>::new();
+    let c = &mut up(3, 2);
+    // inner dimensions: A 3x4, B 5x2; C 3x2 for a 3x3 product, and for a 2x2 one
+    refuses(b, "dense_mxm", true, c, |c| {
+        ops::dense_mxm(b, c, s, &up(3, 4), &up(5, 2))
+    });
+    refuses(b, "dense_mxm", true, c, |c| {
+        ops::dense_mxm(b, c, s, &up(3, 4), &up(4, 3))
+    });
+    refuses(b, "dense_mxm", true, c, |c| {
+        ops::dense_mxm(b, c, s, &up(2, 4), &up(4, 2))
+    });
+    // d of length 3 for 2 columns; C 3x2 for a 2x2 A
+    refuses(b, "scale_dense_cols", true, c, |c| {
+        ops::scale_dense_cols(b, c, Plus, &up(3, 2), &upv(3))
+    });
+    refuses(b, "scale_dense_cols", true, c, |c| {
+        ops::scale_dense_cols(b, c, Plus, &up(2, 2), &upv(2))
+    });
+    refuses(b, "apply_dense", true, c, |c| {
+        ops::apply_dense(b, c, Abs, &up(2, 3))
+    });
+    refuses(b, "ewise_dense", true, c, |c| {
+        ops::ewise_dense(b, c, Plus, &up(3, 2), &up(2, 3))
+    });
+    refuses(b, "ewise_dense", true, c, |c| {
+        ops::ewise_dense(b, c, Plus, &up(2, 3), &up(2, 3))
+    });
+    refuses(b, "log_softmax_rows", true, c, |c| {
+        ops::log_softmax_rows(b, c, &up(3, 3))
+    });
+    // out 2x1 and 3x2 for a 3x2 A; a 3x0 A has no argmax
+    let out = |(r, c): (usize, usize)| {
+        b.upload_dense(&DenseMatrix::filled(r, c, 7u32))
+            .expect("upload")
+    };
+    for (o, (m, n), dims) in [
+        ((2, 1), (3, 2), true),
+        ((3, 2), (3, 2), true),
+        ((3, 1), (3, 0), false),
+    ] {
+        refuses(b, "argmax_rows", dims, &mut out(o), |o| {
+            ops::argmax_rows(b, o, &up(m, n))
+        });
+    }
+    // no rows, no columns: nothing to do, not an error
+    let none = &mut out((0, 1));
+    ops::argmax_rows(b, none, &up(0, 0)).expect("an empty argmax");
+    assert_eq!(b.download_dense(none).expect("download").nrows(), 0);
+}

@@ -4,6 +4,7 @@
 //! closed pipe, and messages that cannot drive a terminal.
 
 pub mod files;
+pub mod gnn;
 pub mod limits;
 pub mod oom;
 pub mod stdout;

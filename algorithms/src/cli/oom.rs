@@ -9,9 +9,33 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// [`System`], exiting cleanly where it returns null.
+/// [`System`], exiting cleanly where it returns null, and counting the
+/// bytes held (for the peak host memory `gnn` reports).
 pub struct ExitOnOom;
+
+static HELD: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn held_add(b: usize) {
+    let now = HELD.fetch_add(b, Ordering::Relaxed) + b;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+fn held_sub(b: usize) {
+    HELD.fetch_sub(b, Ordering::Relaxed);
+}
+
+/// Heap bytes held now and the most held since [`reset_peak`].
+pub fn heap() -> (usize, usize) {
+    (HELD.load(Ordering::Relaxed), PEAK.load(Ordering::Relaxed))
+}
+
+/// Starts a new peak from what is held now.
+pub fn reset_peak() {
+    PEAK.store(HELD.load(Ordering::Relaxed), Ordering::Relaxed);
+}
 
 // SAFETY: every call is forwarded to `System` with the same arguments; a null
 // result never returns to the caller (the process exits).
@@ -22,6 +46,7 @@ unsafe impl GlobalAlloc for ExitOnOom {
         if p.is_null() {
             out_of_memory(layout.size());
         }
+        held_add(layout.size());
         p
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
@@ -30,11 +55,13 @@ unsafe impl GlobalAlloc for ExitOnOom {
         if p.is_null() {
             out_of_memory(layout.size());
         }
+        held_add(layout.size());
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe { System.dealloc(ptr, layout) };
+        held_sub(layout.size());
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: as above.
@@ -42,6 +69,8 @@ unsafe impl GlobalAlloc for ExitOnOom {
         if p.is_null() {
             out_of_memory(new_size);
         }
+        held_sub(layout.size());
+        held_add(new_size);
         p
     }
 }

@@ -6,7 +6,6 @@
 use std::any::Any;
 
 use super::dense_view::{dense_view, for_chunks_mut};
-use super::take_full_buffer;
 use crate::algebra::{BinaryOp, Semiring, SemiringKind, UnaryOp};
 use crate::container::Vector;
 use crate::scalar::Scalar;
@@ -98,18 +97,10 @@ fn argmax(row: &[f32]) -> u32 {
     best as u32
 }
 
-/// `out_i = argmax_j a_ij` (every entry present; `a` has columns or no rows).
-pub(super) fn argmax_rows(out: &mut Vector<u32>, a: &DenseMatrix<f32>) {
-    let mut idx = take_full_buffer(out);
+/// `out_i = argmax_j a_ij` (`out` is `m x 1`; `a` has columns or no rows).
+pub(super) fn argmax_rows(out: &mut DenseMatrix<u32>, a: &DenseMatrix<f32>) {
     let n = a.ncols();
-    let rows = rows_per_task(n);
-    let work = idx.len().saturating_mul(n);
-    for_chunks_mut(&mut idx, rows, work, |t, ch| {
-        for (r, o) in ch.iter_mut().enumerate() {
-            *o = argmax(a.row(t * rows + r));
-        }
-    });
-    *out = Vector::from_dense(idx);
+    for_rows(out.as_mut_slice(), 1, n, |i, o| o[0] = argmax(a.row(i)));
 }
 
 /// `c = log_softmax(a)` along each row, in `f32`: `m` = the largest

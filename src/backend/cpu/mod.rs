@@ -833,7 +833,7 @@ impl Backend for Cpu {
         Ok(())
     }
 
-    fn argmax_rows(&self, out: &mut Vector<u32>, a: &DenseMatrix<f32>) -> Result<()> {
+    fn argmax_rows(&self, out: &mut DenseMatrix<u32>, a: &DenseMatrix<f32>) -> Result<()> {
         dense::argmax_rows(out, a);
         Ok(())
     }

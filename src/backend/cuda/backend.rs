@@ -375,7 +375,7 @@ impl Backend for CudaBackend {
         self.ewise_dense_op::<T, Op>(c, a, b)
     }
 
-    fn argmax_rows(&self, out: &mut CudaVector<u32>, a: &CudaDense<f32>) -> Result<()> {
+    fn argmax_rows(&self, out: &mut CudaDense<u32>, a: &CudaDense<f32>) -> Result<()> {
         self.argmax_rows_op(out, a)
     }
 

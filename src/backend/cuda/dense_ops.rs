@@ -8,7 +8,7 @@
 use super::codes::{op_code, unary_code};
 use super::device::{bits_of, DevPtr};
 use super::launch::{dense::rows, vec};
-use super::mem::{bit_words, DVec};
+use super::mem::bit_words;
 use super::vector::ewise_kind;
 use super::{CudaBackend, CudaDense, CudaVector};
 use crate::algebra::{BinaryOp, UnaryOp};
@@ -105,21 +105,15 @@ impl CudaBackend {
         .run(&self.dev, bit_words(n) * 32)
     }
 
-    /// The `argmax_rows` entry point: a warp per row, into a new full vector.
+    /// The `argmax_rows` entry point: a warp per row, into `out` (`m x 1`).
     pub(crate) fn argmax_rows_op(
         &self,
-        out: &mut CudaVector<u32>,
+        out: &mut CudaDense<u32>,
         a: &CudaDense<f32>,
     ) -> Result<()> {
-        let m = a.nrows;
-        let vals = self.dev.alloc::<u32>(m)?;
-        rows::dense_argmax_rows(a.data.ptr(), m as u64, a.ncols as u64, vals.ptr())
-            .run(&self.dev, m * 32)?;
-        *out = CudaVector {
-            len: m,
-            repr: DVec::Dense { vals, pres: None },
-        };
-        Ok(())
+        self.dense_output(out, a.nrows, 1)?;
+        rows::dense_argmax_rows(a.data.ptr(), a.nrows as u64, a.ncols as u64, out.data.ptr())
+            .run(&self.dev, a.nrows * 32)
     }
 
     /// The `log_softmax_rows` entry point: a warp per row.

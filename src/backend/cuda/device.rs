@@ -112,6 +112,8 @@ pub(crate) fn opt_ptr<T>(b: Option<&DBuf<T>>) -> DevPtr<T> {
 
 /// A typed device buffer of `len` elements (raw bytes underneath).
 pub(crate) struct DBuf<T> {
+    /// The device's byte counter, told when the buffer goes.
+    bytes: Arc<MemCounter>,
     slice: CudaSlice<u8>,
     ptr: u64,
     len: usize,
@@ -129,7 +131,45 @@ impl<T> DBuf<T> {
 }
 
 /// The device and everything cached on it.
+/// Bytes of device buffers the library holds now, and the most it held
+/// since the last reset.
+#[derive(Debug, Default)]
+pub(crate) struct MemCounter {
+    now: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl MemCounter {
+    fn add(&self, b: u64) {
+        let now = self.now.fetch_add(b, Ordering::Relaxed) + b;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+    }
+    fn sub(&self, b: u64) {
+        self.now.fetch_sub(b, Ordering::Relaxed);
+    }
+    /// `(now, peak)`.
+    pub(crate) fn get(&self) -> (u64, u64) {
+        (
+            self.now.load(Ordering::Relaxed),
+            self.peak.load(Ordering::Relaxed),
+        )
+    }
+    /// Starts a new peak from what is held now.
+    pub(crate) fn reset_peak(&self) {
+        self.peak
+            .store(self.now.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+}
+
+impl<T> Drop for DBuf<T> {
+    fn drop(&mut self) {
+        self.bytes.sub(self.slice.len() as u64);
+    }
+}
+
 pub(crate) struct Dev {
+    /// Device memory the library's buffers hold.
+    pub bytes: Arc<MemCounter>,
     /// Made at the first large download (declared first: dropped before the context).
     pub(super) staging: Mutex<Option<Staging>>,
     pub ctx: Arc<CudaContext>,
@@ -227,6 +267,7 @@ impl Dev {
         let stream = ctx.default_stream();
         keep_pool_memory(&ctx);
         Ok(Dev {
+            bytes: Arc::new(MemCounter::default()),
             staging: Mutex::new(None),
             ctx,
             stream,
@@ -447,7 +488,9 @@ impl Dev {
             }
             .map_err(drv("memset"))?;
         }
+        self.bytes.add(bytes as u64);
         Ok(DBuf {
+            bytes: self.bytes.clone(),
             slice,
             ptr,
             len,

@@ -156,6 +156,22 @@ impl CudaBackend {
     pub fn set_poison(&self, on: bool) {
         self.dev.set_poison(on)
     }
+    /// Bytes of device memory this backend's buffers hold now, and the most
+    /// they held since the backend was made or [`Self::reset_peak_memory`].
+    ///
+    /// ```no_run
+    /// let gpu = bitgraphblas::CudaBackend::new(0)?;
+    /// let (now, peak) = gpu.memory();
+    /// assert!(now <= peak);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    pub fn memory(&self) -> (u64, u64) {
+        self.dev.bytes.get()
+    }
+    /// Starts a new peak of [`Self::memory`] from what is held now.
+    pub fn reset_peak_memory(&self) {
+        self.dev.bytes.reset_peak()
+    }
     /// Waits for all queued device work; reports asynchronous faults.
     pub fn synchronize(&self) -> Result<()> {
         self.dev.sync()

@@ -1,0 +1,162 @@
+//! `bitgraphblas gnn`: GNN inference on a dataset directory with a weights
+//! file, on either backend, with accuracy, time and peak memory.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use bitgraphblas::{Backend, Format};
+
+use super::files::{check_output, Input, Output};
+use super::stdout::Stdout;
+use bitgraphblas_algorithms::gnn::{Dataset, GnnGraph, Model, Network, Weights};
+
+type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// What `gnn` was asked for.
+pub struct GnnJob<'a> {
+    /// The model's name.
+    pub model: &'a str,
+    /// The safetensors file.
+    pub weights: &'a Path,
+    /// The dataset directory.
+    pub dataset: &'a Path,
+    /// End with one JSON line.
+    pub json: bool,
+    /// Where to write the predictions.
+    pub output: Option<&'a Path>,
+    /// Timed forward passes (the median is reported).
+    pub reps: usize,
+    /// Reading limits.
+    pub read: &'a bitgraphblas::io::ReadOptions,
+}
+
+/// Device memory of a backend, where it has its own: `(now, peak)` and a
+/// reset of the peak.
+pub trait DeviceMemory {
+    /// `(now, peak)` bytes, `None` for the host backend.
+    fn device_memory(&self) -> Option<(u64, u64)>;
+    /// Starts a new peak.
+    fn reset_device_peak(&self);
+}
+
+impl DeviceMemory for bitgraphblas::Cpu {
+    fn device_memory(&self) -> Option<(u64, u64)> {
+        None
+    }
+    fn reset_device_peak(&self) {}
+}
+
+#[cfg(feature = "cuda")]
+impl DeviceMemory for bitgraphblas::CudaBackend {
+    fn device_memory(&self) -> Option<(u64, u64)> {
+        Some(self.memory())
+    }
+    fn reset_device_peak(&self) {
+        self.reset_peak_memory()
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Runs the job on backend `b`.
+pub fn run<B: Backend + DeviceMemory>(b: &B, job: &GnnJob<'_>) -> AnyResult<()> {
+    let model = Model::parse(job.model)?;
+    let inputs = [
+        Input::new(job.weights),
+        Input::new(&job.dataset.join("adj.mtx")),
+        Input::new(&job.dataset.join("features.mtx")),
+        Input::new(&job.dataset.join("labels.txt")),
+        Input::new(&job.dataset.join("split.json")),
+    ];
+    let refs: Vec<&Input> = inputs.iter().collect();
+    let out_path: Option<PathBuf> = job
+        .output
+        .filter(|p| p.as_os_str() != "-")
+        .map(Path::to_path_buf);
+    if let Some(p) = &out_path {
+        check_output(&Output::File(p), &refs)?;
+    }
+    check_output(&Output::Stdout, &refs)?;
+    let t = Instant::now();
+    let data = Dataset::load(job.dataset, job.read)?;
+    let weights = Weights::load(job.weights, job.read)?;
+    let t_load = t.elapsed();
+    super::oom::reset_peak();
+    b.reset_device_peak();
+    let t = Instant::now();
+    let net = Network::load(b, model, &weights, data.features.ncols(), data.classes())?;
+    let graph = GnnGraph::upload(b, &data, model.needs(), Format::Auto)?;
+    let t_upload = t.elapsed();
+    // one pass to compile kernels (cached on disk), then the timed ones
+    let mut predictions = net.predict(b, &net.forward(b, &graph)?.logits)?;
+    let mut times = Vec::with_capacity(job.reps.max(1));
+    for _ in 0..job.reps.max(1) {
+        let t = Instant::now();
+        let out = net.forward(b, &graph)?;
+        predictions = net.predict(b, &out.logits)?;
+        times.push(t.elapsed());
+    }
+    times.sort();
+    let median = times[times.len() / 2];
+    let host_peak = super::oom::heap().1;
+    let device_peak = b.device_memory().map(|m| m.1);
+    let accuracy = data.accuracy(&predictions, &data.split.test);
+    let mut stdout = Stdout::new();
+    stdout.line(&format!(
+        "{} on {} ({} nodes, {} features, {} classes), backend {}: test accuracy {:.4}",
+        model.name(),
+        data.name,
+        data.nodes(),
+        data.features.ncols(),
+        data.classes(),
+        b.name(),
+        accuracy
+    ))?;
+    stdout.line(&format!(
+        "inference {:.3} ms (median of {}, forward pass and predictions on the host); \
+         load {:.1} ms, upload {:.1} ms",
+        ms(median),
+        times.len(),
+        ms(t_load),
+        ms(t_upload)
+    ))?;
+    let mut mem = format!("peak memory: host {:.2} MB", host_peak as f64 / 1e6);
+    if let Some(d) = device_peak {
+        mem += &format!(
+            ", device {:.2} MB (allocated by the library)",
+            d as f64 / 1e6
+        );
+    }
+    stdout.line(&mem)?;
+    if let Some(p) = &out_path {
+        let mut file = bitgraphblas::io::OutputFile::create(p)?;
+        for c in &predictions {
+            writeln!(file, "{c}").map_err(|e| format!("{}: {e}", file.path().display()))?;
+        }
+        file.commit()?;
+    } else if job.output.is_some() {
+        for c in &predictions {
+            stdout.line(&c.to_string())?;
+        }
+    }
+    if job.json {
+        let peak = device_peak.unwrap_or(host_peak as u64);
+        stdout.line(&format!(
+            "{{\"model\":\"{}\",\"dataset\":\"{}\",\"backend\":\"{}\",\"accuracy\":{accuracy},\
+             \"seconds\":{},\"peak_bytes\":{peak},\"host_peak_bytes\":{host_peak},\
+             \"device_peak_bytes\":{},\"nodes\":{},\"load_seconds\":{},\"upload_seconds\":{}}}",
+            model.name(),
+            data.name.escape_default(),
+            b.name(),
+            median.as_secs_f64(),
+            device_peak.map_or("null".to_string(), |d| d.to_string()),
+            data.nodes(),
+            t_load.as_secs_f64(),
+            t_upload.as_secs_f64()
+        ))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,286 @@
+//! A dataset's graph and features on a backend, in the forms the layers
+//! read (only those a model needs are built), and the three aggregations:
+//! GCN's `D^-1/2 (A + I) D^-1/2 h` (two diagonal scalings around a pattern
+//! product: the normalised matrix is never built), SAGE's mean `D^-1 A h`
+//! and GraphConv's sum `A h`; and the binary aggregation `BSpMM.BBB`.
+
+use bitgraphblas::algebra::{BitSemiring, PlusTimes, Times};
+use bitgraphblas::backend::{Backend, Content};
+use bitgraphblas::storage::b2sr::Profile;
+use bitgraphblas::storage::BitLayout;
+use bitgraphblas::{
+    ops, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold, Vector,
+};
+
+use super::dataset::Dataset;
+use super::error::{GnnError, GnnResult};
+
+/// Which device forms a model reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// `A + I` and `D^-1/2` (GCN aggregation).
+    pub gcn: bool,
+    /// `A + I` as a bit pattern for `bspmm` (binary aggregation).
+    pub closed_bits: bool,
+    /// `A` (mean and sum aggregation).
+    pub plain: bool,
+    /// `D^-1` (mean aggregation).
+    pub mean: bool,
+    /// The features as the layers read them.
+    pub features: FeatureForm,
+}
+
+/// How a model reads the node features.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FeatureForm {
+    /// A sparse `f32` matrix (the f32 models' `X W`).
+    #[default]
+    Sparse,
+    /// Bits when the features are all 0/1, else dense `f32` (the binary
+    /// models' first weight product).
+    BitsOrDense,
+    /// One bit plane (scale 1, zero point 0): the k-bit models' first
+    /// product; the features must be 0/1.
+    Plane,
+}
+
+/// The features on the device.
+pub enum Features<B: Backend> {
+    /// Sparse `f32`.
+    Sparse(B::Matrix<f32>),
+    /// 0/1 features as row-major bits.
+    Bits(B::Bits),
+    /// Other features, dense.
+    Dense(B::Dense<f32>),
+    /// 0/1 features as a one-bit plane.
+    Plane(bitgraphblas::BitPlanes<B>),
+}
+
+/// A dataset's graph operators and features, resident on a backend.
+pub struct GnnGraph<B: Backend> {
+    nodes: usize,
+    format: Format,
+    ahat: Option<B::Matrix<f32>>,
+    ahat_bits: Option<B::Matrix<bool>>,
+    adj: Option<B::Matrix<f32>>,
+    dinv_sqrt: Option<B::Vector<f32>>,
+    inv_deg: Option<B::Vector<f32>>,
+    /// The node features.
+    pub features: Features<B>,
+}
+
+/// `m`'s pattern with every stored entry `one`, in `format`.
+fn pattern_as<T: Scalar>(m: &Matrix<bool>, format: Format, one: T) -> GnnResult<Matrix<T>> {
+    let csr = m.as_csr();
+    let rp = csr.row_ptr();
+    let triplets = (0..m.nrows())
+        .flat_map(|i| {
+            csr.col_idx()[rp[i]..rp[i + 1]]
+                .iter()
+                .map(move |&j| (i, j as usize, one))
+        })
+        .collect();
+    Ok(Matrix::from_triplets(m.nrows(), m.ncols(), triplets)?.to_format(format)?)
+}
+
+/// `A` with the diagonal added where it is missing.
+fn with_self_loops(a: &Matrix<bool>) -> GnnResult<Matrix<bool>> {
+    let csr = a.as_csr();
+    let rp = csr.row_ptr();
+    let mut t = Vec::with_capacity(csr.nnz() + a.nrows());
+    for i in 0..a.nrows() {
+        let row = &csr.col_idx()[rp[i]..rp[i + 1]];
+        t.extend(row.iter().map(|&j| (i, j as usize, true)));
+        if !row.contains(&(i as u32)) {
+            t.push((i, i, true));
+        }
+    }
+    Ok(Matrix::from_triplets(a.nrows(), a.ncols(), t)?)
+}
+
+/// Row lengths of a host matrix.
+fn degrees(a: &Matrix<bool>) -> Vec<usize> {
+    let csr = a.as_csr();
+    csr.row_ptr().windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+impl<B: Backend> GnnGraph<B> {
+    /// Uploads what `needs` asks for. `format` is the adjacency's format
+    /// (`Format::Auto`: the sampling profile's choice, as the backend
+    /// prefers it for pattern products).
+    pub fn upload(backend: &B, data: &Dataset, needs: Needs, format: Format) -> GnnResult<Self> {
+        let a = &data.adjacency;
+        // the bit products read the pattern, the f32 aggregations values
+        // (all 1): each in the format the backend runs it best in
+        let (format, value_format) = match format {
+            Format::Auto => {
+                let profiled = match Profile::sample(&a.as_csr()).recommend() {
+                    None => Format::Csr,
+                    Some(t) => Format::B2sr(t),
+                };
+                (
+                    backend.auto_format(profiled, Content::Pattern),
+                    backend.auto_format(profiled, Content::Values),
+                )
+            }
+            f => (f, f),
+        };
+        let mut g = GnnGraph {
+            nodes: data.nodes(),
+            format,
+            ahat: None,
+            ahat_bits: None,
+            adj: None,
+            dinv_sqrt: None,
+            inv_deg: None,
+            features: Features::Sparse(backend.upload_matrix(&Matrix::<f32>::empty(0, 0))?),
+        };
+        if needs.gcn || needs.closed_bits {
+            let ahat = with_self_loops(a)?;
+            if needs.gcn {
+                let d: Vec<f32> = degrees(&ahat)
+                    .iter()
+                    .map(|&d| 1.0 / (d as f32).sqrt())
+                    .collect();
+                g.dinv_sqrt = Some(backend.upload_vector(&Vector::from_dense(d))?);
+                g.ahat =
+                    Some(backend.upload_matrix_owned(pattern_as(&ahat, value_format, 1.0f32)?)?);
+            }
+            if needs.closed_bits {
+                g.ahat_bits = Some(backend.upload_matrix_owned(ahat.to_format(format)?)?);
+            }
+        }
+        if needs.plain || needs.mean {
+            g.adj = Some(backend.upload_matrix_owned(pattern_as(a, value_format, 1.0f32)?)?);
+        }
+        if needs.mean {
+            let inv: Vec<f32> = degrees(a)
+                .iter()
+                .map(|&d| if d == 0 { 0.0 } else { 1.0 / d as f32 })
+                .collect();
+            g.inv_deg = Some(backend.upload_vector(&Vector::from_dense(inv))?);
+        }
+        g.features = match needs.features {
+            FeatureForm::Sparse => Features::Sparse(backend.upload_matrix(&data.features)?),
+            FeatureForm::BitsOrDense => {
+                upload_features(backend, &data.features, data.binary_features())?
+            }
+            FeatureForm::Plane => {
+                if !data.binary_features() {
+                    return Err(GnnError::file(
+                        format!("{} features", data.name),
+                        "the k-bit models read 0/1 features; these have other values",
+                    ));
+                }
+                let Features::Bits(x) = upload_features(backend, &data.features, true)? else {
+                    unreachable!("0/1 features upload as bits")
+                };
+                let one = backend.upload_dense(&DenseMatrix::filled(1, 1, 1.0f32))?;
+                let zero = backend.upload_dense(&DenseMatrix::filled(1, 1, 0.0f32))?;
+                Features::Plane(bitgraphblas::BitPlanes::new(vec![x], one, zero)?)
+            }
+        };
+        Ok(g)
+    }
+
+    /// The number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
+
+    /// The adjacency's format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    fn need<'a, T>(what: &'static str, x: &'a Option<T>) -> GnnResult<&'a T> {
+        x.as_ref().ok_or_else(|| {
+            GnnError::Library(bitgraphblas::Error::InvalidStorage {
+                what: "GNN graph",
+                detail: format!("{what} was not uploaded for this model"),
+            })
+        })
+    }
+
+    /// `D^-1/2 (A + I) D^-1/2 y`.
+    pub fn gcn(&self, b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
+        let d = Self::need("D^-1/2", &self.dinv_sqrt)?;
+        let ahat = Self::need("A + I", &self.ahat)?;
+        let (n, k) = shape(y);
+        let mut s = b.dense_new(n, k, 0.0f32)?;
+        ops::scale_dense_rows(b, &mut s, Times, d, y)?;
+        let mut p = b.dense_new(n, k, 0.0f32)?;
+        ops::mxm_dense(b, &mut p, PlusTimes::<f32>::new(), ahat, &s, &Desc::new())?;
+        ops::scale_dense_rows(b, &mut s, Times, d, &p)?;
+        Ok(s)
+    }
+
+    /// `A y`: the sum over the neighbours.
+    pub fn sum(&self, b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
+        let a = Self::need("A", &self.adj)?;
+        let (n, k) = shape(y);
+        let mut p = b.dense_new(n, k, 0.0f32)?;
+        ops::mxm_dense(b, &mut p, PlusTimes::<f32>::new(), a, y, &Desc::new())?;
+        Ok(p)
+    }
+
+    /// `D^-1 A y`: the mean over the neighbours (0 for an isolated node).
+    pub fn mean(&self, b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
+        let inv = Self::need("D^-1", &self.inv_deg)?;
+        let p = self.sum(b, y)?;
+        let (n, k) = shape(y);
+        let mut s = b.dense_new(n, k, 0.0f32)?;
+        ops::scale_dense_rows(b, &mut s, Times, inv, &p)?;
+        Ok(s)
+    }
+
+    /// `BSpMM.BBB`: bit `ij` of the result is `Σ_{j' ∈ N(i) ∪ {i}} ±h_j'j >= t_j`
+    /// (`h` read as +1/-1).
+    pub fn closed_sum_bits(&self, b: &B, h: &B::Bits, t: &B::Dense<f32>) -> GnnResult<B::Bits> {
+        let a = Self::need("A + I bits", &self.ahat_bits)?;
+        let (n, k) = shape(h);
+        let mut out = b.bits_new(n, k, BitLayout::RowMajor)?;
+        let o = BitOutput::Bits {
+            out: &mut out,
+            scales: Scales::default(),
+            threshold: Threshold::PerColumn(t),
+        };
+        ops::bspmm(b, o, BitSemiring::PLUS_LAND_SIGNED, a, h)?;
+        Ok(out)
+    }
+}
+
+/// `(nrows, ncols)` of a backend container.
+pub(crate) fn shape<M: bitgraphblas::backend::MatrixShape>(m: &M) -> (usize, usize) {
+    (m.nrows(), m.ncols())
+}
+
+/// The features as bits (all 0/1) or dense `f32`.
+fn upload_features<B: Backend>(
+    backend: &B,
+    x: &Matrix<f32>,
+    binary: bool,
+) -> GnnResult<Features<B>> {
+    let (n, f) = (x.nrows(), x.ncols());
+    let csr = x.as_csr();
+    let rp = csr.row_ptr();
+    if binary {
+        let mut bits = bitgraphblas::storage::BitMatrix::zeros(n, f, BitLayout::RowMajor)?;
+        for i in 0..n {
+            for (k, &j) in csr.col_idx()[rp[i]..rp[i + 1]].iter().enumerate() {
+                if csr.values()[rp[i] + k] == 1.0 {
+                    bits.set(i, j as usize, true)?;
+                }
+            }
+        }
+        return Ok(Features::Bits(backend.upload_bits(&bits)?));
+    }
+    let mut d = DenseMatrix::filled(n, f, 0.0f32);
+    let s = d.as_mut_slice();
+    for i in 0..n {
+        for (k, &j) in csr.col_idx()[rp[i]..rp[i + 1]].iter().enumerate() {
+            s[i * f + j as usize] = csr.values()[rp[i] + k];
+        }
+    }
+    Ok(Features::Dense(backend.upload_dense(&d)?))
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The GNN benchmark table from JSON lines: `bitgraphblas gnn --json` lines
+(ours) and, for the GPU, `gpu-gnn-anchors.py` lines (PyG), measured in one
+run. Writes Markdown to standard output.
+
+    python3 scripts/gnn-report.py --title T --device D --commit C --command CMD \
+        ours.jsonl [pyg.jsonl]
+"""
+
+import argparse
+import json
+
+
+def lines(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip().startswith("{")]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--title", required=True)
+    ap.add_argument("--device", required=True)
+    ap.add_argument("--commit", required=True)
+    ap.add_argument("--command", required=True)
+    ap.add_argument("ours")
+    ap.add_argument("pyg", nargs="?")
+    a = ap.parse_args()
+    ours = lines(a.ours)
+    pyg = lines(a.pyg) if a.pyg else []
+    best = {}
+    for p in pyg:
+        d = p["dataset"]
+        if d not in best or p["seconds"] < best[d]["seconds"]:
+            best[d] = p
+    print(f"# {a.title}\n")
+    print(f"Device: {a.device}. Commit: `{a.commit}`. Command: `{a.command}`.\n")
+    if pyg:
+        print("PyG anchor: fp32 2-layer GCN (hidden 16, cached normalisation), the faster of `edge_index` "
+              "and CSR, forward pass timed with CUDA events, peak device memory PyTorch allocated.\n")
+        print("| dataset | PyG path | PyG ms | PyG peak MB |")
+        print("|---|---|---|---|")
+        for p in pyg:
+            print(f"| {p['dataset']} | {p['anchor']} | {p['seconds'] * 1e3:.3f} | {p['peak_bytes'] / 1e6:.2f} |")
+        print()
+    cols = "| model | dataset | test accuracy | ms (median, predictions on the host) | peak MB |"
+    if pyg:
+        cols += " speed-up over best PyG | PyG peak / ours |"
+    print(cols)
+    print("|" + "---|" * (cols.count("|") - 1))
+    for o in ours:
+        row = (f"| {o['model']} | {o['dataset']} | {o['accuracy']:.4f} | {o['seconds'] * 1e3:.3f} | "
+               f"{o['peak_bytes'] / 1e6:.2f} |")
+        if pyg and o["dataset"] in best:
+            b = best[o["dataset"]]
+            row += f" {b['seconds'] / o['seconds']:.2f}x | {b['peak_bytes'] / o['peak_bytes']:.1f}x |"
+        print(row)
+    print("\n## Raw\n\n```json")
+    for o in ours + pyg:
+        print(json.dumps(o))
+    print("```")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The PyG anchor of the GNN benchmark: fp32 2-layer GCN (hidden 16, cached
+normalisation) with `edge_index` and with a CSR `torch.sparse` adjacency,
+forward pass timed with CUDA events (features resident on the device,
+logits on the device at the end), median of `--reps`, and the peak device
+memory PyTorch allocated during the pass (model, graph and features
+included). One JSON line per dataset and path.
+
+    python3 scripts/gpu-gnn-anchors.py DATA_DIR [DATA_DIR ...] [--reps 50]
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+gm = __import__("gnn_models")
+train = __import__("gnn-train")
+
+
+def time_forward(fn, reps):
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("datasets", nargs="+")
+    ap.add_argument("--reps", type=int, default=50)
+    args = ap.parse_args()
+    from torch_geometric.nn import GCNConv
+
+    dev = torch.device("cuda")
+    for d in args.datasets:
+        name = os.path.basename(os.path.normpath(d))
+        n, _, rows, cols, _ = train.read_mtx(os.path.join(d, "adj.mtx"))
+        fm, fn, fr, fc, fv = train.read_mtx(os.path.join(d, "features.mtx"))
+        classes = 1 + max(int(v) for v in open(os.path.join(d, "labels.txt")).read().split())
+        for path in ("edge_index", "csr"):
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats()
+            base = torch.cuda.memory_allocated()
+            x = torch.zeros(n, fn, device=dev)
+            x[torch.tensor(fr), torch.tensor(fc)] = torch.tensor(fv, device=dev)
+            ei = torch.tensor([rows, cols], device=dev)
+            c1 = GCNConv(fn, 16, cached=True).to(dev).eval()
+            c2 = GCNConv(16, classes, cached=True).to(dev).eval()
+            if path == "csr":
+                g = gm.Graph(n, rows, cols, x, dev)
+                w1, w2 = c1.lin.weight.t().contiguous(), c2.lin.weight.t().contiguous()
+
+                def fwd():
+                    h = torch.relu(g.gcn(x @ w1) + c1.bias)
+                    return g.gcn(h @ w2) + c2.bias
+            else:
+                def fwd():
+                    h = torch.relu(c1(x, ei))
+                    return c2(h, ei)
+
+            with torch.no_grad():
+                secs = time_forward(fwd, args.reps)
+                torch.cuda.synchronize()
+                peak = torch.cuda.max_memory_allocated() - base
+            print(json.dumps({"anchor": f"pyg-gcn-f32-{path}", "dataset": name, "seconds": secs,
+                              "peak_bytes": peak, "torch": torch.__version__}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
