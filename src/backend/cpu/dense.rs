@@ -41,12 +41,22 @@ fn for_rows<T: Send>(
     });
 }
 
-/// `c_ij = f(a_ij, j, i)` over every entry (`c` has `a`'s shape).
+/// `c` made an `nrows x ncols` output: kept when it has that shape (the
+/// checked entry points make sure it has; every entry is then written),
+/// else replaced.
+fn output<T: Scalar>(c: &mut DenseMatrix<T>, nrows: usize, ncols: usize) {
+    if (c.nrows(), c.ncols()) != (nrows, ncols) {
+        *c = DenseMatrix::filled(nrows, ncols, T::default());
+    }
+}
+
+/// `c_ij = f(a_ij, j, i)` over every entry (`c` gets `a`'s shape).
 fn map_entries<T: Scalar>(
     c: &mut DenseMatrix<T>,
     a: &DenseMatrix<T>,
     f: impl Fn(T, usize, usize) -> T + Sync + Send,
 ) {
+    output(c, a.nrows(), a.ncols());
     let n = a.ncols();
     for_rows(c.as_mut_slice(), n, n, |i, row| {
         for (j, (o, &x)) in row.iter_mut().zip(a.row(i)).enumerate() {
@@ -99,6 +109,7 @@ fn argmax(row: &[f32]) -> u32 {
 
 /// `out_i = argmax_j a_ij` (`out` is `m x 1`; `a` has columns or no rows).
 pub(super) fn argmax_rows(out: &mut DenseMatrix<u32>, a: &DenseMatrix<f32>) {
+    output(out, a.nrows(), 1);
     let n = a.ncols();
     for_rows(out.as_mut_slice(), 1, n, |i, o| o[0] = argmax(a.row(i)));
 }
@@ -107,6 +118,7 @@ pub(super) fn argmax_rows(out: &mut DenseMatrix<u32>, a: &DenseMatrix<f32>) {
 /// number of the row (NaN ignored), `t_j = a_j - m`, `s = Σ_j exp(t_j)`
 /// summed in column order from 0, `c_j = t_j - ln(s)`.
 pub(super) fn log_softmax_rows(c: &mut DenseMatrix<f32>, a: &DenseMatrix<f32>) {
+    output(c, a.nrows(), a.ncols());
     let n = a.ncols();
     for_rows(c.as_mut_slice(), n, 4 * n, |i, row| {
         let ar = a.row(i);
@@ -119,7 +131,7 @@ pub(super) fn log_softmax_rows(c: &mut DenseMatrix<f32>, a: &DenseMatrix<f32>) {
     });
 }
 
-/// `C = A ⊕.⊗ B` on dense row-major matrices (`C` has the product's shape):
+/// `C = A ⊕.⊗ B` on dense row-major matrices (`C` gets the product's shape):
 /// a GEMM for `PLUS_TIMES` on `f32` and `f64`, else `⊕` over `k` in order
 /// from the first term (the zero where `k = 0`).
 pub(super) fn dense_mxm<S: Semiring>(
@@ -129,6 +141,7 @@ pub(super) fn dense_mxm<S: Semiring>(
     b: &DenseMatrix<S::T>,
 ) {
     let (k, n) = (a.ncols(), b.ncols());
+    output(c, a.nrows(), n);
     if k == 0 {
         c.as_mut_slice().fill(s.zero());
         return;
