@@ -4,8 +4,9 @@
 //! `tests/common/dense.rs` (around the kernels' 128/64-row, 16/64-column and
 //! 16-deep tiles, 0 rows or columns, `k = 0`), a few large tall-skinny ones
 //! (more blocks and warps than the grids hold), every built-in semiring family
-//! of `dense_mxm`, and the user-defined ones the device refuses (`NoKernel`,
-//! output unchanged).
+//! of `dense_mxm`, user semirings with their operators as CUDA source, and
+//! the user-defined operators the device refuses (`NoKernel`, output
+//! unchanged).
 //!
 //! Every device output is filled with a sentinel before each launch, once
 //! with the type's lowest value and once with its highest, so an entry the
@@ -23,8 +24,8 @@
 mod common;
 
 use bitgraphblas::algebra::{
-    BinaryFn, BinaryOp, BindSecond, Max, MinPlus, Plus, PlusTimes, Semiring, SemiringFrom, UnaryFn,
-    UnaryOp,
+    BinaryFn, BinaryOp, BindSecond, DeviceOps, Max, MinPlus, Plus, PlusTimes, Semiring,
+    SemiringFrom, Times, UnaryFn, UnaryOp,
 };
 use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend, CudaDense};
 use bitgraphblas::{ops, Backend, Cpu, DenseMatrix, Error, Scalar, Vector};
@@ -220,6 +221,23 @@ macro_rules! props {
 
 dense_mxm_cases!(props! prop_mxm);
 dense_map_cases!(props! prop_maps);
+
+/// `MAX.(2x - y)` on `u64` (wrapping), a user operator with its CUDA source.
+fn user_max_twice_minus() -> impl Semiring<T = u64> {
+    SemiringFrom::<u64, _, _>::new(
+        Max,
+        BinaryFn::<u64>::new(|x, y| x.wrapping_mul(2).wrapping_sub(y)),
+    )
+    .with_device_ops(DeviceOps::new("x > y ? x : y", "2 * x - y", "0"))
+}
+
+// User semirings on the device (the same kernels, compiled from their
+// operators' source without FMA contraction): exact against the CPU's generic
+// loop, which sums in the same order.
+props! { prop_mxm:
+    dense_mxm_f32_user_plus_times: f32, SemiringFrom::<f32, _, _>::new(Plus, Times), false;
+    dense_mxm_u64_user_max_twice_minus: u64, user_max_twice_minus(), false;
+}
 
 #[test]
 fn argmax_and_log_softmax_rows_match_cpu() {
