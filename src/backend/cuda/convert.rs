@@ -236,13 +236,13 @@ impl CudaBackend {
             _ => None,
         };
         let repr = match (m.repr.parts(), k) {
-            (Parts::Csr((rowptr, colidx, vals, nnz, iso)), None) => DMat::Csr {
-                rowptr: self.dev.copy(rowptr)?,
-                colidx: self.dev.copy(colidx)?,
-                vals: self.dev.copy(vals)?,
+            (Parts::Csr((rowptr, colidx, vals, nnz, iso, _)), None) => DMat::csr(
+                self.dev.copy(rowptr)?,
+                self.dev.copy(colidx)?,
+                self.dev.copy(vals)?,
                 nnz,
                 iso,
-            },
+            ),
             (Parts::B2sr(pat, value), Some(k)) if pat.k == k => DMat::B2sr {
                 pat: self.copy_b2sr(pat)?,
                 value,
@@ -250,20 +250,20 @@ impl CudaBackend {
             (Parts::B2sr(pat, value), k) => {
                 let (rowptr, colidx, nnz) = self.unpack(pat)?;
                 match k {
-                    None => DMat::Csr {
+                    None => DMat::csr(
                         rowptr,
                         colidx,
-                        vals: self.fill(nnz, value)?,
+                        self.fill(nnz, value)?,
                         nnz,
-                        iso: (nnz > 0 && value.is_nonzero()).then_some(value),
-                    },
+                        (nnz > 0 && value.is_nonzero()).then_some(value),
+                    ),
                     Some(k) => DMat::B2sr {
                         pat: self.pack(&rowptr, &colidx, m.nrows, m.ncols, k)?,
                         value,
                     },
                 }
             }
-            (Parts::Csr((rowptr, colidx, vals, nnz, _)), Some(k)) => {
+            (Parts::Csr((rowptr, colidx, vals, nnz, ..)), Some(k)) => {
                 let value = if nnz == 0 {
                     T::one()
                 } else {
@@ -296,7 +296,7 @@ impl CudaBackend {
     fn auto_choice<T: Scalar>(&self, m: &CudaMatrix<T>, requested: Format) -> Result<Format> {
         let unpacked;
         let (rowptr, colidx, nnz) = match m.repr.parts() {
-            Parts::Csr((rowptr, colidx, vals, nnz, iso)) => {
+            Parts::Csr((rowptr, colidx, vals, nnz, iso, _)) => {
                 if requested == Format::Auto && iso.is_none() && nnz > 0 {
                     let b = self.dev.download_bytes(vals, 1)?;
                     let first = from_bytes::<T>(&b, 1)[0];

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::b2sr::{with_blocks, B2srBlocks, B2srTiles, TileBits};
 use crate::storage::{B2sr, BitVec, Csr, DenseMatrix, TileSize};
+use std::sync::OnceLock;
 
 /// Tiles per load-balance segment of a long tile row: 32 rounds of a warp.
 pub(crate) fn seg_len(k: usize) -> u32 {
@@ -44,7 +45,7 @@ pub(crate) struct DevB2sr {
     pub split_rows: DBuf<u32>,
     pub nsplit: usize,
     /// Made at the first one-launch `mxv` that needs it.
-    scratch: std::sync::OnceLock<MxvScratch>,
+    scratch: OnceLock<MxvScratch>,
 }
 
 /// Scratch of the one-launch `mxv` (k <= 8) on a pattern with split tile
@@ -108,7 +109,7 @@ impl DevB2sr {
             seg_off,
             split_rows,
             nsplit,
-            scratch: std::sync::OnceLock::new(),
+            scratch: OnceLock::new(),
         })
     }
 
@@ -228,6 +229,9 @@ pub(crate) enum DMat<T> {
         /// Every entry holds this value (nonzero; `vals` holds it too): the
         /// products read the column indices alone.
         iso: Option<T>,
+        /// What the merge-path `mxv` keeps for this matrix, made at its first
+        /// product.
+        merge: OnceLock<MergePlan>,
     },
     B2sr {
         pat: DevB2sr,
@@ -235,8 +239,29 @@ pub(crate) enum DMat<T> {
     },
 }
 
-/// A CSR matrix as a product reads it: `(rowptr, colidx, vals, nnz, iso)`.
-pub(crate) type CsrParts<'a, T> = (&'a DBuf<u32>, &'a DBuf<u32>, &'a DBuf<T>, usize, Option<T>);
+/// A CSR matrix as a product reads it: `(rowptr, colidx, vals, nnz, iso,
+/// merge plan)`.
+pub(crate) type CsrParts<'a, T> = (
+    &'a DBuf<u32>,
+    &'a DBuf<u32>,
+    &'a DBuf<T>,
+    usize,
+    Option<T>,
+    &'a OnceLock<MergePlan>,
+);
+
+/// What the one-launch merge-path `mxv` on a CSR matrix (`cuda/csr_merge.cu`)
+/// keeps between products: the first row of each chunk (which depends on the
+/// row pointers alone), the pieces of rows crossing chunks (two slots a
+/// chunk, values of up to 8 bytes) and a counter per chunk, zero between
+/// products (the kernel resets what it counted).
+pub(crate) struct MergePlan {
+    pub nchunks: usize,
+    pub start_row: DBuf<u32>,
+    pub part_vals: DBuf<u64>,
+    pub part_has: DBuf<u8>,
+    pub counter: DBuf<u32>,
+}
 
 /// A [`DMat`] borrowed as its parts, for a match on the format.
 pub(crate) enum Parts<'a, T> {
@@ -244,6 +269,26 @@ pub(crate) enum Parts<'a, T> {
     Csr(CsrParts<'a, T>),
     /// B2SR: the pattern and the iso value.
     B2sr(&'a DevB2sr, T),
+}
+
+impl<T> DMat<T> {
+    /// A CSR matrix of these arrays (`iso`: the value every entry holds).
+    pub(crate) fn csr(
+        rowptr: DBuf<u32>,
+        colidx: DBuf<u32>,
+        vals: DBuf<T>,
+        nnz: usize,
+        iso: Option<T>,
+    ) -> DMat<T> {
+        DMat::Csr {
+            rowptr,
+            colidx,
+            vals,
+            nnz,
+            iso,
+            merge: OnceLock::new(),
+        }
+    }
 }
 
 impl<T: Copy> DMat<T> {
@@ -256,7 +301,8 @@ impl<T: Copy> DMat<T> {
                 vals,
                 nnz,
                 iso,
-            } => Parts::Csr((rowptr, colidx, vals, *nnz, *iso)),
+                merge,
+            } => Parts::Csr((rowptr, colidx, vals, *nnz, *iso, merge)),
             DMat::B2sr { pat, value } => Parts::B2sr(pat, *value),
         }
     }
@@ -331,13 +377,13 @@ impl<T: Scalar> CudaMatrix<T> {
                         })
                     })
                     .collect::<Result<_>>()?;
-                DMat::Csr {
-                    rowptr: dev.upload(&rp)?,
-                    colidx: dev.upload(c.col_idx())?,
-                    vals: dev.upload(c.values())?,
-                    nnz: c.nnz(),
-                    iso: c.iso_value(),
-                }
+                DMat::csr(
+                    dev.upload(&rp)?,
+                    dev.upload(c.col_idx())?,
+                    dev.upload(c.values())?,
+                    c.nnz(),
+                    c.iso_value(),
+                )
             }
         };
         Ok(CudaMatrix {

@@ -55,13 +55,7 @@ pub(crate) fn csr<T>(
     CudaMatrix {
         nrows,
         ncols,
-        repr: DMat::Csr {
-            rowptr,
-            colidx,
-            vals,
-            nnz,
-            iso: None,
-        },
+        repr: DMat::csr(rowptr, colidx, vals, nnz, None),
     }
 }
 

@@ -4,12 +4,13 @@
 
 use super::super::device::{bits_of, DevPtr};
 use super::super::launch::{sr, Sr};
-use super::super::mem::CsrParts;
+use super::super::mem::{CsrParts, MergePlan};
 use super::super::CudaBackend;
 use super::Io;
 use crate::algebra::SemiringKind;
 use crate::error::Result;
 use crate::scalar::Scalar;
+use std::sync::OnceLock;
 
 /// Items (row ends and entries) per warp of the CSR merge-path product
 /// (`MERGE_D = 32 * MERGE_E` in `cuda/sr.cu`, 6 items a lane).
@@ -21,7 +22,9 @@ pub(crate) type CsrOperand<T> = (DevPtr<u32>, DevPtr<u32>, DevPtr<T>, u64);
 
 /// The operand of the product kernels: the values are not read when every
 /// entry holds the iso value.
-pub(crate) fn operand<T: Scalar>((rowptr, colidx, vals, _, iso): CsrParts<'_, T>) -> CsrOperand<T> {
+pub(crate) fn operand<T: Scalar>(
+    (rowptr, colidx, vals, _, iso, _): CsrParts<'_, T>,
+) -> CsrOperand<T> {
     match iso {
         Some(x) => (rowptr.ptr(), colidx.ptr(), DevPtr::null(), bits_of(x)),
         None => (rowptr.ptr(), colidx.ptr(), vals.ptr(), 0),
@@ -29,7 +32,8 @@ pub(crate) fn operand<T: Scalar>((rowptr, colidx, vals, _, iso): CsrParts<'_, T>
 }
 
 impl CudaBackend {
-    /// `out = A ⊕.⊗ u` on CSR into zeroed presence: a group of lanes per row
+    /// `out = A ⊕.⊗ u` on CSR (every presence bit written: the output
+    /// needs no zeroing): a group of lanes per row
     /// (as many as the average row length, 2 to 32), and rows longer than
     /// `long_min` entries cut into chunks of that many entries for whole
     /// warps, whose partials `csr_mxv_fix` folds in order (hub rows of
@@ -47,7 +51,7 @@ impl CudaBackend {
         accum: i32,
     ) -> Result<()> {
         let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
-        let nnz = a.3;
+        let (nnz, plan) = (a.3, a.5);
         let (rowptr, colidx, avals, isobits) = operand(a);
         // LOR and ANY stop a row at its first hit: the row kernel keeps them.
         if !matches!(
@@ -57,6 +61,7 @@ impl CudaBackend {
             return self.csr_mxv_merge(
                 m,
                 (rowptr, colidx, avals, isobits),
+                plan,
                 nnz,
                 nrows,
                 Io {
@@ -94,12 +99,14 @@ impl CudaBackend {
             .run(&self.dev, nrows)
     }
 
-    /// [`Self::csr_mxv`] by the merge path (`cuda/sr.cu`): the row ends and
-    /// the entries merged and cut into equal chunks of `CSR_MERGE_ITEMS`
-    /// items, a warp per chunk, so every lane does the same work whatever
-    /// the row lengths (power-law rows, empty rows). Rows crossing chunks are
-    /// folded in a fixed order by `csr_merge_fix` (a lane per chunk):
-    /// deterministic.
+    /// [`Self::csr_mxv`] by the merge path (`cuda/csr_merge.cu`), one
+    /// launch: the row ends and the entries merged and cut into equal chunks
+    /// of `CSR_MERGE_ITEMS` items, a warp per chunk, so every lane does the
+    /// same work whatever the row lengths (power-law rows, empty rows). The
+    /// chunk that finishes a row crossing chunks last folds its pieces in a
+    /// fixed order: deterministic. The chunks' first rows and the pieces'
+    /// scratch are made at the matrix's first product and kept with it
+    /// (`plan`).
     /// `affine = Some((d, c))` as in [`Self::b2sr_mxv_fused`]: the gather
     /// reads `d_j ⊗ u_j`, every row becomes `c ⊕ value` (the output full,
     /// not read).
@@ -108,6 +115,7 @@ impl CudaBackend {
         &self,
         m: Sr<T>,
         (rowptr, colidx, avals, isobits): CsrOperand<T>,
+        plan: &OnceLock<MergePlan>,
         nnz: usize,
         nrows: usize,
         io: Io<T>,
@@ -117,25 +125,71 @@ impl CudaBackend {
         let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
         let (d_vals, cbits) = affine.unwrap_or((DevPtr::null(), 0));
         let affine = affine.is_some();
-        let nchunks = (nrows + nnz).div_ceil(CSR_MERGE_ITEMS);
-        if nchunks == 0 {
+        let plan = self.merge_plan(m, plan, rowptr, nnz, nrows)?;
+        if plan.nchunks == 0 {
             return Ok(());
         }
-        let (n, nc) = (nrows as u64, nchunks as u64);
-        let start_row = self.dev.alloc::<u32>(nchunks + 1)?;
-        sr::csr_merge_start(m, rowptr, n, nnz as u64, nc, start_row.ptr())
-            .run(&self.dev, nchunks + 1)?;
-        let part_vals = self.dev.alloc::<T>(2 * nchunks)?;
-        let part_has = self.dev.alloc::<u8>(2 * nchunks)?;
-        let (start, pv, ph) = (start_row.ptr(), part_vals.ptr(), part_has.ptr());
+        let (n, nc) = (nrows as u64, plan.nchunks as u64);
         sr::csr_mxv_merge(
-            m, rowptr, colidx, avals, isobits, n, nnz as u64, u_vals, u_pres, allowed, out_vals,
-            out_pres, accum, start, nc, pv, ph, d_vals, affine, cbits,
+            m,
+            rowptr,
+            colidx,
+            avals,
+            isobits,
+            n,
+            nnz as u64,
+            u_vals,
+            u_pres,
+            allowed,
+            out_vals,
+            out_pres,
+            accum,
+            plan.start_row.ptr(),
+            nc,
+            plan.part_vals.ptr().cast::<T>(),
+            plan.part_has.ptr(),
+            plan.counter.ptr(),
+            d_vals,
+            affine,
+            cbits,
         )
-        .run(&self.dev, nchunks * 32)?;
-        sr::csr_merge_fix(
-            m, rowptr, n, start, nc, pv, ph, allowed, out_vals, out_pres, accum, affine, cbits,
-        )
-        .run(&self.dev, nchunks.next_multiple_of(32))
+        .run(&self.dev, plan.nchunks * 32)
+    }
+
+    /// The matrix's merge plan, made at its first product: each chunk's
+    /// first row (`csr_merge_start`, the merge-path search), the pieces'
+    /// scratch and the zeroed counters.
+    fn merge_plan<'a, T: Scalar>(
+        &self,
+        m: Sr<T>,
+        cell: &'a OnceLock<MergePlan>,
+        rowptr: DevPtr<u32>,
+        nnz: usize,
+        nrows: usize,
+    ) -> Result<&'a MergePlan> {
+        if let Some(p) = cell.get() {
+            return Ok(p);
+        }
+        let nchunks = (nrows + nnz).div_ceil(CSR_MERGE_ITEMS);
+        let start_row = self.dev.alloc::<u32>(nchunks + 1)?;
+        if nchunks > 0 {
+            sr::csr_merge_start(
+                m,
+                rowptr,
+                nrows as u64,
+                nnz as u64,
+                nchunks as u64,
+                start_row.ptr(),
+            )
+            .run(&self.dev, nchunks + 1)?;
+        }
+        let plan = MergePlan {
+            nchunks,
+            start_row,
+            part_vals: self.dev.alloc(2 * nchunks)?,
+            part_has: self.dev.alloc(2 * nchunks)?,
+            counter: self.dev.zeros(nchunks)?,
+        };
+        Ok(cell.get_or_init(|| plan))
     }
 }

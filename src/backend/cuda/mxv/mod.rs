@@ -90,8 +90,27 @@ impl CudaBackend {
                     };
                     return self.csr_mxv(sr, csr, a.nrows, io, acc);
                 }
+                // `w = A u` with no mask or accumulator into a vector with
+                // presence: written into its buffers (the product writes
+                // every value and presence bit).
+                if let (
+                    None,
+                    true,
+                    DVec::Dense {
+                        vals: w_vals,
+                        pres: Some(w_pres),
+                    },
+                ) = (&allowed, acc < 0 && w.len == a.nrows, &w.repr)
+                {
+                    let io = Io {
+                        u: (uv.vals, uv.pres),
+                        allowed: DevPtr::null(),
+                        out: (w_vals.ptr(), w_pres.ptr()),
+                    };
+                    return self.csr_mxv(sr, csr, a.nrows, io, ACCUM_NONE);
+                }
                 let out_vals = self.dev.alloc::<S::T>(a.nrows)?;
-                let out_pres = self.dev.zeros::<u32>(bit_words(a.nrows))?;
+                let out_pres = self.dev.alloc::<u32>(bit_words(a.nrows))?;
                 self.csr_mxv(
                     sr,
                     csr,
