@@ -304,74 +304,15 @@ ENTRY(reduce_rows_csr)(int op, const u32* rowptr, const T* avals, u64 n, T* out_
   }
 }
 
-// C[i, :] = op(d_i, B[i, :]) where d_i is present, B[i, :] elsewhere.
-ENTRY(scale_dense_rows)(int op, const T* d_vals, const u32* d_pres, const T* b, u64 nrows, u64 ncols, T* c) {
+// Diagonal scaling of a dense row-major B: with `rows`, C[i, :] = op(d_i, B[i, :])
+// where d_i is present; else C[:, j] = op(B[:, j], d_j) where d_j is present;
+// B's entries where d's is absent.
+ENTRY(scale_dense)(int op, int rows, const T* d_vals, const u32* d_pres, const T* b, u64 nrows, u64 ncols,
+                   T* c) {
   for (u64 q = gtid(); q < nrows * ncols; q += gthreads()) {
-    const u64 i = q / ncols;
-    c[q] = present(d_pres, i) ? binop<T>(op, d_vals ? d_vals[i] : Sc<T>::one(), b[q]) : b[q];
-  }
-}
-
-// c_ij = op(a_ij, d_j) on a dense row-major matrix (absent d_j: a_ij).
-ENTRY(scale_dense_cols)(int op, const T* d_vals, const u32* d_pres, const T* a, u64 nrows, u64 ncols, T* c) {
-  for (u64 q = gtid(); q < nrows * ncols; q += gthreads()) {
-    const u64 j = q % ncols;
-    c[q] = present(d_pres, j) ? binop<T>(op, a[q], d_vals ? d_vals[j] : Sc<T>::one()) : a[q];
-  }
-}
-
-// C = A ⊕.⊗ B, all dense row-major (A m x k, B k x n): 16 x 16 output tiles,
-// A and B staged through shared memory 16 columns / rows at a time, the sum
-// over p in order from the monoid's identity.
-ENTRY(dense_mxm)(int add, int mul, const T* a, const T* b, u64 m, u64 k, u64 n, T* c) {
-  __shared__ T sa[16][17];
-  __shared__ T sb[16][17];
-  const u64 tiles_n = (n + 15) / 16;
-  const u64 tiles = ((m + 15) / 16) * tiles_n;
-  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const u64 i = (t / tiles_n) * 16 + ty, j = (t % tiles_n) * 16 + tx;
-    T acc = identity_of<T>(add);
-    for (u64 p0 = 0; p0 < k; p0 += 16) {
-      const u64 pa = p0 + tx, pb = p0 + ty;
-      if (threadIdx.x < 256) {
-        sa[ty][tx] = (i < m && pa < k) ? a[i * k + pa] : Sc<T>::zero();
-        sb[ty][tx] = (pb < k && j < n) ? b[pb * n + j] : Sc<T>::zero();
-      }
-      __syncthreads();
-      const u64 len = k - p0 < 16 ? k - p0 : 16;
-      for (u64 q = 0; q < len; ++q) acc = binop<T>(add, acc, binop<T>(mul, sa[ty][q], sb[q][tx]));
-      __syncthreads();
-    }
-    if (i < m && j < n) c[i * n + j] = acc;
-  }
-}
-
-// out_i = the column of row i's largest value (the first on ties, the first
-// NaN over every number): one warp per row. The values are f32 in every
-// module (only the f32 one is launched).
-ENTRY(dense_argmax_rows)(const float* a, u64 nrows, u64 ncols, u32* out) {
-  const u64 warps = gthreads() / 32;
-  const int lane = threadIdx.x & 31;
-  for (u64 r = gtid() / 32; r < nrows; r += warps) {
-    const float* row = a + r * ncols;
-    u64 best = ncols;  // none yet
-    float bv = 0.0f;
-    for (u64 j = lane; j < ncols; j += 32) {
-      const float x = row[j];
-      if (best == ncols || (!(bv != bv) && ((x != x) || x > bv))) { best = j; bv = x; }
-    }
-    for (int o = 16; o > 0; o >>= 1) {
-      const u64 ob = __shfl_down_sync(0xffffffffu, best, o);
-      const float ov = __shfl_down_sync(0xffffffffu, bv, o);
-      if (ob != ncols) {
-        const bool bnan = bv != bv, onan = ov != ov;
-        const bool take = best == ncols || (onan && !bnan) || (onan == bnan && (ov > bv || (ov == bv && ob < best))) ||
-                          (onan && bnan && ob < best);
-        if (take) { best = ob; bv = ov; }
-      }
-    }
-    if (lane == 0) out[r] = (u32)(best == ncols ? 0 : best);
+    const u64 i = rows ? q / ncols : q % ncols;
+    const T d = d_vals ? d_vals[i] : Sc<T>::one();
+    c[q] = !present(d_pres, i) ? b[q] : rows ? binop<T>(op, d, b[q]) : binop<T>(op, b[q], d);
   }
 }
 

@@ -44,7 +44,13 @@ fn user_semiring_modules() -> Vec<ModuleSpec> {
     cases
         .into_iter()
         .flat_map(|(t, ops)| [ops, ops.flipped()].map(|o| (t, SrKey::user(o))))
-        .flat_map(|(t, key)| [ModuleId::Sr(key, t).spec(), ModuleId::Push(key, t).spec()])
+        .flat_map(|(t, key)| {
+            [
+                ModuleId::Sr(key, t).spec(),
+                ModuleId::Push(key, t).spec(),
+                ModuleId::DenseMxm(key, t).spec(),
+            ]
+        })
         .collect()
 }
 

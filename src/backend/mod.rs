@@ -466,8 +466,8 @@ pub trait Backend: Sized + Send + Sync {
         b: &Self::Dense<T>,
     ) -> Result<()>;
 
-    /// `C = A ⊕.⊗ B` with `A` (`m x k`), `B` (`k x n`) and `C` dense
-    /// row-major (`C` overwritten; `k = 0` gives the monoid's identity).
+    /// `C = A ⊕.⊗ B` on dense row-major matrices (`A` `m x k`, `B` `k x n`,
+    /// `C` `m x n`, overwritten; the semiring's zero where `k = 0`).
     fn dense_mxm<S: Semiring>(
         &self,
         c: &mut Self::Dense<S::T>,
@@ -477,7 +477,7 @@ pub trait Backend: Sized + Send + Sync {
     ) -> Result<()>;
 
     /// `c_ij = op(a_ij, d_j)` on a dense matrix (columns whose `d_j` is
-    /// absent are copied unchanged).
+    /// absent are copied from `A`).
     fn scale_dense_cols<T: Scalar, Op: BinaryOp<T>>(
         &self,
         c: &mut Self::Dense<T>,
@@ -486,7 +486,7 @@ pub trait Backend: Sized + Send + Sync {
         d: &Self::Vector<T>,
     ) -> Result<()>;
 
-    /// `c_ij = f(a_ij)` on a dense matrix.
+    /// `c_ij = f(a_ij)` on dense matrices of one shape.
     fn apply_dense<T: Scalar, F: UnaryOp<T>>(
         &self,
         c: &mut Self::Dense<T>,
@@ -504,8 +504,12 @@ pub trait Backend: Sized + Send + Sync {
     ) -> Result<()>;
 
     /// `out_i` (an `m x 1` dense matrix) = the column of row `i`'s largest
-    /// value: the first on ties, a NaN counting as larger than any number.
+    /// value (ties: the lowest column; NaN is larger than every number, the
+    /// first NaN wins). `A` has columns when it has rows.
     fn argmax_rows(&self, out: &mut Self::Dense<u32>, a: &Self::Dense<f32>) -> Result<()>;
+
+    /// `c_ij = (a_ij - max_j a_ij) - ln Σ_j exp(a_ij - max_j a_ij)` in `f32`.
+    fn log_softmax_rows(&self, c: &mut Self::Dense<f32>, a: &Self::Dense<f32>) -> Result<()>;
 
     /// Copy a host bit matrix into this backend (keeps its layout).
     ///

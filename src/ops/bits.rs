@@ -35,17 +35,12 @@
 //! # Ok::<(), bitgraphblas::Error>(())
 //! ```
 
-use super::check::{need, shape_of};
+use super::check::{need, shape_of, shape_str as dims};
 use crate::algebra::{BitDomain, BitSemiring};
 use crate::backend::{Backend, BitShape};
 use crate::container::{BitInput, BitOutput, BitPlanes, Scales, Threshold};
 use crate::error::{Error, Result};
 use crate::storage::BitLayout;
-
-/// `(nrows, ncols)` as `"MxN"`.
-fn dims((r, c): (usize, usize)) -> String {
-    format!("{r}x{c}")
-}
 
 /// `b` is in `layout`, else an error naming the operand and the fix.
 fn need_layout<M: BitShape>(

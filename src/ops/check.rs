@@ -142,6 +142,11 @@ where
     })
 }
 
+/// `(nrows, ncols)` as `"MxN"`, for error messages.
+pub(crate) fn shape_str((r, c): (usize, usize)) -> String {
+    format!("{r}x{c}")
+}
+
 /// `(nrows, ncols)` of `m`.
 pub(crate) fn shape_of<M: MatrixShape>(m: &M) -> (usize, usize) {
     dims_of(m, false)

@@ -18,6 +18,7 @@
 //! | extract, assign | [`extract`], [`extract_matrix`], [`extract_col`], [`assign`], [`assign_scalar`], [`assign_matrix`], [`assign_matrix_scalar`], [`assign_row`], [`assign_col`] |
 //! | sub-assign | [`subassign`], [`subassign_scalar`], [`subassign_matrix`], [`subassign_matrix_scalar`] |
 //! | transpose, scaling | [`transpose`], [`scale_rows`], [`scale_cols`], [`scale_dense_rows`] |
+//! | dense matrices | [`dense_mxm`], [`apply_dense`], [`ewise_dense`], [`scale_dense_cols`], [`argmax_rows`], [`log_softmax_rows`] |
 //! | dense bits | [`bmm`], [`bspmm`], [`bmm_planes`], [`bspmm_planes`], [`binarize`], [`mean_abs`], [`unpack_bits`], [`bit_transpose`], [`quantize`], [`dequantize`] |
 //!
 //! ```
@@ -57,7 +58,9 @@ pub use bits::{
     unpack_bits,
 };
 pub(crate) use check::need;
-pub use dense::{apply_dense, argmax_rows, dense_mxm, ewise_dense, scale_dense_cols};
+pub use dense::{
+    apply_dense, argmax_rows, dense_mxm, ewise_dense, log_softmax_rows, scale_dense_cols,
+};
 pub use elementwise::{
     ewise_add, ewise_add_matrix, ewise_mult, ewise_mult_matrix, ewise_union, ewise_union_matrix,
 };

@@ -5,6 +5,7 @@
 //! `B: bitgraphblas::Backend`, so a device backend can run the same properties.
 #![allow(dead_code, unused_imports)]
 
+pub mod dense;
 pub mod gen;
 pub mod oracle;
 pub mod props;

@@ -181,6 +181,22 @@ pub fn compare<T: TestScalar>(
     expected: &[Option<T>],
     got: &[Option<T>],
 ) -> Result<(), String> {
+    compare_entries(what, ncols, expected, got, |_, e, g| match (e, g) {
+        (None, None) => true,
+        (Some(a), Some(b)) => T::close(a, b),
+        _ => false,
+    })
+}
+
+/// Compares `? x ncols` matrices entry by entry: `ok(p, e, g)` for every
+/// position `p`, else an error naming the first failing row and column.
+pub fn compare_entries<T: Copy + std::fmt::Debug>(
+    what: &str,
+    ncols: usize,
+    expected: &[T],
+    got: &[T],
+    ok: impl Fn(usize, T, T) -> bool,
+) -> Result<(), String> {
     if expected.len() != got.len() {
         return Err(format!(
             "{what}: {} cells expected, {} computed",
@@ -189,21 +205,16 @@ pub fn compare<T: TestScalar>(
         ));
     }
     let ncols = ncols.max(1);
-    for (p, (e, g)) in expected.iter().zip(got).enumerate() {
-        let ok = match (e, g) {
-            (None, None) => true,
-            (Some(a), Some(b)) => T::close(*a, *b),
-            _ => false,
-        };
-        if !ok {
-            return Err(format!(
-                "{what}: at ({}, {}) expected {e:?}, computed {g:?}",
-                p / ncols,
-                p % ncols
-            ));
-        }
+    match (0..got.len()).find(|&p| !ok(p, expected[p], got[p])) {
+        None => Ok(()),
+        Some(p) => Err(format!(
+            "{what}: at ({}, {}) expected {:?}, computed {:?}",
+            p / ncols,
+            p % ncols,
+            expected[p],
+            got[p]
+        )),
     }
-    Ok(())
 }
 
 /// Turns a property result into a quickcheck result, printing the failure.

@@ -798,7 +798,7 @@ impl Backend for Cpu {
         a: &DenseMatrix<S::T>,
         b: &DenseMatrix<S::T>,
     ) -> Result<()> {
-        *c = dense::mxm(semiring, a, b)?;
+        dense::dense_mxm(c, semiring, a, b);
         Ok(())
     }
 
@@ -809,13 +809,7 @@ impl Backend for Cpu {
         a: &DenseMatrix<T>,
         d: &Vector<T>,
     ) -> Result<()> {
-        let dv = dense_view(d);
-        let cols: Vec<Option<T>> = (0..a.ncols()).map(|j| dv.get(j)).collect();
-        *c = dense::map_rows(a, |row, out| {
-            for ((o, &x), dj) in out.iter_mut().zip(row).zip(&cols) {
-                *o = dj.map_or(x, |dj| op.apply(x, dj));
-            }
-        });
+        dense::scale_cols(c, op, a, d);
         Ok(())
     }
 
@@ -825,9 +819,7 @@ impl Backend for Cpu {
         f: F,
         a: &DenseMatrix<T>,
     ) -> Result<()> {
-        *c = dense::map_rows(a, |row, out| {
-            out.iter_mut().zip(row).for_each(|(o, &x)| *o = f.apply(x));
-        });
+        dense::apply(c, f, a);
         Ok(())
     }
 
@@ -838,17 +830,17 @@ impl Backend for Cpu {
         a: &DenseMatrix<T>,
         b: &DenseMatrix<T>,
     ) -> Result<()> {
-        let mut out = a.clone();
-        out.as_mut_slice()
-            .par_iter_mut()
-            .zip(b.as_slice().par_iter())
-            .for_each(|(x, &y)| *x = op.apply(*x, y));
-        *c = out;
+        dense::ewise(c, op, a, b);
         Ok(())
     }
 
     fn argmax_rows(&self, out: &mut DenseMatrix<u32>, a: &DenseMatrix<f32>) -> Result<()> {
-        *out = dense::argmax_rows(a)?;
+        dense::argmax_rows(out, a);
+        Ok(())
+    }
+
+    fn log_softmax_rows(&self, c: &mut DenseMatrix<f32>, a: &DenseMatrix<f32>) -> Result<()> {
+        dense::log_softmax_rows(c, a);
         Ok(())
     }
 

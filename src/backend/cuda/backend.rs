@@ -349,18 +349,19 @@ impl Backend for CudaBackend {
         d: &CudaVector<T>,
         b: &CudaDense<T>,
     ) -> Result<()> {
-        self.scale_dense_rows_op::<T, Op>(c, d, b)
+        self.scale_dense_op::<T, Op>("scale_dense_rows", c, d, b, true)
     }
 
     fn dense_mxm<S: Semiring>(
         &self,
         c: &mut CudaDense<S::T>,
-        _semiring: S,
+        semiring: S,
         a: &CudaDense<S::T>,
         b: &CudaDense<S::T>,
     ) -> Result<()> {
-        self.dense_mxm_op::<S>(c, a, b)
+        self.dense_mxm_op(c, semiring, a, b)
     }
+
     fn scale_dense_cols<T: Scalar, Op: BinaryOp<T>>(
         &self,
         c: &mut CudaDense<T>,
@@ -368,8 +369,9 @@ impl Backend for CudaBackend {
         a: &CudaDense<T>,
         d: &CudaVector<T>,
     ) -> Result<()> {
-        self.scale_dense_cols_op::<T, Op>(c, a, d)
+        self.scale_dense_op::<T, Op>("scale_dense_cols", c, d, a, false)
     }
+
     fn apply_dense<T: Scalar, F: UnaryOp<T>>(
         &self,
         c: &mut CudaDense<T>,
@@ -378,6 +380,7 @@ impl Backend for CudaBackend {
     ) -> Result<()> {
         self.apply_dense_op(c, f, a)
     }
+
     fn ewise_dense<T: Scalar, Op: BinaryOp<T>>(
         &self,
         c: &mut CudaDense<T>,
@@ -387,8 +390,13 @@ impl Backend for CudaBackend {
     ) -> Result<()> {
         self.ewise_dense_op::<T, Op>(c, a, b)
     }
+
     fn argmax_rows(&self, out: &mut CudaDense<u32>, a: &CudaDense<f32>) -> Result<()> {
         self.argmax_rows_op(out, a)
+    }
+
+    fn log_softmax_rows(&self, c: &mut CudaDense<f32>, a: &CudaDense<f32>) -> Result<()> {
+        self.log_softmax_rows_op(c, a)
     }
 
     fn upload_bits(&self, m: &BitMatrix) -> Result<CudaBits> {

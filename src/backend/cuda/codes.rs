@@ -28,7 +28,7 @@ pub(crate) fn accum_code<T: Scalar, A: Accumulate<T>>(op: &'static str) -> Resul
         .ok_or_else(|| no_kernel(op, "a user-defined accumulator"))
 }
 
-pub(crate) fn unary_code<T: Scalar, F: UnaryOp<T>>(f: &F) -> Result<(i32, T)> {
+pub(crate) fn unary_code<T: Scalar, F: UnaryOp<T>>(f: &F, op: &'static str) -> Result<(i32, T)> {
     Ok(match f.builtin() {
         Some(BuiltinUnary::Identity) => (UNARY_IDENTITY, T::zero()),
         Some(BuiltinUnary::Ainv) => (UNARY_AINV, T::zero()),
@@ -37,7 +37,7 @@ pub(crate) fn unary_code<T: Scalar, F: UnaryOp<T>>(f: &F) -> Result<(i32, T)> {
         Some(BuiltinUnary::One) => (UNARY_ONE, T::zero()),
         Some(BuiltinUnary::BindFirst(op, x)) => (UNARY_BIND_FIRST + op as i32, T::from_f64(x)),
         Some(BuiltinUnary::BindSecond(op, x)) => (UNARY_BIND_SECOND + op as i32, T::from_f64(x)),
-        None => return Err(no_kernel("apply", format!("user operator {}", F::NAME))),
+        None => return Err(no_kernel(op, format!("user operator {}", F::NAME))),
     })
 }
 

@@ -1,15 +1,14 @@
-//! Products and scaling with dense row-major matrices: `A ⊕.⊗ B` with `A`
-//! CSR (`cuda/csr_spmm.cu`) or B2SR (`cuda/b2sr_spmm.cu`), both in the semiring
-//! modules, and `B` dense, the
-//! accumulation into `C`, and `scale_dense_rows`.
+//! Products with dense row-major matrices: `A ⊕.⊗ B` with `A` CSR
+//! (`cuda/csr_spmm.cu`) or B2SR (`cuda/b2sr_spmm.cu`), both in the semiring
+//! modules, and `B` dense, the accumulation into `C`, and dense times dense
+//! (`cuda/dense_mxm.cu`).
 
-use super::codes::{accum_code, op_code, unary_code};
+use super::codes::accum_code;
 use super::device::{bits_of, DevPtr};
-use super::kernels::semiring_ops;
-use super::launch::{sr, vec, Sr, Tiles};
+use super::launch::{dense, sr, vec, Launch, Sr, Tiles};
 use super::mem::{no_kernel, DMat};
-use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
-use crate::algebra::{BinaryOp, Semiring, UnaryOp};
+use super::{CudaBackend, CudaDense, CudaMatrix};
+use crate::algebra::Semiring;
 use crate::container::{Accumulate, Flags};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -148,151 +147,38 @@ impl CudaBackend {
         };
         self.accum_dense(c, t, acc)
     }
-
-    /// The `scale_dense_rows` entry point: `c_ij = op(d_i, b_ij)`.
-    pub(crate) fn scale_dense_rows_op<T: Scalar, Op: BinaryOp<T>>(
-        &self,
-        c: &mut CudaDense<T>,
-        d: &CudaVector<T>,
-        b: &CudaDense<T>,
-    ) -> Result<()> {
-        let code = op_code::<T, Op>("scale_dense_rows")?;
-        let dv = self.view(d)?;
-        let out = self.dev.alloc::<T>(b.nrows * b.ncols)?;
-        vec::scale_dense_rows(
-            code,
-            dv.vals,
-            dv.pres,
-            b.data.ptr(),
-            b.nrows as u64,
-            b.ncols as u64,
-            out.ptr(),
-        )
-        .run(&self.dev, b.nrows * b.ncols)?;
-        drop(dv);
-        *c = CudaDense {
-            nrows: b.nrows,
-            ncols: b.ncols,
-            data: out,
-        };
-        Ok(())
-    }
-}
-
-impl CudaBackend {
-    /// A new `nrows x ncols` dense matrix whose data `fill` writes.
-    fn dense_from<T: Scalar>(
-        &self,
-        nrows: usize,
-        ncols: usize,
-        fill: impl FnOnce(DevPtr<T>) -> Result<()>,
-    ) -> Result<CudaDense<T>> {
-        let data = self.dev.alloc::<T>(nrows * ncols)?;
-        fill(data.ptr())?;
-        Ok(CudaDense { nrows, ncols, data })
-    }
-
-    /// The `dense_mxm` entry point (built-in semirings).
+    /// The `dense_mxm` entry point: `C = A ⊕.⊗ B` on dense row-major
+    /// matrices (`cuda/dense_mxm.cu`: blocks of 128 x 16 outputs for
+    /// `n <= 16`, else 64 x 64), into `C`'s buffer.
     pub(crate) fn dense_mxm_op<S: Semiring>(
         &self,
         c: &mut CudaDense<S::T>,
+        s: S,
         a: &CudaDense<S::T>,
         b: &CudaDense<S::T>,
     ) -> Result<()> {
-        let id = S::KERNEL
-            .ok_or_else(|| no_kernel("dense_mxm", format!("user semiring {}", S::NAME)))?;
-        let (add, mul) = semiring_ops(id.kind());
+        let sr = Sr::of(&s, "dense_mxm")?;
         let (m, k, n) = (a.nrows, a.ncols, b.ncols);
-        *c = self.dense_from(m, n, |out| {
-            let tiles = m.div_ceil(16) * n.div_ceil(16);
-            if tiles == 0 {
-                return Ok(());
-            }
-            vec::dense_mxm(
-                add as i32,
-                mul as i32,
-                a.data.ptr(),
-                b.data.ptr(),
-                m as u64,
-                k as u64,
-                n as u64,
-                out,
-            )
-            .run(&self.dev, tiles * 256)
-        })?;
-        Ok(())
-    }
-
-    /// The `scale_dense_cols` entry point.
-    pub(crate) fn scale_dense_cols_op<T: Scalar, Op: BinaryOp<T>>(
-        &self,
-        c: &mut CudaDense<T>,
-        a: &CudaDense<T>,
-        d: &CudaVector<T>,
-    ) -> Result<()> {
-        let code = op_code::<T, Op>("scale_dense_cols")?;
-        let dv = self.view(d)?;
-        let (m, n) = (a.nrows, a.ncols);
-        *c = self.dense_from(m, n, |out| {
-            vec::scale_dense_cols(
-                code,
-                dv.vals,
-                dv.pres,
-                a.data.ptr(),
-                m as u64,
-                n as u64,
-                out,
-            )
-            .run(&self.dev, m * n)
-        })?;
-        Ok(())
-    }
-
-    /// The `apply_dense` entry point (built-in unary operators and bound
-    /// built-in binary ones).
-    pub(crate) fn apply_dense_op<T: Scalar, F: UnaryOp<T>>(
-        &self,
-        c: &mut CudaDense<T>,
-        f: F,
-        a: &CudaDense<T>,
-    ) -> Result<()> {
-        let (code, s) = unary_code(&f)?;
-        let len = a.nrows * a.ncols;
-        *c = self.dense_from(a.nrows, a.ncols, |out| {
-            vec::vec_apply(code, bits_of(s), a.data.ptr(), len as u64, out).run(&self.dev, len)
-        })?;
-        Ok(())
-    }
-
-    /// The `ewise_dense` entry point: a copy of `a`, then `op(a, b)` in place.
-    pub(crate) fn ewise_dense_op<T: Scalar, Op: BinaryOp<T>>(
-        &self,
-        c: &mut CudaDense<T>,
-        a: &CudaDense<T>,
-        b: &CudaDense<T>,
-    ) -> Result<()> {
-        let code = op_code::<T, Op>("ewise_dense")?;
-        let data = self.dev.copy(&a.data)?;
-        let len = a.nrows * a.ncols;
-        vec::dense_accum(code, b.data.ptr(), len as u64, data.ptr()).run(&self.dev, len)?;
-        *c = CudaDense {
-            nrows: a.nrows,
-            ncols: a.ncols,
-            data,
+        self.dense_output(c, m, n)?;
+        type Kernel<T> = fn(Sr<T>, DevPtr<T>, DevPtr<T>, u64, u64, u64, DevPtr<T>) -> Launch;
+        let ((bm, bn), kernel): (_, Kernel<S::T>) = if n <= 16 {
+            ((128, 16), dense::mxm::dense_mxm_n16)
+        } else {
+            ((64, 64), dense::mxm::dense_mxm_n64)
         };
-        Ok(())
-    }
-
-    /// The `argmax_rows` entry point.
-    pub(crate) fn argmax_rows_op(
-        &self,
-        out: &mut CudaDense<u32>,
-        a: &CudaDense<f32>,
-    ) -> Result<()> {
-        let (m, n) = (a.nrows, a.ncols);
-        *out = self.dense_from(m, 1, |o| {
-            vec::dense_argmax_rows(a.data.ptr(), m as u64, n as u64, o).run(&self.dev, m * 32)
-        })?;
-        Ok(())
+        let product = kernel(
+            sr,
+            a.data.ptr(),
+            b.data.ptr(),
+            m as u64,
+            k as u64,
+            n as u64,
+            c.data.ptr(),
+        );
+        // compiled even where there is nothing to launch
+        product.func(&self.dev)?;
+        let blocks = m.div_ceil(bm) * n.div_ceil(bn);
+        let grid = blocks.min(self.dev.sm_count as usize * 8) as u32;
+        product.grid(&self.dev, grid, 256)
     }
 }

@@ -22,6 +22,11 @@
 //!   (conversions; BMM on the 1-bit tensor cores, by popcounts and on f32;
 //!   B2SR/CSR times bits), each product at every output kind, plain and
 //!   over bit planes.
+//! - `dense_mxm_<semiring>_<type>`: products of dense row-major matrices
+//!   over one semiring (built-in, or a user one as for `sr_*`) at one
+//!   element type.
+//! - `dense_rows`: type-free row reductions of `f32` dense matrices
+//!   (`argmax`, `log_softmax`).
 
 use std::sync::Mutex;
 
@@ -42,6 +47,8 @@ pub(crate) const BITS_CONVERT_SRC: &str =
     include_str!(concat!(env!("OUT_DIR"), "/bits_convert.cu"));
 pub(crate) const BITS_BMM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/bits_bmm.cu"));
 pub(crate) const BITS_BSPMM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/bits_bspmm.cu"));
+pub(crate) const DENSE_MXM_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/dense_mxm.cu"));
+pub(crate) const DENSE_ROWS_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/dense_rows.cu"));
 
 /// Tile sizes with device kernels.
 pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
@@ -69,7 +76,7 @@ pub(crate) const PACK_PLAIN: [&str; 10] = [
     "pres_flags",
 ];
 /// Entries of `vec_<type>` (each gets `_<type>`).
-pub(crate) const VEC_ENTRIES: [&str; 22] = [
+pub(crate) const VEC_ENTRIES: [&str; 19] = [
     "vec_fill",
     "vec_mask",
     "vec_writeback",
@@ -86,12 +93,9 @@ pub(crate) const VEC_ENTRIES: [&str; 22] = [
     "vec_assign_all",
     "reduce_rows_iso",
     "reduce_rows_csr",
-    "scale_dense_rows",
+    "scale_dense",
     "dense_accum",
     "vec_ewise_gather",
-    "scale_dense_cols",
-    "dense_mxm",
-    "dense_argmax_rows",
 ];
 /// Entries of `mat_<type>` (each gets `_<type>`).
 pub(crate) const MAT_ENTRIES: [&str; 15] = [
@@ -165,6 +169,12 @@ pub(crate) const BITS_CONVERT: [&str; 10] = [
     "bits_quantize_cm",
     "bits_dequantize",
 ];
+/// Entries of `dense_mxm_<semiring>_<type>` (each gets `_<semiring>_<type>`):
+/// the tiled product for narrow and for wide outputs.
+pub(crate) const DENSE_MXM: [&str; 2] = ["dense_mxm_n16", "dense_mxm_n64"];
+/// Entries of `dense_rows` (f32 row reductions).
+pub(crate) const DENSE_ROWS: [&str; 2] = ["dense_argmax_rows", "dense_log_softmax_rows"];
+
 /// The bit products' output kinds, as entry names spell them
 /// (`BitOutput::Counts`, `Scaled`, `Bits`).
 pub(crate) const BIT_OUTPUTS: [&str; 3] = ["counts", "scaled", "bits"];
@@ -353,6 +363,10 @@ pub enum ModuleId {
     BitsBmm,
     /// BSpMM: B2SR or CSR times dense bits (type-free).
     BitsBspmm,
+    /// Dense times dense for one semiring and type.
+    DenseMxm(SrKey, ScalarType),
+    /// Row reductions of `f32` dense matrices (type-free).
+    DenseRows,
 }
 
 /// A module: its name, source, NVRTC options and entry points.
@@ -465,6 +479,30 @@ impl ModuleId {
                     entries,
                 }
             }
+            ModuleId::DenseMxm(key, t) => {
+                let tn = type_name(t);
+                let name = format!("{}_{tn}", key.name());
+                let mut options = vec![format!("-DSR_T={tn}"), format!("-DSR_NAME={name}")];
+                // A user semiring's `acc ⊕ (a ⊗ b)` rounds the product first, as
+                // the CPU's generic loop does, so its float results match it
+                // exactly. The built-in families keep FMA contraction: the
+                // product is bound by flops, and the CPU's own `PLUS_TIMES`
+                // is a GEMM with its own rounding (the tests allow for it).
+                if key.kind().is_none() {
+                    options.push("--fmad=false".to_string());
+                }
+                options.extend(key.options());
+                ModuleSpec {
+                    id: self,
+                    name: format!("dense_mxm_{name}"),
+                    source: DENSE_MXM_SRC,
+                    options,
+                    entries: DENSE_MXM.iter().map(|e| format!("{e}_{name}")).collect(),
+                }
+            }
+            ModuleId::DenseRows => {
+                plain_module(self, "dense_rows", DENSE_ROWS_SRC, &[], &DENSE_ROWS)
+            }
             ModuleId::Transpose => plain_module(
                 self,
                 "transpose",
@@ -516,9 +554,10 @@ impl ModuleId {
             | ModuleId::Visit
             | ModuleId::BitsConvert
             | ModuleId::BitsBmm
-            | ModuleId::BitsBspmm => format!("{base}{kk}"),
+            | ModuleId::BitsBspmm
+            | ModuleId::DenseRows => format!("{base}{kk}"),
             ModuleId::Vec(t) | ModuleId::Mat(t) => format!("{base}{kk}_{}", type_name(t)),
-            ModuleId::Sr(key, t) | ModuleId::Push(key, t) => {
+            ModuleId::Sr(key, t) | ModuleId::Push(key, t) | ModuleId::DenseMxm(key, t) => {
                 format!("{base}{kk}_{}_{}", key.name(), type_name(t))
             }
         }
@@ -535,6 +574,7 @@ pub fn all_modules() -> Vec<ModuleSpec> {
         ModuleId::BitsConvert.spec(),
         ModuleId::BitsBmm.spec(),
         ModuleId::BitsBspmm.spec(),
+        ModuleId::DenseRows.spec(),
     ];
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Vec(t).spec()));
     v.extend(SCALAR_TYPES.iter().map(|&t| ModuleId::Mat(t).spec()));
@@ -542,7 +582,13 @@ pub fn all_modules() -> Vec<ModuleSpec> {
         semiring_instances()
             .into_iter()
             .map(|(k, t)| (SrKey::Builtin(k), t))
-            .flat_map(|(k, t)| [ModuleId::Sr(k, t).spec(), ModuleId::Push(k, t).spec()]),
+            .flat_map(|(k, t)| {
+                [
+                    ModuleId::Sr(k, t).spec(),
+                    ModuleId::Push(k, t).spec(),
+                    ModuleId::DenseMxm(k, t).spec(),
+                ]
+            }),
     );
     v
 }

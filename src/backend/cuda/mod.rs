@@ -62,8 +62,9 @@
 //! - `convert`: CSR <-> B2SR on the device; `auto`: the format `Auto`
 //!   chooses; `csr/`: matrix operations on
 //!   CSR with values; `b2sr/`: products, transposes, selection and the
-//!   write-back with a B2SR result; `dense`: products and scaling with
-//!   dense matrices; `bits/`: dense bit matrices and the bit products;
+//!   write-back with a B2SR result; `dense`: products with dense
+//!   matrices; `dense_ops`: element-wise operations, scalings and row
+//!   reductions of dense matrices; `bits/`: dense bit matrices and the bit products;
 //! - `visit`: fused breadth-first levels and the [`BackendExt`](crate::ext::BackendExt)
 //!   implementation; `backend`: the [`Backend`]
 //!   implementation, a list of delegations to the above.
@@ -77,6 +78,7 @@ mod codes;
 mod convert;
 mod csr;
 mod dense;
+mod dense_ops;
 mod device;
 pub mod kernels;
 mod launch;

@@ -95,7 +95,7 @@ impl CudaBackend {
         a: &CudaMatrix<T>,
         flags: Flags,
     ) -> Result<()> {
-        let (code, s) = unary_code(&f)?;
+        let (code, s) = unary_code(&f, "apply")?;
         let acc = accum_code::<T, A>("apply_matrix")?;
         if let (DMat::B2sr { pat, value }, None, true, false) =
             (&a.repr, &mask, acc < 0, flags.transpose_a)

@@ -1,6 +1,6 @@
 //! Typed kernel launches: one function per kernel entry point, grouped by
 //! module family (`pack`, `vec`, `mat`, `sr`, `push`, `transpose`, `mxm`,
-//! `visit`, `bits_*`, as in [`super::kernels`]). Each function's parameters are the
+//! `visit`, `bits_*`, `dense_*`, as in [`super::kernels`]). Each function's parameters are the
 //! kernel's, in its order and named as in its `cuda/*.cu` signature: typed
 //! device pointers ([`DevPtr`]) for pointers, `u64`/`u32`/`i32`/`i64`
 //! scalars, `bool` for the kernels' `int` flags, and a few groups the
@@ -29,6 +29,7 @@ use crate::error::Result;
 use crate::scalar::Scalar;
 
 pub(crate) mod bits;
+pub(crate) mod dense;
 pub(crate) mod mat;
 pub(crate) mod mxm;
 pub(crate) mod pack;
@@ -252,6 +253,11 @@ impl<T: Scalar> Sr<T> {
     pub(crate) fn id(self) -> ModuleId {
         ModuleId::Sr(self.key, T::TYPE)
     }
+    /// The dense-product module of the same semiring
+    /// (`dense_mxm_<semiring>_<type>`).
+    pub(crate) fn dense_mxm_id(self) -> ModuleId {
+        ModuleId::DenseMxm(self.key, T::TYPE)
+    }
     /// The push-product module of the same semiring (`push_<semiring>_<type>`).
     pub(crate) fn push(self) -> Push<T> {
         Push(self)
@@ -347,7 +353,7 @@ mod tests {
     fn entries_are_in_the_module_table() {
         let t = ScalarType::F32;
         let sr = SrKey::Builtin(SemiringKind::PlusTimes);
-        let families: [(ModuleId, Vec<(&str, bool)>); 11] = [
+        let families: [(ModuleId, Vec<(&str, bool)>); 13] = [
             (ModuleId::Pack, names(super::pack::Entry::ALL, |e| e.name())),
             (
                 ModuleId::Vec(t),
@@ -385,6 +391,14 @@ mod tests {
             (
                 ModuleId::BitsBspmm,
                 names(super::bits::bspmm::Entry::ALL, |e| e.name()),
+            ),
+            (
+                ModuleId::DenseMxm(sr, t),
+                names(super::dense::mxm::Entry::ALL, |e| e.name()),
+            ),
+            (
+                ModuleId::DenseRows,
+                names(super::dense::rows::Entry::ALL, |e| e.name()),
             ),
         ];
         for (id, entries) in families {

@@ -54,16 +54,10 @@ super::kernels! {
     /// Row reductions of CSR values.
     fn reduce_rows_csr(op: i32, rowptr: DevPtr<u32>, avals: DevPtr<T>, n: u64, out_vals: DevPtr<T>,
         out_pres: DevPtr<u32>);
-    /// `c_ij = op(d_i, b_ij)` on a dense row-major matrix.
-    fn scale_dense_rows(op: i32, d_vals: DevPtr<T>, d_pres: DevPtr<u32>, b: DevPtr<T>, nrows: u64,
-        ncols: u64, c: DevPtr<T>);
-    /// `c_ij = op(a_ij, d_j)` on a dense row-major matrix.
-    fn scale_dense_cols(op: i32, d_vals: DevPtr<T>, d_pres: DevPtr<u32>, a: DevPtr<T>, nrows: u64,
-        ncols: u64, c: DevPtr<T>);
-    /// `C = A ⊕.⊗ B` on dense row-major matrices (256 threads, one 16 x 16 tile per block).
-    fn dense_mxm(add: i32, mul: i32, a: DevPtr<T>, b: DevPtr<T>, m: u64, k: u64, n: u64, c: DevPtr<T>);
-    /// The column of each row's largest value (one warp per row).
-    fn dense_argmax_rows(a: DevPtr<T>, nrows: u64, ncols: u64, out: DevPtr<u32>);
+    /// `c_ij = op(d_i, b_ij)` (`rows`) or `op(b_ij, d_j)` on a dense row-major
+    /// matrix (`b_ij` where `d`'s entry is absent).
+    fn scale_dense(op: i32, rows: bool, d_vals: DevPtr<T>, d_pres: DevPtr<u32>, b: DevPtr<T>,
+        nrows: u64, ncols: u64, c: DevPtr<T>);
     /// `c = op(c, t)` element by element.
     fn dense_accum(op: i32, t: DevPtr<T>, n: u64, c: DevPtr<T>);
 }

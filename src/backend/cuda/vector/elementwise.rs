@@ -138,7 +138,7 @@ impl CudaBackend {
         u: &CudaVector<T>,
         flags: Flags,
     ) -> Result<()> {
-        let (code, s) = unary_code(&f)?;
+        let (code, s) = unary_code(&f, "apply")?;
         let acc = accum_code::<T, A>("apply")?;
         let allowed = self.allowed(mask)?;
         let run = |vals: DevPtr<T>, n: usize| -> Result<_> {
