@@ -299,7 +299,55 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
       piece_b = true;
     }
     pres_warp_flush(pres, run, lane);
-    merge_close(rowptr, out, pres, nrows, part_vals, part_has, counter, lane, piece_a, r0);
-    merge_close(rowptr, out, pres, nrows, part_vals, part_has, counter, lane, piece_b, r1);
+    if (counter) {
+      merge_close(rowptr, out, pres, nrows, part_vals, part_has, counter, lane, piece_a, r0);
+      merge_close(rowptr, out, pres, nrows, part_vals, part_has, counter, lane, piece_b, r1);
+    }
+  }
+}
+
+// Without `counter` in `csr_mxv_merge`: a lane per chunk, the chunk that
+// closes a row begun in an earlier chunk folds its pieces, serially where the
+// row spans fewer than MERGE_FIX_SERIAL chunks, else with the whole warp.
+extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ rowptr, u64 nrows,
+                                                        const u32* __restrict__ start_row, u64 nchunks,
+                                                        const T* part_vals, const u8* part_has,
+                                                        const u32* __restrict__ allowed, T* __restrict__ out_vals,
+                                                        u32* __restrict__ out_pres, int accum, int affine,
+                                                        u64 cbits) {
+  const int lane = threadIdx.x & 31;
+  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
+  const MergeOut out{out_vals, allowed, accum, affine, Sc<T>::from_bits(cbits)};
+  u32* const pres = accum < 0 && !affine ? out_pres : nullptr;
+  for (u64 base = warp * 32; base < nchunks; base += nwarps * 32) {
+    const u64 c = base + lane;
+    u64 r0 = 0, s = 0;
+    bool closes = false;
+    if (c < nchunks) {
+      r0 = start_row[c];
+      const u64 r1 = start_row[c + 1], b = rowptr[r0];
+      closes = c * MERGE_D - r0 > b && r1 > r0;  // chunk c closes a row begun before it
+      s = (r0 + b) / MERGE_D;
+    }
+    const bool serial = closes && c - s < MERGE_FIX_SERIAL;
+    if (serial) {
+      T acc = SR::zero();
+      bool has = false;
+      merge_fold_pieces(part_vals, part_has, s, c, -1, acc, has);
+      const bool p = merge_put(out, r0, acc, has);
+      if (pres) pres_set(&pres[r0 >> 5], (u32)p << (r0 & 31), row_own(r0, nrows));
+    }
+    for (u32 wide = __ballot_sync(FULL_MASK, closes && !serial); wide; wide &= wide - 1) {
+      const int src = __ffs(wide) - 1;
+      const u64 ws = __shfl_sync(FULL_MASK, s, src), wc = __shfl_sync(FULL_MASK, c, src);
+      const u64 wr = __shfl_sync(FULL_MASK, r0, src);
+      T acc = SR::zero();
+      bool has = false;
+      merge_fold_pieces(part_vals, part_has, ws, wc, lane, acc, has);
+      if (lane == 0) {
+        const bool p = merge_put(out, wr, acc, has);
+        if (pres) pres_set(&pres[wr >> 5], (u32)p << (wr & 31), row_own(wr, nrows));
+      }
+    }
   }
 }

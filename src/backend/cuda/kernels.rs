@@ -122,12 +122,13 @@ pub(crate) const SR_NARROW: [&str; 1] = ["b2sr_mxv_fused"];
 /// Entries of `sr_<semiring>_<type>` for k = 16 and 32 only.
 pub(crate) const SR_WIDE: [&str; 3] = ["b2sr_mxv_short", "b2sr_mxv", "b2sr_mxv_fix"];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
-pub(crate) const SR_PLAIN: [&str; 8] = [
+pub(crate) const SR_PLAIN: [&str; 9] = [
     "csr_mxv",
     "csr_mxv_long",
     "csr_mxv_fix",
     "csr_merge_start",
     "csr_mxv_merge",
+    "csr_merge_fix",
     "csr_mxm_reduce_dot",
     "csr_mxm_merge",
     "csr_mxm_dense",

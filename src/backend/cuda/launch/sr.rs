@@ -32,6 +32,11 @@ super::kernels! {
         out_vals: DevPtr<T>, out_pres: DevPtr<u32>, accum: i32, start_row: DevPtr<u32>,
         nchunks: u64, part_vals: DevPtr<T>, part_has: DevPtr<u8>, counter: DevPtr<u32>,
         d_vals: DevPtr<T>, affine: bool, cbits: u64);
+    /// Folds the rows crossing merge-path chunks (`csr_mxv_merge` without
+    /// counters).
+    fn csr_merge_fix(rowptr: DevPtr<u32>, nrows: u64, start_row: DevPtr<u32>, nchunks: u64,
+        part_vals: DevPtr<T>, part_has: DevPtr<u8>, allowed: DevPtr<u32>, out_vals: DevPtr<T>,
+        out_pres: DevPtr<u32>, accum: i32, affine: bool, cbits: u64);
     /// Row `i`'s `⊕` over the masked dot products `A(i,:) ⊕.⊗ Bt(j,:)`, `(i, j)` in
     /// the mask's pattern, into `out_vals[i]` and presence bit `i`.
     fn csr_mxm_reduce_dot(m_rowptr: DevPtr<u32>, m_colidx: DevPtr<u32>, nrows: u64,

@@ -130,6 +130,14 @@ impl CudaBackend {
             return Ok(());
         }
         let (n, nc) = (nrows as u64, plan.nchunks as u64);
+        // rows crossing chunks folded in the product (counters), or by a
+        // second launch
+        let fix_launch = std::env::var("BITGRAPHBLAS_CSR_MERGE_FIX").is_ok_and(|v| v == "kernel");
+        let counter = if fix_launch {
+            DevPtr::null()
+        } else {
+            plan.counter.ptr()
+        };
         sr::csr_mxv_merge(
             m,
             rowptr,
@@ -148,12 +156,31 @@ impl CudaBackend {
             nc,
             plan.part_vals.ptr().cast::<T>(),
             plan.part_has.ptr(),
-            plan.counter.ptr(),
+            counter,
             d_vals,
             affine,
             cbits,
         )
-        .run(&self.dev, plan.nchunks * 32)
+        .run(&self.dev, plan.nchunks * 32)?;
+        if !fix_launch {
+            return Ok(());
+        }
+        sr::csr_merge_fix(
+            m,
+            rowptr,
+            n,
+            plan.start_row.ptr(),
+            nc,
+            plan.part_vals.ptr().cast::<T>(),
+            plan.part_has.ptr(),
+            allowed,
+            out_vals,
+            out_pres,
+            accum,
+            affine,
+            cbits,
+        )
+        .run(&self.dev, plan.nchunks.next_multiple_of(32))
     }
 
     /// The matrix's merge plan, made at its first product: each chunk's
