@@ -245,6 +245,13 @@ template <int K> __device__ __forceinline__ u32 own_bits(u64 tr, u64 tile_rows) 
   return tr + 1 == tile_rows ? FULL_MASK << sh : ((1u << K) - 1u) << sh;
 }
 
+// Sets the bits `own` of a presence word to `bits` (bits within own); other
+// writers' bits untouched.
+__device__ __forceinline__ void pres_set(u32* p, u32 bits, u32 own) {
+  if (bits != own) atomicAnd(p, bits | ~own);
+  if (bits) atomicOr(p, bits);
+}
+
 template <int K>
 __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                                const u8* __restrict__ tiles, const u32* __restrict__ seg_row,
@@ -356,7 +363,7 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       }
       if ((lane & (span - 1)) == 0 && tr < tile_rows) {
         u32* p = &out_pres[i0 >> 5];
-        if (own) pres_set(p, bits, own);
+        if (own == FULL_MASK) *p = bits; else if (own) pres_set(p, bits, own);
       }
     }
   }

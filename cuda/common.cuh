@@ -186,14 +186,6 @@ template <class T> __device__ __forceinline__ bool select_keep(int code, i64 i, 
 
 __device__ __forceinline__ bool bit_get(const u32* b, u64 i) { return (b[i >> 5] >> (i & 31)) & 1u; }
 
-// Sets the bits `own` of a presence word to `bits` (bits within own); other
-// writers' bits untouched (no zeroed output needed: every bit has one owner).
-__device__ __forceinline__ void pres_set(u32* p, u32 bits, u32 own) {
-  if (own == FULL_MASK) { *p = bits; return; }
-  if (bits != own) atomicAnd(p, bits | ~own);
-  if (bits) atomicOr(p, bits);
-}
-
 // `k` bits of a bit vector starting at bit `start` (k divides 32, start % k == 0).
 template <int K> __device__ __forceinline__ u32 bits_chunk(const u32* b, u64 start) {
   if (K == 32) return b[start >> 5];

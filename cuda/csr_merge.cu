@@ -1,8 +1,7 @@
-// cuda/csr_merge.cu: `w = A ⊕.⊗ u` on CSR, merge path, one launch
-// (`csr_mxv_merge`; `csr_merge_start` finds the chunks' first rows once per
-// matrix): rows of any length, no early exit. Part of the semiring modules
-// `sr_<semiring>_<type>` (cuda/sr.cu: compiled with -DSR_T, -DSR_ADD,
-// -DSR_MUL, -DSR_NAME; entries end in `_<SR_NAME>`).
+// cuda/csr_merge.cu: `w = A ⊕.⊗ u` on CSR, merge path (`csr_merge_start`,
+// `csr_mxv_merge`, `csr_merge_fix`): rows of any length, no early exit. Part
+// of the semiring modules `sr_<semiring>_<type>` (cuda/sr.cu: compiled with
+// -DSR_T, -DSR_ADD, -DSR_MUL, -DSR_NAME; entries end in `_<SR_NAME>`).
 #include "semiring.cuh"
 #include "sr_csr.cuh"
 
@@ -12,35 +11,32 @@
 // per chunk, lane l taking items l * E .. (l + 1) * E of it. Every lane does
 // the same work whatever the row lengths (empty rows, hubs and short rows
 // alike), and reads its entries' columns and gathers with E loads in flight.
-// The chunks' first rows (the merge path search) are found once per matrix
-// by `csr_merge_start`; within a chunk a lane searches its own start among
-// the chunk's rows. A lane sums its entries row by row; the partial of the
-// row open at a lane's end is carried to the next lanes by a segmented scan
-// over the warp (keys: rows, non-decreasing). Rows whose start and end lie in
-// one chunk are written by that chunk. A row crossing chunks s .. e leaves
-// one piece per chunk in `part` (slot 2s + 1: its first piece, slot 2q: the
-// piece of chunk q > s), and each chunk counts its piece in `counter[s]`:
-// the chunk that counts the last piece folds them all in chunk order (one
-// lane where the row spans fewer than MERGE_FIX_SERIAL chunks, else the whole
-// warp, lanes strided and a fixed tree) and sets the counter back to zero for
-// the next product. The fold's order depends on the matrix alone: results do
-// not depend on scheduling. Presence bits are written per word by the lanes
-// that own them (every row is written exactly once, present or not; the
-// lanes of a warp merge their words first), so the output needs no memset.
-// `accum`, `iso`, `allowed` and presence as in `csr_mxv`; `d_vals` and
-// `affine` (with `cbits`: `c`) as in the fused B2SR product: the gather reads
-// `d_j ⊗ u_j`, and every row is written once as `c ⊕ value` (`c` where it has
-// none), the output not read.
-//
-// A form that staged the chunk's row ends and products in shared memory
-// (coalesced loads, the lanes' searches in shared memory) ran 1.3-3x slower
-// on the H100 on every graph larger than delaunay_n14 (R-MAT 22: 2.90 ms
-// against 1.04 ms): the values stay in registers.
+// `csr_merge_start` finds each chunk's first row (the merge path search,
+// once per matrix: src/backend/cuda/mxv/csr.rs keeps the result with it);
+// within a chunk a lane searches its own start among the chunk's rows.
+// A lane sums its entries row by row; the partial of the row open at a lane's
+// end is carried to the next lanes by a segmented scan over the warp (keys:
+// rows, non-decreasing). Rows whose start and end lie in one chunk are written
+// by that chunk. A row crossing chunks leaves its pieces in `part` (slot 2c:
+// the piece of the row open at chunk c's start, slot 2c + 1: the piece of the
+// row open at its end), and `csr_merge_fix` (a lane per chunk: the chunk
+// that closes such a row) folds them in a fixed order. Fixed order
+// throughout: results do not depend on scheduling. `accum`, `iso`, `allowed`
+// and presence as in `csr_mxv`; `d_vals` and `affine` (with `cbits`: `c`) as
+// in the fused B2SR product: the gather reads `d_j ⊗ u_j`, and every row is
+// written once as `c ⊕ value` (`c` where it has none), the output not read.
 //
 // MERGE_E = 6 items a lane: measured on the H100 (R-MAT 22, PageRank's
 // product, benches/results/algorithms-gpu-gpr9.md), 6 is faster than 4, 8 and
 // 12: 8 and more take 90+ registers a thread (16 warps an SM), 6 takes 76
 // (24 warps), 4 halves the loads in flight and doubles the chunks.
+//
+// Two one-launch forms measured slower (gpu_bench, f32 PLUS.TIMES, R-MAT 22):
+// rows crossing chunks folded by the chunk that counts their last piece (a
+// counter per chunk, a fence per piece): 2.8 ms where the same kernel with
+// `csr_merge_fix` as a second launch took 1.4 ms (H200, one run); with the
+// chunk's row ends and products also staged in shared memory for coalesced
+// loads: 2.9 ms (H100; this kernel 1.04 ms in an earlier run).
 #define MERGE_E 6
 #define MERGE_D (32 * MERGE_E)
 
@@ -66,128 +62,22 @@ extern "C" __global__ void CAT(csr_merge_start_, SR_NAME)(const u32* __restrict_
 // `affine` every row as `c ⊕ value`.
 struct MergeOut {
   T* __restrict__ vals;
+  u32* __restrict__ pres;
   const u32* __restrict__ allowed;
   int accum;
   int affine;
   T c;
 };
 
-// Row i's final value into the output (none where `allowed` excludes it);
-// whether its presence bit is set.
-__device__ __forceinline__ bool merge_put(const MergeOut& o, u64 i, T acc, bool has) {
+// Row i's final value into the output (none where `allowed` excludes it).
+__device__ __forceinline__ void merge_put(const MergeOut& o, u64 i, T acc, bool has) {
   if (o.affine) {
     o.vals[i] = has ? SR::add(o.c, acc) : o.c;
-    return false;
+    return;
   }
   if (o.allowed && !bit_get(o.allowed, i)) has = false;
   csr_put(o.vals, i, o.accum, acc, has);
-  return has;
-}
-
-// The presence bits a lane writes, one word at a time: `own` the rows it
-// wrote (for the last row also the word's bits above it), `bits` those with a
-// value.
-struct PresRun {
-  u64 word;
-  u32 bits, own;
-};
-
-// The bits of row i within its word: its own bit, and for the last row the
-// bits above it too (no row owns those).
-__device__ __forceinline__ u32 row_own(u64 i, u64 nrows) {
-  return i + 1 == nrows ? FULL_MASK << (i & 31) : 1u << (i & 31);
-}
-
-// Adds row i to the lane's run (writing the run out first when i lies in
-// another word). `pres` NULL: the output has no presence bits.
-__device__ __forceinline__ void pres_add(u32* pres, u64 nrows, PresRun& r, u64 i, bool has) {
-  if (!pres) return;
-  if (r.own && (i >> 5) != r.word) {
-    pres_set(&pres[r.word], r.bits, r.own);
-    r.bits = r.own = 0;
-  }
-  r.word = i >> 5;
-  r.own |= row_own(i, nrows);
-  if (has) r.bits |= 1u << (i & 31);
-}
-
-// The lanes' runs written out, merged per word: one write per word a warp
-// holds (the lanes' rows are consecutive, so most chunks hold one or two).
-__device__ __forceinline__ void pres_warp_flush(u32* pres, PresRun& r, int lane) {
-  if (!pres) return;
-  const u64 key = r.own ? r.word : ~0ull;
-  const u32 peers = __match_any_sync(FULL_MASK, key);
-#if __CUDA_ARCH__ >= 800
-  const u32 bits = __reduce_or_sync(peers, r.bits), own = __reduce_or_sync(peers, r.own);
-#else
-  u32 bits = 0, own = 0;
-  for (u32 m = peers; m; m &= m - 1) {
-    bits |= __shfl_sync(peers, r.bits, __ffs(m) - 1);
-    own |= __shfl_sync(peers, r.own, __ffs(m) - 1);
-  }
-#endif
-  if (key != ~0ull && lane == __ffs(peers) - 1) pres_set(&pres[key], bits, own);
-  r.bits = r.own = 0;
-}
-
-// The pieces of a row crossing chunks s .. e left in `part` (slot 2s + 1:
-// the first piece, slot 2q: chunk q's), folded in a fixed order: serially by
-// one lane (`lane < 0`), or by the whole warp (lanes strided over the chunks,
-// then a fixed tree). Read past the L1 cache: other warps wrote them.
-__device__ __forceinline__ void merge_fold_pieces(const T* part_vals, const u8* part_has, u64 s, u64 e, int lane,
-                                                  T& acc, bool& has) {
-  for (u64 q = s + max(lane, 0); q <= e; q += lane < 0 ? 1 : 32) {
-    const u64 slot = q == s ? 2 * q + 1 : 2 * q;
-    if (((const volatile u8*)part_has)[slot]) fold(acc, has, ((const volatile T*)part_vals)[slot]);
-  }
-  if (lane < 0) return;
-  for (int off = 1; off < 32; off <<= 1) {
-    const T oa = shfl_xor(acc, off);
-    const bool oh = shfl_xor(has, off);
-    if (oh) fold(acc, has, oa);
-  }
-}
-
-// Rows spanning fewer than this many chunks are folded by one lane.
-#define MERGE_FIX_SERIAL 8
-
-// A lane that left a piece of `row` (a row crossing chunks) counts it; the
-// lane counting the row's last piece folds every piece and writes the row
-// (the whole warp helps for rows over many chunks). Called by every lane.
-__device__ __forceinline__ void merge_close(const u32* __restrict__ rowptr, const MergeOut& out, u32* pres,
-                                            u64 nrows, T* part_vals, u8* part_has, u32* counter, int lane,
-                                            bool piece, u64 row) {
-  u64 s = 0, e = 0;
-  bool last = false;
-  if (piece) {
-    s = (row + rowptr[row]) / MERGE_D;
-    e = (row + rowptr[row + 1]) / MERGE_D;
-    __threadfence();
-    last = atomicAdd(&counter[s], 1u) == (u32)(e - s);
-  }
-  if (last && e - s < MERGE_FIX_SERIAL) {
-    __threadfence();
-    T acc = SR::zero();
-    bool has = false;
-    merge_fold_pieces(part_vals, part_has, s, e, -1, acc, has);
-    counter[s] = 0;
-    const bool p = merge_put(out, row, acc, has);
-    if (pres) pres_set(&pres[row >> 5], (u32)p << (row & 31), row_own(row, nrows));
-  }
-  for (u32 wide = __ballot_sync(FULL_MASK, last && e - s >= MERGE_FIX_SERIAL); wide; wide &= wide - 1) {
-    const int src = __ffs(wide) - 1;
-    const u64 ws = __shfl_sync(FULL_MASK, s, src), we = __shfl_sync(FULL_MASK, e, src);
-    const u64 wr = __shfl_sync(FULL_MASK, row, src);
-    __threadfence();
-    T acc = SR::zero();
-    bool has = false;
-    merge_fold_pieces(part_vals, part_has, ws, we, lane, acc, has);
-    if (lane == 0) {
-      counter[ws] = 0;
-      const bool p = merge_put(out, wr, acc, has);
-      if (pres) pres_set(&pres[wr >> 5], (u32)p << (wr & 31), row_own(wr, nrows));
-    }
-  }
+  if (o.accum < 0 && has) atomicOr(&o.pres[i >> 5], 1u << (i & 31));
 }
 
 extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
@@ -195,15 +85,13 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
                                                         const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
                                                         const u32* __restrict__ allowed, T* __restrict__ out_vals,
                                                         u32* __restrict__ out_pres, int accum,
-                                                        const u32* __restrict__ start_row, u64 nchunks, T* part_vals,
-                                                        u8* part_has, u32* counter, const T* __restrict__ d_vals,
-                                                        int affine, u64 cbits) {
+                                                        const u32* __restrict__ start_row, u64 nchunks,
+                                                        T* __restrict__ part_vals, u8* __restrict__ part_has,
+                                                        const T* __restrict__ d_vals, int affine, u64 cbits) {
   const int lane = threadIdx.x & 31;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const T iso = Sc<T>::from_bits(isobits);
-  const MergeOut out{out_vals, allowed, accum, affine, Sc<T>::from_bits(cbits)};
-  u32* const pres = accum < 0 && !affine ? out_pres : nullptr;
-  PresRun run{0, 0, 0};
+  const MergeOut out{out_vals, out_pres, allowed, accum, affine, Sc<T>::from_bits(cbits)};
   for (u64 c = warp; c < nchunks; c += nwarps) {
     const u64 d0 = c * MERGE_D, d1 = min(d0 + MERGE_D, nrows + nnz);
     const u64 r0 = start_row[c], r1 = start_row[c + 1];
@@ -246,7 +134,7 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
         if (frow == ~0ull) {
           frow = row; fval = acc; fhas = has;
         } else {
-          pres_add(pres, nrows, run, row, merge_put(out, row, acc, has));
+          merge_put(out, row, acc, has);
         }
         acc = SR::zero();
         has = false;
@@ -273,9 +161,6 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
     const T pv = shfl_up(sv, 1);
     const bool ph = shfl_up(sh, 1);
     const bool open_start = n0 > rowptr[r0];
-    // pieces of rows crossing chunks: the row open at the chunk's start,
-    // closed here (piece a), and the row open at its end (piece b)
-    bool piece_a = false, piece_b = false;
     if (frow != ~0ull) {
       T fv = fval;
       bool fh = fhas;
@@ -284,41 +169,62 @@ extern "C" __global__ void CAT(csr_mxv_merge_, SR_NAME)(const u32* __restrict__ 
         fh = true;
       }
       if (frow == r0 && open_start) {
+        // the end of a row begun in an earlier chunk: for csr_merge_fix
         part_vals[2 * c] = fv;
         part_has[2 * c] = fh;
-        piece_a = true;
       } else {
-        pres_add(pres, nrows, run, frow, merge_put(out, frow, fv, fh));
+        merge_put(out, frow, fv, fh);
       }
     }
     if (lane == 31 && r1 < nrows && n1 > rowptr[r1]) {
-      // a middle piece (the chunk lies inside the row) or the first piece
+      // the row open at the chunk's end: a middle piece or a first piece
       const u64 slot = open_start && r0 == r1 ? 2 * c : 2 * c + 1;
       part_vals[slot] = sv;
       part_has[slot] = sh;
-      piece_b = true;
-    }
-    pres_warp_flush(pres, run, lane);
-    if (counter) {
-      merge_close(rowptr, out, pres, nrows, part_vals, part_has, counter, lane, piece_a, r0);
-      merge_close(rowptr, out, pres, nrows, part_vals, part_has, counter, lane, piece_b, r1);
     }
   }
 }
 
-// Without `counter` in `csr_mxv_merge`: a lane per chunk, the chunk that
-// closes a row begun in an earlier chunk folds its pieces, serially where the
-// row spans fewer than MERGE_FIX_SERIAL chunks, else with the whole warp.
+// The pieces of row `r0` left in `part` by chunks s .. c (s: the chunk holding
+// its first entry, which left its first piece in slot 1; the chunks between
+// left middle pieces in slot 0; chunk c its last), folded in a fixed order.
+// Serially by one lane (`lane < 0`), or by the whole warp: lanes strided over
+// the chunks, then a fixed tree.
+__device__ __forceinline__ void merge_fold_pieces(const T* __restrict__ part_vals, const u8* __restrict__ part_has,
+                                                  u64 s, u64 c, int lane, T& acc, bool& has) {
+  for (u64 q = s + max(lane, 0); q <= c; q += lane < 0 ? 1 : 32) {
+    const u64 slot = q == s ? 2 * q + 1 : 2 * q;
+    if (part_has[slot]) fold(acc, has, part_vals[slot]);
+  }
+  if (lane < 0) return;
+  for (int off = 1; off < 32; off <<= 1) {
+    const T oa = shfl_xor(acc, off);
+    const bool oh = shfl_xor(has, off);
+    if (oh) fold(acc, has, oa);
+  }
+}
+
+// Rows spanning at most this many chunks are folded by one lane.
+#define MERGE_FIX_SERIAL 8
+
+// A lane per chunk: the chunk that closes a row begun in an earlier chunk
+// folds its pieces, serially where the row spans at most MERGE_FIX_SERIAL
+// chunks (most rows: a row crossing one chunk boundary has two pieces), else
+// with the whole warp, one such row after another. Which way a row is folded
+// depends on the matrix alone: results do not depend on scheduling. (A warp
+// per chunk, as before, spent most of its time on chunks closing no row, or
+// two pieces: measured on the H100, R-MAT 22, see
+// benches/results/algorithms-gpu-gpr9.md.)
 extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ rowptr, u64 nrows,
                                                         const u32* __restrict__ start_row, u64 nchunks,
-                                                        const T* part_vals, const u8* part_has,
+                                                        const T* __restrict__ part_vals,
+                                                        const u8* __restrict__ part_has,
                                                         const u32* __restrict__ allowed, T* __restrict__ out_vals,
                                                         u32* __restrict__ out_pres, int accum, int affine,
                                                         u64 cbits) {
   const int lane = threadIdx.x & 31;
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
-  const MergeOut out{out_vals, allowed, accum, affine, Sc<T>::from_bits(cbits)};
-  u32* const pres = accum < 0 && !affine ? out_pres : nullptr;
+  const MergeOut out{out_vals, out_pres, allowed, accum, affine, Sc<T>::from_bits(cbits)};
   for (u64 base = warp * 32; base < nchunks; base += nwarps * 32) {
     const u64 c = base + lane;
     u64 r0 = 0, s = 0;
@@ -334,8 +240,7 @@ extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ 
       T acc = SR::zero();
       bool has = false;
       merge_fold_pieces(part_vals, part_has, s, c, -1, acc, has);
-      const bool p = merge_put(out, r0, acc, has);
-      if (pres) pres_set(&pres[r0 >> 5], (u32)p << (r0 & 31), row_own(r0, nrows));
+      merge_put(out, r0, acc, has);
     }
     for (u32 wide = __ballot_sync(FULL_MASK, closes && !serial); wide; wide &= wide - 1) {
       const int src = __ffs(wide) - 1;
@@ -344,10 +249,7 @@ extern "C" __global__ void CAT(csr_merge_fix_, SR_NAME)(const u32* __restrict__ 
       T acc = SR::zero();
       bool has = false;
       merge_fold_pieces(part_vals, part_has, ws, wc, lane, acc, has);
-      if (lane == 0) {
-        const bool p = merge_put(out, wr, acc, has);
-        if (pres) pres_set(&pres[wr >> 5], (u32)p << (wr & 31), row_own(wr, nrows));
-      }
+      if (lane == 0) merge_put(out, wr, acc, has);
     }
   }
 }

@@ -15,9 +15,7 @@
 // the one holding its first entry and the one holding its last, since a row
 // lying wholly inside a chunk is not long). `csr_mxv_fix` folds each long
 // row's chunk partials in chunk order, so results do not depend on
-// scheduling. The row kernel writes the presence bits of every row (long rows
-// as absent, the tail of the last word too), so the output needs no memset;
-// `csr_mxv_fix`, launched after it, ORs the long rows' bits in.
+// scheduling. Presence starts zeroed; both kernels OR their bits in.
 //
 // `avals == NULL`: every entry holds the value `isobits` (an iso-valued matrix,
 // such as a pattern with all-one values): the values are never read.
@@ -89,13 +87,10 @@ extern "C" __global__ void CAT(csr_mxv_, SR_NAME)(const u32* __restrict__ rowptr
     if (l == 0 && i < nrows && !is_long) csr_put(out_vals, i, accum, acc, has);
     if (accum >= 0) continue;
     // the group leaders' presence bits, as G consecutive bits of one word
-    // (the last rows' group also owns the bits above them)
-    const u32 b = __ballot_sync(FULL_MASK, l == 0 && has && !is_long);
+    const u32 b = __ballot_sync(FULL_MASK, l == 0 && has);
     u32 word = 0;
     for (int q = 0; q < G; ++q) word |= ((b >> (q * V)) & 1u) << q;
-    const u32 sh = (u32)(base & 31), group = G == 32 ? FULL_MASK : (1u << G) - 1u;
-    const u32 own = base + G >= nrows ? FULL_MASK << sh : group << sh;
-    if (lane == 0) pres_set(&out_pres[base >> 5], word << sh, own);
+    if (lane == 0 && word) atomicOr(&out_pres[base >> 5], word << (base & 31));
   }
 }
 

@@ -270,7 +270,7 @@ fn csr_mxv_iso_and_accumulate_in_place_match_cpu() {
 /// Patterns that put the CSR merge-path product's chunk edges (192 items:
 /// row ends and entries) in awkward places: long runs of empty rows (chunks
 /// of row ends only), rows of 191, 192, 193, 255, 256 and 257 entries, rows
-/// spanning 7 to 10 chunks (the chunk finishing a row folds one of at most 8 chunks
+/// spanning 7 to 10 chunks (`csr_merge_fix` folds a row of at most 8 chunks
 /// in one lane, a longer one with the warp), one row spanning many chunks, a
 /// last row that is empty or long; against the CPU, and the same product
 /// twice on the device gives the same bits.

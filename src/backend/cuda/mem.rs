@@ -250,17 +250,15 @@ pub(crate) type CsrParts<'a, T> = (
     &'a OnceLock<MergePlan>,
 );
 
-/// What the one-launch merge-path `mxv` on a CSR matrix (`cuda/csr_merge.cu`)
-/// keeps between products: the first row of each chunk (which depends on the
-/// row pointers alone), the pieces of rows crossing chunks (two slots a
-/// chunk, values of up to 8 bytes) and a counter per chunk, zero between
-/// products (the kernel resets what it counted).
+/// What the merge-path `mxv` on a CSR matrix (`cuda/csr_merge.cu`) keeps
+/// between products: the first row of each chunk (which depends on the row
+/// pointers alone) and the scratch of the pieces of rows crossing chunks (two
+/// slots a chunk, values of up to 8 bytes).
 pub(crate) struct MergePlan {
     pub nchunks: usize,
     pub start_row: DBuf<u32>,
     pub part_vals: DBuf<u64>,
     pub part_has: DBuf<u8>,
-    pub counter: DBuf<u32>,
 }
 
 /// A [`DMat`] borrowed as its parts, for a match on the format.

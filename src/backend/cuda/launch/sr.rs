@@ -25,15 +25,13 @@ super::kernels! {
     /// The first row of each merge-path chunk.
     fn csr_merge_start(rowptr: DevPtr<u32>, nrows: u64, nnz: u64, nchunks: u64,
         start_row: DevPtr<u32>);
-    /// The merge-path product, a warp per chunk, rows crossing chunks folded
-    /// by the chunk that finishes them last: one launch.
+    /// The merge-path product, a warp per chunk.
     fn csr_mxv_merge(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, avals: DevPtr<T>, isobits: u64,
         nrows: u64, nnz: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>, allowed: DevPtr<u32>,
         out_vals: DevPtr<T>, out_pres: DevPtr<u32>, accum: i32, start_row: DevPtr<u32>,
-        nchunks: u64, part_vals: DevPtr<T>, part_has: DevPtr<u8>, counter: DevPtr<u32>,
-        d_vals: DevPtr<T>, affine: bool, cbits: u64);
-    /// Folds the rows crossing merge-path chunks (`csr_mxv_merge` without
-    /// counters).
+        nchunks: u64, part_vals: DevPtr<T>, part_has: DevPtr<u8>, d_vals: DevPtr<T>, affine: bool,
+        cbits: u64);
+    /// Folds the rows crossing merge-path chunks.
     fn csr_merge_fix(rowptr: DevPtr<u32>, nrows: u64, start_row: DevPtr<u32>, nchunks: u64,
         part_vals: DevPtr<T>, part_has: DevPtr<u8>, allowed: DevPtr<u32>, out_vals: DevPtr<T>,
         out_pres: DevPtr<u32>, accum: i32, affine: bool, cbits: u64);

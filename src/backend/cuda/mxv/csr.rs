@@ -32,8 +32,7 @@ pub(crate) fn operand<T: Scalar>(
 }
 
 impl CudaBackend {
-    /// `out = A ⊕.⊗ u` on CSR (every presence bit written: the output
-    /// needs no zeroing): a group of lanes per row
+    /// `out = A ⊕.⊗ u` on CSR into zeroed presence: a group of lanes per row
     /// (as many as the average row length, 2 to 32), and rows longer than
     /// `long_min` entries cut into chunks of that many entries for whole
     /// warps, whose partials `csr_mxv_fix` folds in order (hub rows of
@@ -99,14 +98,14 @@ impl CudaBackend {
             .run(&self.dev, nrows)
     }
 
-    /// [`Self::csr_mxv`] by the merge path (`cuda/csr_merge.cu`), one
-    /// launch: the row ends and the entries merged and cut into equal chunks
-    /// of `CSR_MERGE_ITEMS` items, a warp per chunk, so every lane does the
-    /// same work whatever the row lengths (power-law rows, empty rows). The
-    /// chunk that finishes a row crossing chunks last folds its pieces in a
-    /// fixed order: deterministic. The chunks' first rows and the pieces'
-    /// scratch are made at the matrix's first product and kept with it
-    /// (`plan`).
+    /// [`Self::csr_mxv`] by the merge path (`cuda/csr_merge.cu`), into
+    /// zeroed presence: the row ends and the entries merged and cut into
+    /// equal chunks of `CSR_MERGE_ITEMS` items, a warp per chunk, so every
+    /// lane does the same work whatever the row lengths (power-law rows,
+    /// empty rows). Rows crossing chunks are folded by `csr_merge_fix` (a
+    /// lane per chunk) in a fixed order: deterministic. The chunks' first
+    /// rows and the pieces' scratch are made at the matrix's first product
+    /// and kept with it (`plan`): a product is two launches, no allocation.
     /// `affine = Some((d, c))` as in [`Self::b2sr_mxv_fused`]: the gather
     /// reads `d_j ⊗ u_j`, every row becomes `c ⊕ value` (the output full,
     /// not read).
@@ -130,62 +129,25 @@ impl CudaBackend {
             return Ok(());
         }
         let (n, nc) = (nrows as u64, plan.nchunks as u64);
-        // rows crossing chunks folded in the product (counters), or by a
-        // second launch
-        let fix_launch = std::env::var("BITGRAPHBLAS_CSR_MERGE_FIX").is_ok_and(|v| v == "kernel");
-        let counter = if fix_launch {
-            DevPtr::null()
-        } else {
-            plan.counter.ptr()
-        };
-        sr::csr_mxv_merge(
-            m,
-            rowptr,
-            colidx,
-            avals,
-            isobits,
-            n,
-            nnz as u64,
-            u_vals,
-            u_pres,
-            allowed,
-            out_vals,
-            out_pres,
-            accum,
+        let (start, pv, ph) = (
             plan.start_row.ptr(),
-            nc,
             plan.part_vals.ptr().cast::<T>(),
             plan.part_has.ptr(),
-            counter,
-            d_vals,
-            affine,
-            cbits,
+        );
+        sr::csr_mxv_merge(
+            m, rowptr, colidx, avals, isobits, n, nnz as u64, u_vals, u_pres, allowed, out_vals,
+            out_pres, accum, start, nc, pv, ph, d_vals, affine, cbits,
         )
         .run(&self.dev, plan.nchunks * 32)?;
-        if !fix_launch {
-            return Ok(());
-        }
         sr::csr_merge_fix(
-            m,
-            rowptr,
-            n,
-            plan.start_row.ptr(),
-            nc,
-            plan.part_vals.ptr().cast::<T>(),
-            plan.part_has.ptr(),
-            allowed,
-            out_vals,
-            out_pres,
-            accum,
-            affine,
-            cbits,
+            m, rowptr, n, start, nc, pv, ph, allowed, out_vals, out_pres, accum, affine, cbits,
         )
         .run(&self.dev, plan.nchunks.next_multiple_of(32))
     }
 
     /// The matrix's merge plan, made at its first product: each chunk's
-    /// first row (`csr_merge_start`, the merge-path search), the pieces'
-    /// scratch and the zeroed counters.
+    /// first row (`csr_merge_start`, the merge-path search) and the scratch
+    /// of the pieces of rows crossing chunks (two slots a chunk).
     fn merge_plan<'a, T: Scalar>(
         &self,
         m: Sr<T>,
@@ -215,7 +177,6 @@ impl CudaBackend {
             start_row,
             part_vals: self.dev.alloc(2 * nchunks)?,
             part_has: self.dev.alloc(2 * nchunks)?,
-            counter: self.dev.zeros(nchunks)?,
         };
         Ok(cell.get_or_init(|| plan))
     }

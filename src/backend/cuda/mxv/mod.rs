@@ -92,7 +92,7 @@ impl CudaBackend {
                 }
                 // `w = A u` with no mask or accumulator into a vector with
                 // presence: written into its buffers (the product writes
-                // every value and presence bit).
+                // every value; presence starts zeroed).
                 if let (
                     None,
                     true,
@@ -102,6 +102,7 @@ impl CudaBackend {
                     },
                 ) = (&allowed, acc < 0 && w.len == a.nrows, &w.repr)
                 {
+                    self.dev.memset(w_pres, 0)?;
                     let io = Io {
                         u: (uv.vals, uv.pres),
                         allowed: DevPtr::null(),
@@ -110,7 +111,7 @@ impl CudaBackend {
                     return self.csr_mxv(sr, csr, a.nrows, io, ACCUM_NONE);
                 }
                 let out_vals = self.dev.alloc::<S::T>(a.nrows)?;
-                let out_pres = self.dev.alloc::<u32>(bit_words(a.nrows))?;
+                let out_pres = self.dev.zeros::<u32>(bit_words(a.nrows))?;
                 self.csr_mxv(
                     sr,
                     csr,
