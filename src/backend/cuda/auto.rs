@@ -14,10 +14,12 @@
 //!   a tile costs more the emptier tiles are (`tiles / nnz`), as the gathers
 //!   of the input then land on scattered columns.
 //!
-//! Least-squares fits (relative error) to the nine graphs of the benchmark
-//! (`gpu_bench`, H100, commit `4030b09`: `benches/results/gpu-kernels.md`).
-//! On those graphs (in sample, with exact tile counts) the model picks the
-//! fastest of the three formats on all nine.
+//! Least-squares fits (relative error, `scripts/fit-auto-cost.py`) to the
+//! nine graphs of the benchmark (`gpu_bench --skip-tc --ks 4,8`, H200, commit
+//! `0b53ae9`, after the CSR product stopped allocating and searching its
+//! chunks per call: its fixed cost fell from about 22 µs to 10 µs). On those
+//! graphs (in sample, with exact tile counts) the model picks the fastest of
+//! the three formats, or one within 1% of it, on all nine.
 //!
 //! Tiles are counted exactly on the device when [`Format::Auto`] is given to
 //! `convert`, or estimated by the sampling profile
@@ -51,16 +53,16 @@ impl PatternSize {
     }
 }
 
-// Microseconds; fitted to the H100 (see the module docs).
-const CSR_FIXED: f64 = 21.97;
-const CSR_PER_ROW: f64 = 1.576e-5;
-const CSR_PER_ENTRY: f64 = 5.93e-6;
+// Microseconds; fitted on the GPU (see the module docs).
+const CSR_FIXED: f64 = 10.19;
+const CSR_PER_ROW: f64 = 1.449e-5;
+const CSR_PER_ENTRY: f64 = 5.899e-6;
 
 /// `(fixed, per_tile, per_sparse_tile)` of B2SR with tiles of `k` (see the module docs).
 fn b2sr_weights(k: usize) -> (f64, f64, f64) {
     match k {
-        4 => (5.88, 4.284e-6, 1.0191e-5),
-        _ => (6.44, 1.1915e-5, 1.7645e-5),
+        4 => (5.41, 4.7516e-6, 8.9549e-6),
+        _ => (5.66, 1.2183e-5, 1.6849e-5),
     }
 }
 
