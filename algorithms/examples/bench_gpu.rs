@@ -119,17 +119,14 @@ fn failed(failures: &mut Vec<String>, graph: &str, algorithm: &str, e: impl std:
     failures.push(format!("{graph} {algorithm}: {e}"));
 }
 
-/// Random integer weights 1..=100 on the pattern's entries (a fixed
-/// generator per entry index, so every run weighs alike).
+/// Random integer weights 1..=100 on the pattern's entries (one fixed
+/// generator stream over the entries, so every run weighs alike).
 fn random_weights(pattern: &Matrix<bool>) -> bitgraphblas::Result<Matrix<f64>> {
     let c = pattern.as_csr();
-    let weight = |i: u64| {
-        let mut z = (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % 100 + 1) as f64
-    };
-    let values = (0..c.nnz() as u64).map(weight).collect();
+    let mut rng = bitgraphblas::generate::SplitMix64::new(0);
+    let values = (0..c.nnz())
+        .map(|_| (rng.next_u64() % 100 + 1) as f64)
+        .collect();
     Ok(Matrix::from_csr(bitgraphblas::storage::Csr::try_new(
         c.nrows(),
         c.ncols(),

@@ -20,9 +20,8 @@
 use std::cell::OnceCell;
 
 use bitgraphblas::algebra::{IndexOp, Lor};
-use bitgraphblas::backend::{Backend, Content};
-use bitgraphblas::storage::b2sr::Profile;
-use bitgraphblas::{ops, Cpu, Desc, Error, Format, Matrix, Result, Scalar, TileSize, Vector};
+use bitgraphblas::backend::{auto_formats, Backend};
+use bitgraphblas::{ops, Cpu, Desc, Error, Format, Matrix, Result, Scalar, Vector};
 
 /// True when `Σ_{(i,j) ∈ L} deg_L(j) <= 64 · nnz(L)`.
 fn tc_work_light(l: &Matrix<u64>) -> bool {
@@ -130,16 +129,7 @@ impl<'b, B: Backend> Graph<'b, B> {
         // ([`Backend::auto_format`]: on the CPU valued products run on CSR,
         // on the CUDA backend a model of its kernels weighs CSR against 4x4
         // and 8x8 tiles). An explicit format or tile size is obeyed for every product.
-        let (format, value_format) = match format {
-            Format::Auto | Format::B2sr(TileSize::Auto) => {
-                let profile = Profile::sample(&host.as_csr());
-                (
-                    backend.auto_format(format, &profile, Content::Pattern),
-                    backend.auto_format(format, &profile, Content::Values),
-                )
-            }
-            f => (f, f),
-        };
+        let (format, value_format) = auto_formats(backend, format, &host.as_csr());
         let t = Matrix::from_csr(host.as_csr().transpose());
         let host_t = (t != host).then_some(t);
         Ok(Graph {
@@ -248,7 +238,7 @@ impl<'b, B: Backend> Graph<'b, B> {
     /// The format of the valued products (`f64` PageRank and betweenness, `u64`
     /// ids in connected components): the graph's format, except, when the
     /// format was left to Auto, the one the backend asks for valued products
-    /// ([`Backend::auto_format`] with [`Content::Values`]: CSR on the CPU,
+    /// ([`Backend::auto_format`] with [`Content::Values`](bitgraphblas::backend::Content::Values): CSR on the CPU,
     /// tiles of at most 8x8 on the CUDA backend).
     pub fn value_format(&self) -> Format {
         self.value_format

@@ -23,7 +23,7 @@ use crate::container::{
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::storage::b2sr::Profile;
-use crate::storage::{BitLayout, BitMatrix, DenseMatrix, TileSize};
+use crate::storage::{BitLayout, BitMatrix, Csr, DenseMatrix, TileSize};
 
 /// Shape of a backend matrix.
 pub trait MatrixShape {
@@ -65,6 +65,40 @@ pub fn profile_choice(requested: Format, profile: &Profile) -> Format {
         Format::Auto => profile.recommend().map_or(Format::Csr, Format::B2sr),
         Format::B2sr(TileSize::Auto) => Format::B2sr(profile.best_tile()),
         f => f,
+    }
+}
+
+/// The formats `backend` wants for the products on `pattern`: `(pattern
+/// products, valued products)`. Where `requested` leaves the choice to Auto
+/// (`Format::Auto`, `Format::B2sr(TileSize::Auto)`), each is
+/// [`Backend::auto_format`] on the sampling profile of `pattern`, for
+/// [`Content::Pattern`] and [`Content::Values`]; an explicit format is
+/// obeyed for both. What a client that keeps one copy of a graph per kind of
+/// product (the algorithms' `Graph`, the GNN client) asks before uploading.
+///
+/// ```
+/// use bitgraphblas::{backend::auto_formats, Cpu, Format, Matrix};
+/// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 1.0f32), (1, 0, 1.0)])?;
+/// let (_, values) = auto_formats(&Cpu::new(), Format::Auto, &a.as_csr());
+/// assert_eq!(values, Format::Csr); // the CPU runs valued products on CSR
+/// let explicit = auto_formats(&Cpu::new(), Format::Csr, &a.as_csr());
+/// assert_eq!(explicit, (Format::Csr, Format::Csr));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn auto_formats<B: Backend, T: Scalar>(
+    backend: &B,
+    requested: Format,
+    pattern: &Csr<T>,
+) -> (Format, Format) {
+    match requested {
+        Format::Auto | Format::B2sr(TileSize::Auto) => {
+            let profile = Profile::sample(pattern);
+            (
+                backend.auto_format(requested, &profile, Content::Pattern),
+                backend.auto_format(requested, &profile, Content::Values),
+            )
+        }
+        f => (f, f),
     }
 }
 

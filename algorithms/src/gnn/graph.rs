@@ -5,11 +5,10 @@
 //! and GraphConv's sum `A h`; and the binary aggregation `BSpMM.BBB`.
 
 use bitgraphblas::algebra::{BitSemiring, PlusTimes, Times};
-use bitgraphblas::backend::{Backend, Content};
-use bitgraphblas::storage::b2sr::Profile;
+use bitgraphblas::backend::{auto_formats, Backend};
 use bitgraphblas::storage::BitLayout;
 use bitgraphblas::{
-    ops, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold, TileSize, Vector,
+    ops, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold, Vector,
 };
 
 use super::dataset::Dataset;
@@ -112,16 +111,7 @@ impl<B: Backend> GnnGraph<B> {
         let a = &data.adjacency;
         // the bit products read the pattern, the f32 aggregations values
         // (all 1): each in the format the backend runs it best in
-        let (format, value_format) = match format {
-            Format::Auto | Format::B2sr(TileSize::Auto) => {
-                let profile = Profile::sample(&a.as_csr());
-                (
-                    backend.auto_format(format, &profile, Content::Pattern),
-                    backend.auto_format(format, &profile, Content::Values),
-                )
-            }
-            f => (f, f),
-        };
+        let (format, value_format) = auto_formats(backend, format, &a.as_csr());
         let mut g = GnnGraph {
             nodes: data.nodes(),
             format,

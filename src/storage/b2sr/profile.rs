@@ -9,6 +9,7 @@
 //! tile row the estimate is exact.
 
 use super::TileSize;
+use crate::generate::SplitMix64;
 use crate::scalar::Scalar;
 use crate::storage::csr::Csr;
 
@@ -106,16 +107,9 @@ impl Profile {
         let sample: Vec<usize> = if rows >= n {
             (0..n).collect()
         } else {
-            let mut state = seed | 1;
+            let mut rng = SplitMix64::new(seed | 1);
             (0..rows)
-                .map(|_| {
-                    // splitmix64: tiny, deterministic, good enough for sampling.
-                    state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                    let mut z = state;
-                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                    ((z ^ (z >> 31)) % n as u64) as usize
-                })
+                .map(|_| (rng.next_u64() % n as u64) as usize)
                 .collect()
         };
         let mut estimates = Vec::new();
