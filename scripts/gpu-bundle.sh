@@ -13,9 +13,10 @@ target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$dest/tests" "$dest/bin" "$dest/data/large"
 json="$dest/build.json"
 # Every tests/cuda_*.rs (cargo expands the glob), among them cuda_suitesparse_diff
-# (its SuiteSparse cases are copied to data/ below; run.sh points the test at them).
+# (its SuiteSparse cases are copied to data/ below; run.sh points the test at them),
+# and tests/replay.rs (its CUDA-graph test).
 cargo test --release --features cuda --no-run --message-format=json \
-  --test 'cuda_*' > "$json"
+  --test 'cuda_*' --test replay > "$json"
 # The algorithms (each against its plain reference, on the GPU backend too).
 cargo test --release --features cuda --no-run --message-format=json \
   -p bitgraphblas-algorithms --test algorithms >> "$json"

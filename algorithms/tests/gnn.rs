@@ -153,6 +153,7 @@ fn every_model_matches_pytorch_on_citeseer() {
 #[cfg(feature = "cuda")]
 #[test]
 fn every_model_on_the_gpu_matches_the_cpu_and_pytorch() {
+    use bitgraphblas::ext::Replay;
     use std::io::Write;
     let gpu = match bitgraphblas::CudaBackend::new(0) {
         Ok(g) => g,
@@ -174,6 +175,34 @@ fn every_model_on_the_gpu_matches_the_cpu_and_pytorch() {
                 assert!(
                     (a - b).abs() <= ABS + REL * b.abs(),
                     "{}: CUDA {a}, CPU {b}",
+                    m.name()
+                );
+            }
+        }
+    }
+    // the forward pass recorded as one CUDA graph and replayed: the same
+    // logits as the plain calls, bit for bit (poison mode cannot be recorded)
+    gpu.set_poison(false);
+    for name in ["cora", "citeseer"] {
+        let d = dataset(name);
+        for m in Model::ALL {
+            let path = data_path(format!("weights/{}-{}.safetensors", m.name(), d.name));
+            let w = Weights::load(&path, &ReadOptions::default()).unwrap();
+            let net = Network::load(&gpu, m, &w, d.features.ncols(), d.classes()).unwrap();
+            let g = GnnGraph::upload(&gpu, &d, m.needs(), Format::Auto).unwrap();
+            let plain = gpu
+                .download_dense(&net.forward(&gpu, &g).unwrap().logits)
+                .unwrap();
+            let mut replay =
+                Replay::record(&gpu, |b: &bitgraphblas::CudaBackend| net.forward(b, &g)).unwrap();
+            assert!(replay.is_recorded(), "{} on {name}: not recorded", m.name());
+            for _ in 0..2 {
+                let out = replay.run(&gpu).unwrap();
+                let replayed = gpu.download_dense(&out.logits).unwrap();
+                assert_eq!(
+                    replayed.as_slice(),
+                    plain.as_slice(),
+                    "{} on {name}",
                     m.name()
                 );
             }

@@ -21,8 +21,10 @@
 pub mod affine;
 pub mod bc;
 pub mod bfs;
+mod replay;
 
 pub use bfs::{PushLimits, Pushed};
+pub use replay::{Relaunch, Replay};
 
 use crate::algebra::Semiring;
 use crate::backend::{Backend, MatrixShape, VectorShape};
@@ -52,6 +54,27 @@ pub trait BackendExt: Backend {
     /// ```
     fn bfs_level_format(&self) -> VectorFormat {
         VectorFormat::Dense
+    }
+
+    /// Runs `run`, recording what it queues so that it can be queued again
+    /// as one unit: `Some((run's output, the recording))`, or `None` where
+    /// the backend did not record it (then nothing of it ran, and the
+    /// caller runs it plainly). Call it through [`Replay::record`], which
+    /// runs the sequence once before recording it. The default records
+    /// nothing; the CUDA backend records a CUDA graph.
+    ///
+    /// ```
+    /// use bitgraphblas::{BackendExt, Cpu};
+    /// let recorded = Cpu::new().record(|_| Ok(1)).unwrap();
+    /// assert!(recorded.is_none());
+    /// ```
+    #[allow(clippy::type_complexity)]
+    fn record<R>(
+        &self,
+        run: impl FnOnce(&Self) -> Result<R>,
+    ) -> Result<Option<(R, Box<dyn Relaunch>)>> {
+        let _ = run;
+        Ok(None)
     }
 
     /// Push levels of a breadth-first search (see [`bfs_push`]).

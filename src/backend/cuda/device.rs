@@ -6,7 +6,9 @@
 //!
 //! cudarc's per-buffer event tracking is switched off: everything runs in
 //! order on one stream, and kernels get raw device addresses, so a buffer's
-//! lifetime is what keeps it valid (drops are stream-ordered frees).
+//! lifetime is what keeps it valid (drops are stream-ordered frees). The
+//! stream is the backend's own (not the legacy default stream), so that
+//! work queued on it can be recorded as a CUDA graph ([`Dev::record`]).
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -238,6 +240,16 @@ fn keep_pool_memory(ctx: &CudaContext) {
     }
 }
 
+/// Work recorded by [`Dev::record`], launched again as one unit.
+pub(crate) struct DeviceGraph(cudarc::driver::CudaGraph);
+
+impl crate::ext::Relaunch for DeviceGraph {
+    /// Queues the recorded work again on the stream it was recorded on.
+    fn relaunch(&self) -> Result<()> {
+        self.0.launch().map_err(drv("graph launch"))
+    }
+}
+
 impl Dev {
     /// Opens device `ordinal`, or says why not (never panics when libcuda is missing).
     pub fn open(ordinal: usize) -> Result<Dev> {
@@ -264,7 +276,8 @@ impl Dev {
             )
             .map_err(drv("device"))? as u32;
         let name = ctx.name().map_err(drv("device"))?;
-        let stream = ctx.default_stream();
+        // a stream of our own: the legacy default stream cannot be captured
+        let stream = ctx.new_stream().map_err(drv("create stream"))?;
         keep_pool_memory(&ctx);
         Ok(Dev {
             bytes: Arc::new(MemCounter::default()),
@@ -482,6 +495,63 @@ impl Dev {
     /// Waits for the stream; reports asynchronous faults.
     pub fn sync(&self) -> Result<()> {
         self.stream.synchronize().map_err(drv("synchronize"))
+    }
+
+    /// Runs `f`, recording the work it queues on the stream as a CUDA graph
+    /// instead of running it, then launches the graph once: `Some((f's
+    /// output, the graph))`, whose `relaunch` queues the same
+    /// work again (same kernels, arguments and buffers; buffers `f` made and
+    /// returned are the graph's, at fixed addresses, rewritten by every
+    /// launch). `None` when the work cannot be recorded (poison mode, which
+    /// synchronises after every launch; `f` failing, or waiting for the
+    /// device, or copying from host memory inside the recording): nothing of
+    /// it ran, and the caller runs `f` itself. Lazily made state (compiled
+    /// kernels, a matrix's product plan) should exist before: run `f` once
+    /// first. No other thread may queue work on this backend meanwhile (it
+    /// would be recorded, not run).
+    pub fn record<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<Option<(R, DeviceGraph)>> {
+        use cudarc::driver::sys::{
+            CUgraphInstantiate_flags as Flags, CUstreamCaptureMode as Mode,
+            CUstreamCaptureStatus as Status,
+        };
+        if self.poison.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        self.stream
+            .begin_capture(Mode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(drv("begin graph capture"))?;
+        let out = f();
+        let active = matches!(
+            self.stream.capture_status(),
+            Ok(Status::CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        );
+        // an output of a failed recording holds addresses that were never
+        // allocated: dropped here, its frees fail harmlessly
+        let out = match out {
+            Ok(o) if active => Some(o),
+            _ => None,
+        };
+        // graph allocations that outlive a launch (the outputs) are freed
+        // at the next launch, which allocates them again at the same addresses
+        let graph = self
+            .stream
+            .end_capture(Flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH);
+        let recorded = match (out, graph) {
+            (Some(o), Ok(Some(g))) => Some((o, DeviceGraph(g))),
+            (o, _) => {
+                drop(o);
+                None
+            }
+        };
+        // errors the driver recorded for the frees of a failed recording
+        let _ = self.ctx.check_err();
+        match recorded {
+            Some((o, g)) => {
+                crate::ext::Relaunch::relaunch(&g)?;
+                Ok(Some((o, g)))
+            }
+            None => Ok(None),
+        }
     }
 
     /// A buffer of `len` elements (contents undefined; 0xFF bytes in poison mode).

@@ -28,7 +28,7 @@ use super::transfer::from_bytes;
 use super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::Semiring;
 use crate::error::Result;
-use crate::ext::{BackendExt, PushLimits, Pushed};
+use crate::ext::{BackendExt, PushLimits, Pushed, Relaunch};
 
 /// Counter words (`cuda/visit.cu`: `ST_*`).
 const ST_WORDS: usize = 16;
@@ -47,6 +47,14 @@ pub(super) const BLOCK_EDGES: u64 = 1 << 15;
 pub(super) const BLOCK_QUEUE: u64 = 1 << 16;
 
 impl BackendExt for CudaBackend {
+    fn record<R>(
+        &self,
+        run: impl FnOnce(&Self) -> Result<R>,
+    ) -> Result<Option<(R, Box<dyn Relaunch>)>> {
+        let recorded = self.dev.record(|| run(self))?;
+        Ok(recorded.map(|(out, graph)| (out, Box::new(graph) as Box<dyn Relaunch>)))
+    }
+
     fn mxv_affine<S: Semiring>(
         &self,
         w: &mut CudaVector<S::T>,
