@@ -10,6 +10,7 @@ use super::Io;
 use crate::algebra::SemiringKind;
 use crate::error::Result;
 use crate::scalar::Scalar;
+use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
 /// Items (row ends and entries) per warp of the CSR merge-path product
@@ -31,7 +32,34 @@ pub(crate) fn operand<T: Scalar>(
     }
 }
 
+/// Which kernel runs a CSR `mxv` ([`CudaBackend::set_csr_path`]): the
+/// rule's choice, or the row-group kernel forced (benchmarks compare them).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CsrPath {
+    /// The merge path for every semiring but LOR and ANY (which stop a row
+    /// at its first hit), the row-group kernel for those.
+    Auto,
+    /// The row-group kernel for every semiring.
+    RowGroups,
+}
+
 impl CudaBackend {
+    /// Forces the kernel of CSR `mxv`s (benchmarks; [`CsrPath::Auto`] by default).
+    #[doc(hidden)]
+    pub fn set_csr_path(&self, path: CsrPath) {
+        let v = (path == CsrPath::RowGroups) as u8;
+        self.dev.csr_path.store(v, Ordering::Relaxed);
+    }
+
+    /// The kernel of CSR `mxv`s now asked for.
+    fn csr_path(&self) -> CsrPath {
+        match self.dev.csr_path.load(Ordering::Relaxed) {
+            1 => CsrPath::RowGroups,
+            _ => CsrPath::Auto,
+        }
+    }
+
     /// `out = A ⊕.⊗ u` on CSR into zeroed presence: a group of lanes per row
     /// (as many as the average row length, 2 to 32), and rows longer than
     /// `long_min` entries cut into chunks of that many entries for whole
@@ -56,7 +84,8 @@ impl CudaBackend {
         if !matches!(
             m.kind(),
             Some(SemiringKind::LorLand | SemiringKind::AnyPair)
-        ) {
+        ) && self.csr_path() == CsrPath::Auto
+        {
             return self.csr_mxv_merge(
                 m,
                 (rowptr, colidx, avals, isobits),
