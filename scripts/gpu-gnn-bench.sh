@@ -2,10 +2,10 @@
 # The GNN benchmark on the GPU machine, from the checkout root with the bundle
 # in .gpu (scripts/gpu-bundle.sh): ours (`bitgraphblas gnn --backend cuda`)
 # and the PyG anchor (scripts/gpu-gnn-anchors.py) in one run, on Cora and
-# CiteSeer (committed weights) and PubMed (real adjacency, random 0/1
+# CiteSeer (committed weights), PubMed (real adjacency, random 0/1
 # features of the real width 500, weights trained here for a few epochs:
-# timing only). Writes $OUT/gnn-ours.jsonl, $OUT/gnn-pyg.jsonl and
-# $OUT/gpu-gnn.md.
+# timing only) and a generated graph of Flickr's size (the same way).
+# Writes $OUT/gnn-ours.jsonl, $OUT/gnn-pyg.jsonl and $OUT/gpu-gnn.md.
 set -euo pipefail
 out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
@@ -27,8 +27,47 @@ with open(f"{d}/features.mtx", "w") as o:
         for j in sorted(random.sample(range(f), per_row)):
             o.write(f"{i + 1} {j + 1} 1\n")
 PY
-python3 scripts/gnn-train.py --dataset "$pub" --models gcn,bigcn,bigcn-bin,gcn-q4 --seeds 1 --epochs 30 \
-    --out "$pub/weights" 2>&1 | grep -v -i warn | grep -v "sparse_coo\|to_sparse" || true
+# Flickr's size (89,250 vertices, 899,756 directed entries, 500 features, 7
+# classes): a generated graph (endpoints drawn with weights (i + 1)^-0.5, so
+# degrees are skewed), random 0/1 features and labels: timing and memory only
+flickr=/tmp/gnn-bench/flickr-size
+mkdir -p "$flickr/weights"
+python3 - "$flickr" <<'PY'
+import json, sys
+import numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(1)
+n, f, per_row, classes, target = 89250, 500, 50, 7, 899756 // 2
+w = (np.arange(n) + 1.0) ** -0.5
+w /= w.sum()
+edges = set()
+while len(edges) < target:
+    i = rng.choice(n, 2 * (target - len(edges)), p=w)
+    j = rng.integers(0, n, i.size)
+    for a, b in zip(i.tolist(), j.tolist()):
+        if a != b and len(edges) < target:
+            edges.add((max(a, b), min(a, b)))
+with open(f"{d}/adj.mtx", "w") as o:
+    o.write("%%MatrixMarket matrix coordinate pattern symmetric\n")
+    o.write("% generated at Flickr's size (timing only)\n")
+    o.write(f"{n} {n} {len(edges)}\n")
+    o.write("".join(f"{a + 1} {b + 1}\n" for a, b in sorted(edges)))
+with open(f"{d}/features.mtx", "w") as o:
+    o.write("%%MatrixMarket matrix coordinate real general\n")
+    o.write("% random 0/1 features: timing only\n")
+    o.write(f"{n} {f} {n * per_row}\n")
+    cols = np.sort(np.argsort(rng.random((n, f)), axis=1)[:, :per_row], axis=1) + 1
+    o.write("".join(f"{i + 1} {c} 1\n" for i in range(n) for c in cols[i].tolist()))
+with open(f"{d}/labels.txt", "w") as o:
+    o.write("".join(f"{c}\n" for c in rng.integers(0, classes, n).tolist()))
+with open(f"{d}/split.json", "w") as o:
+    json.dump({"train": list(range(0, 1000)), "val": list(range(1000, 1500)),
+               "test": list(range(1500, 2500))}, o)
+PY
+for d in "$pub" "$flickr"; do
+  python3 scripts/gnn-train.py --dataset "$d" --models gcn,bigcn,bigcn-bin,gcn-q4 --seeds 1 --epochs 30 \
+      --out "$d/weights" 2>&1 | grep -v -i warn | grep -v "sparse_coo\|to_sparse" || true
+done
 : > "$out/gnn-ours.jsonl"
 run() { # model dataset-dir weights
   "$bin" gnn --model "$1" --weights "$3" --dataset "$2" --backend cuda --json --reps 50 | tee /dev/stderr | tail -1 >> "$out/gnn-ours.jsonl"
@@ -38,10 +77,12 @@ for d in cora citeseer; do
     run "$m" "$data/$d" "$data/weights/$m-$d.safetensors"
   done
 done
-for m in gcn bigcn bigcn-bin gcn-q4; do
-  run "$m" "$pub" "$pub/weights/$m-$(basename $pub).safetensors"
+for d in "$pub" "$flickr"; do
+  for m in gcn bigcn bigcn-bin gcn-q4; do
+    run "$m" "$d" "$d/weights/$m-$(basename $d).safetensors"
+  done
 done
-python3 scripts/gpu-gnn-anchors.py "$data/cora" "$data/citeseer" "$pub" --reps 50 | tee "$out/gnn-pyg.jsonl"
+python3 scripts/gpu-gnn-anchors.py "$data/cora" "$data/citeseer" "$pub" "$flickr" --reps 50 | tee "$out/gnn-pyg.jsonl"
 python3 scripts/gnn-report.py --title "GNN inference on the GPU" \
   --device "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" \
   --commit "$(cat .gpu/COMMIT)" --command "bash scripts/gpu-gnn-bench.sh" \
