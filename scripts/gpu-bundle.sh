@@ -54,6 +54,8 @@ fi
 strip "$dest"/tests/* "$dest"/bin/* 2>/dev/null || true
 cp data/*.mtx tests/data/suitesparse-cases.jsonl.gz "$dest/data/"
 cp -r data/cora data/citeseer data/weights "$dest/data/"
+# PubMed's real adjacency (the GNN benchmark, scripts/gpu-gnn-bench.sh)
+cp -r ../shared/data/planetoid/pubmed "$dest/data/"
 for g in USA-road-d.NY cit-HepPh ego-Twitter cnr-2000; do
   cp ../shared/data/large/$g.mtx.gz "$dest/data/large/"
 done

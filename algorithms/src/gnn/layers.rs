@@ -363,9 +363,11 @@ pub fn planes_new<B: Backend>(
     let planes = (0..bits)
         .map(|_| b.bits_new(m, n, layout))
         .collect::<bitgraphblas::Result<Vec<_>>>()?;
+    // filled on the backend, not uploaded: a forward pass copies nothing
+    // from the host (so that it can be recorded, `ext::Replay`)
     Ok(BitPlanes::new(
         planes,
-        b.upload_dense(&DenseMatrix::filled(1, 1, scale))?,
-        b.upload_dense(&DenseMatrix::filled(1, 1, zero))?,
+        b.dense_new(1, 1, scale)?,
+        b.dense_new(1, 1, zero)?,
     )?)
 }
