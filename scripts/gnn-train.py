@@ -2,13 +2,24 @@
 """Train the GNN models of `bitgraphblas gnn` and export their weights.
 
     python3 scripts/gnn-train.py --dataset data/cora [--models gcn,bigcn-bin]
-        [--seeds 5] [--out data/weights] [--device cpu|cuda]
+        [--seeds 5] [--out data/weights] [--device cpu|cuda] [--threads N]
 
-For every model (see `gnn_models.MODELS`) it trains `--seeds` runs on the
-public Planetoid split (Adam, full batch), keeps the run and epoch with the
-best validation accuracy, and writes `OUT/MODEL-DATASET.safetensors`
-holding the weights in the form the Rust loader reads and PyTorch's own
-inference of them:
+For every model (see `gnn_models.MODELS`, trained in that order) it trains
+`--seeds` runs on the public Planetoid split (Adam, full batch, the
+cross-entropy of the training nodes; `SETTINGS` gives each model's learning
+rate, weight decay, epochs and training-only dropout rates), keeps the run
+and epoch with the best validation accuracy (ties: the lowest validation
+loss; the test split is never looked at before the export), and writes
+`OUT/MODEL-DATASET.safetensors` holding the weights in the form the Rust
+loader reads and PyTorch's own inference of them.
+
+The k-bit and binary models are distilled from their f32 counterpart
+trained earlier in the same run (`gcn` for `gcn-qB`, `bigcn`, `bigcn-bin`;
+`sage` for `bisage`; `saint` for `bisaint`; trained here without export
+when `--models` leaves it out): the loss adds `kd * T^2 * KL(teacher ||
+student)` of the temperature-`T` softmaxes over every node (the teacher's
+predictions, never a label outside the training split). Only the training
+changes: the exported tensors and the inference are those of `infer`.
 
 - `reference.logits` (f32, nodes x classes) and `reference.predictions`
   (i32, nodes): `gnn_models.*.infer`, the folded inference bitgraphblas
@@ -106,37 +117,69 @@ def accuracy(logits, labels, idx):
     return (logits[idx].argmax(1) == labels[idx]).float().mean().item()
 
 
+# Per model: optimiser, schedule, training-only dropout rates (attributes of
+# the model, see gnn_models) and distillation from the f32 counterpart.
+BASE = {"lr": 0.01, "wd": 5e-4, "epochs": 300, "dropout": {}, "kd": 0.0, "T": 1.0, "teacher": None, "select": "acc"}
+KD = {"kd": 1.0, "T": 1.0}
 SETTINGS = {
-    # lr, weight decay, epochs
-    "f32": (0.01, 5e-4, 300),
-    "binary": (0.005, 1e-5, 500),
+    "gcn": {},
+    "gcn-q8": {"lr": 0.005, "wd": 1e-5, "epochs": 500, "teacher": "gcn"} | KD,
+    "gcn-q4": {"lr": 0.005, "wd": 1e-5, "epochs": 500, "teacher": "gcn"} | KD,
+    "gcn-q2": {"lr": 0.005, "wd": 1e-5, "epochs": 500, "teacher": "gcn"} | KD,
+    "bigcn": {"lr": 0.005, "wd": 1e-5, "epochs": 500, "teacher": "gcn"} | KD,
+    "bigcn-bin": {"lr": 0.005, "wd": 1e-5, "epochs": 500, "teacher": "gcn"} | KD,
+    "sage": {},
+    "bisage": {"lr": 0.005, "wd": 1e-5, "epochs": 500, "teacher": "sage"} | KD,
+    "saint": {},
+    "bisaint": {"lr": 0.005, "wd": 1e-5, "epochs": 500, "teacher": "saint"} | KD,
 }
 
 
-def train(name, g, labels, split, seed):
+def settings(name):
+    return BASE | SETTINGS.get(name, {})
+
+
+def train(name, g, labels, split, seed, teacher_logits=None, cfg=None):
+    """One run: returns (model in eval mode, val accuracy, epoch, val loss)
+    of the epoch with the best validation accuracy (ties: lowest validation
+    loss)."""
+    cfg = cfg or settings(name)
     torch.manual_seed(seed)
     classes = int(labels.max()) + 1
     model = gm.build(name, g.x.shape[1], classes).to(g.x.device)
-    kind = "binary" if name.startswith("bi") or name.startswith("gcn-q") else "f32"
-    lr, wd, epochs = SETTINGS[kind]
-    opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=wd)
-    best = (-1.0, 0, None)
-    for epoch in range(epochs):
+    for k, v in cfg["dropout"].items():
+        setattr(model, k, v)
+    opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=cfg["lr"], weight_decay=cfg["wd"])
+    tr, va = split["train"], split["val"]
+    soft = None
+    if teacher_logits is not None and cfg["kd"] > 0:
+        soft = F.softmax(teacher_logits / cfg["T"], 1)
+    best = (-1.0, float("inf"), 0, None)
+    for epoch in range(cfg["epochs"]):
         model.train()
         opt.zero_grad()
         out = model(g)
-        loss = F.cross_entropy(out[split["train"]], labels[split["train"]])
+        loss = F.cross_entropy(out[tr], labels[tr])
+        if soft is not None:
+            kd = F.kl_div(F.log_softmax(out / cfg["T"], 1), soft, reduction="batchmean")
+            loss = loss + cfg["kd"] * cfg["T"] ** 2 * kd
         loss.backward()
         opt.step()
         model.eval()
         with torch.no_grad():
-            val = accuracy(model(g), labels, split["val"])
-        if val > best[0]:
+            out = model(g)
+            val = accuracy(out, labels, va)
+            vloss = F.cross_entropy(out[va], labels[va]).item()
+        if cfg["select"] == "loss":
+            better = vloss < best[1]
+        else:
+            better = val > best[0] or (val == best[0] and vloss < best[1])
+        if better:
             state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            best = (val, epoch, state)
-    model.load_state_dict(best[2])
+            best = (val, vloss, epoch, state)
+    model.load_state_dict(best[3])
     model.eval()
-    return model, best[0], best[1]
+    return model, best[0], best[2], best[1]
 
 
 def export(model, g_cpu, labels, split, meta, path, tensors=None):
@@ -170,13 +213,17 @@ def main():
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--out", default="data/weights")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--threads", type=int, help="torch.set_num_threads (CPU)")
     ap.add_argument("--epochs", type=int, help="override the epochs of every model")
     ap.add_argument("--reexport", action="store_true",
                     help="recompute the reference tensors of the existing OUT files (no training)")
     args = ap.parse_args()
     if args.epochs:
-        for k, (lr, wd, _) in SETTINGS.items():
-            SETTINGS[k] = (lr, wd, args.epochs)
+        BASE["epochs"] = args.epochs
+        for v in SETTINGS.values():
+            v.pop("epochs", None)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     dname = os.path.basename(os.path.normpath(args.dataset))
     os.makedirs(args.out, exist_ok=True)
     g, labels, split = load(args.dataset, args.device)
@@ -194,11 +241,26 @@ def main():
             meta = export(model, g_cpu, labels.cpu(), split, meta, path, tensors)
             print(f"{name:10s} {dname}: test {meta['test_accuracy']} (re-exported) -> {path}")
         return
+    teachers = {}  # f32 logits of the models trained so far, for distillation
+
+    def teacher_of(name):
+        t = settings(name)["teacher"]
+        if t is None or settings(name)["kd"] == 0:
+            return None
+        if t not in teachers:  # not asked for: trained here, not exported
+            runs = [train(t, g, labels, split, seed) for seed in range(args.seeds)]
+            with torch.no_grad():
+                teachers[t] = max(runs, key=lambda r: (r[1], -r[3]))[0](g)
+        return teachers[t]
+
     for name in args.models.split(","):
         t0 = time.time()
-        runs = [train(name, g, labels, split, seed) for seed in range(args.seeds)]
-        best_seed = max(range(len(runs)), key=lambda s: runs[s][1])
-        model, val, epoch = runs[best_seed]
+        soft = teacher_of(name)
+        runs = [train(name, g, labels, split, seed, soft) for seed in range(args.seeds)]
+        best_seed = max(range(len(runs)), key=lambda s: (runs[s][1], -runs[s][3]))
+        model, val, epoch, _ = runs[best_seed]
+        with torch.no_grad():
+            teachers[name] = model(g)
         model = model.cpu()
         meta = {
             "format": "bitgraphblas-gnn-1",
