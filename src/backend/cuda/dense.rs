@@ -133,12 +133,10 @@ impl CudaBackend {
             nf as u64,
             out.ptr(),
         );
-        // compiled even where there is nothing to launch
+        // compiled even where there is nothing to launch; a thread per output element
         product.func(&self.dev)?;
-        let block = nf.next_multiple_of(32).clamp(32, 256) as u32;
-        let grid = pat.tile_rows.clamp(1, self.dev.sm_count as usize * 64) as u32;
-        if pat.tile_rows > 0 {
-            product.grid(&self.dev, grid, block)?;
+        if rows * nf > 0 {
+            product.run(&self.dev, rows * nf)?;
         }
         let t = CudaDense {
             nrows: rows,
