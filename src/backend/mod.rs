@@ -69,19 +69,21 @@ pub fn profile_choice(requested: Format, profile: &Profile) -> Format {
 }
 
 /// The formats `backend` wants for the products on `pattern`: `(pattern
-/// products, valued products)`. Where `requested` leaves the choice to Auto
-/// (`Format::Auto`, `Format::B2sr(TileSize::Auto)`), each is
-/// [`Backend::auto_format`] on the sampling profile of `pattern`, for
-/// [`Content::Pattern`] and [`Content::Values`]; an explicit format is
-/// obeyed for both. What a client that keeps one copy of a graph per kind of
-/// product (the algorithms' `Graph`, the GNN client) asks before uploading.
+/// products, valued products)`, by vectors, or by dense matrices where
+/// `dense` (`mxm_dense` and `bspmm`: GNN aggregation). Where `requested`
+/// leaves the choice to Auto (`Format::Auto`, `Format::B2sr(TileSize::Auto)`),
+/// each is [`Backend::auto_format`] on the sampling profile of `pattern`, for
+/// [`Content::Pattern`] and [`Content::Values`] (or their `TimesDense`
+/// forms); an explicit format is obeyed for both. What a client that keeps
+/// one copy of a graph per kind of product (the algorithms' `Graph`, the GNN
+/// client) asks before uploading.
 ///
 /// ```
 /// use bitgraphblas::{backend::auto_formats, Cpu, Format, Matrix};
 /// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 1.0f32), (1, 0, 1.0)])?;
-/// let (_, values) = auto_formats(&Cpu::new(), Format::Auto, &a.as_csr());
+/// let (_, values) = auto_formats(&Cpu::new(), Format::Auto, &a.as_csr(), false);
 /// assert_eq!(values, Format::Csr); // the CPU runs valued products on CSR
-/// let explicit = auto_formats(&Cpu::new(), Format::Csr, &a.as_csr());
+/// let explicit = auto_formats(&Cpu::new(), Format::Csr, &a.as_csr(), true);
 /// assert_eq!(explicit, (Format::Csr, Format::Csr));
 /// # Ok::<(), bitgraphblas::Error>(())
 /// ```
@@ -89,28 +91,39 @@ pub fn auto_formats<B: Backend, T: Scalar>(
     backend: &B,
     requested: Format,
     pattern: &Csr<T>,
+    dense: bool,
 ) -> (Format, Format) {
+    let (p, v) = if dense {
+        (Content::PatternTimesDense, Content::ValuesTimesDense)
+    } else {
+        (Content::Pattern, Content::Values)
+    };
     match requested {
         Format::Auto | Format::B2sr(TileSize::Auto) => {
             let profile = Profile::sample(pattern);
             (
-                backend.auto_format(requested, &profile, Content::Pattern),
-                backend.auto_format(requested, &profile, Content::Values),
+                backend.auto_format(requested, &profile, p),
+                backend.auto_format(requested, &profile, v),
             )
         }
         f => (f, f),
     }
 }
 
-/// What a matrix holds, for [`Backend::auto_format`]: only a pattern (the
-/// boolean products of BFS and triangle counting) or values that products
-/// combine (PageRank's `f64`, connected components' vertex ids).
+/// What a matrix holds and what it multiplies, for [`Backend::auto_format`]:
+/// only a pattern (the boolean products of BFS and triangle counting) or
+/// values that products combine (PageRank's `f64`, connected components'
+/// vertex ids), by vectors or by dense matrices (GNN aggregation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Content {
-    /// The entries' presence is all a product reads.
+    /// The entries' presence is all a product by a vector reads.
     Pattern,
-    /// Products read the entries' values.
+    /// Products by a vector read the entries' values.
     Values,
+    /// The pattern multiplies dense bit matrices (`bspmm`).
+    PatternTimesDense,
+    /// The values multiply dense matrices (`mxm_dense`).
+    ValuesTimesDense,
 }
 
 /// Which element-wise operation: union of patterns, intersection, or union with

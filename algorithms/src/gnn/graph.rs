@@ -110,8 +110,9 @@ impl<B: Backend> GnnGraph<B> {
     pub fn upload(backend: &B, data: &Dataset, needs: Needs, format: Format) -> GnnResult<Self> {
         let a = &data.adjacency;
         // the bit products read the pattern, the f32 aggregations values
-        // (all 1): each in the format the backend runs it best in
-        let (format, value_format) = auto_formats(backend, format, &a.as_csr());
+        // (all 1), both by dense matrices: each in the format the backend
+        // runs it best in
+        let (format, value_format) = auto_formats(backend, format, &a.as_csr(), true);
         let mut g = GnnGraph {
             nodes: data.nodes(),
             format,

@@ -196,7 +196,7 @@ impl Backend for Cpu {
     /// (`benches/results/cpu-algorithms.md`).
     fn auto_format(&self, requested: Format, profile: &Profile, content: Content) -> Format {
         match (requested, content) {
-            (Format::Auto, Content::Values) => Format::Csr,
+            (Format::Auto, Content::Values | Content::ValuesTimesDense) => Format::Csr,
             _ => crate::backend::profile_choice(requested, profile),
         }
     }
