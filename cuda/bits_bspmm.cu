@@ -11,7 +11,11 @@
 //   lane f counts feature bit f of each word for the K rows of the tile row,
 //   K x CH counters in registers. CH = 4 (2 at K = 32), or 1 when bit 1 of
 //   `flags` is set (more warps for small products); bit 0: count degrees.
-// - `bits_bspmm_csr_<out>[_planes]`: a warp per (row, chunk of 4 words),
+// - `bits_bspmm_csr_<out>_k<G>`: vertical counters (bspmm_csr_rows below):
+//   G = 1..32 lanes per row, a u32 word of the features each, the
+//   neighbours' words summed eight at a time by carry-save adders into
+//   bit-sliced counters; rows longer than `long_min` split over the block.
+// - `bits_bspmm_csr_<out>_planes`: a warp per (row, chunk of 4 words),
 //   the row's columns read 32 at a time and passed round by shuffle (`nz`,
 //   one bit per line of x, skips lines where not NULL; the host passes NULL).
 // `_planes` kernels add plane p's bits with weight 2^p (Σ_p 2^p A x_p) and
@@ -289,6 +293,188 @@ __device__ __forceinline__ void bspmm_csr(const u32* __restrict__ rowptr, const 
   }
 }
 
+// ---- CSR by vertical counters ---------------------------------------------------------------
+
+// Bit-sliced counters of one u32 word of features (bit f = feature f) over
+// the lines added so far: feature f has counted
+//   ones_f + 2 twos_f + 4 fours_f + 8 byte_{f / 8}(c8[f % 8]).
+// Lines come eight at a time through a Harley-Seal tree of carry-save adders
+// (7 adders, 35 logic ops), whose weight-8 carry goes into byte counters
+// (8 packed adds): about 6 ops a line where a bit loop takes 64. A byte holds
+// at most 255, so at most `VC_BATCHES` batches go in before `counts` is read.
+#define VC_BATCHES 255u
+struct VCount {
+  u32 ones, twos, fours;
+  u32 c8[8];
+};
+
+__device__ __forceinline__ void vc_zero(VCount& v) {
+  v.ones = v.twos = v.fours = 0;
+#pragma unroll
+  for (int s = 0; s < 8; ++s) v.c8[s] = 0;
+}
+
+// (h, l) = the two-bit sum of a + b + c, bit by bit.
+__device__ __forceinline__ void csa(u32& h, u32& l, u32 a, u32 b, u32 c) {
+  const u32 u = a ^ b;
+  h = (a & b) | (u & c);
+  l = u ^ c;
+}
+
+__device__ __forceinline__ void vc_add8(VCount& v, const u32 (&w)[8]) {
+  u32 twos_a, twos_b, fours_a, fours_b, eights;
+  csa(twos_a, v.ones, v.ones, w[0], w[1]);
+  csa(twos_b, v.ones, v.ones, w[2], w[3]);
+  csa(fours_a, v.twos, v.twos, twos_a, twos_b);
+  csa(twos_a, v.ones, v.ones, w[4], w[5]);
+  csa(twos_b, v.ones, v.ones, w[6], w[7]);
+  csa(fours_b, v.twos, v.twos, twos_a, twos_b);
+  csa(eights, v.fours, v.fours, fours_a, fours_b);
+#pragma unroll
+  for (int s = 0; s < 8; ++s) v.c8[s] += (eights >> s) & 0x01010101u;
+}
+
+// Feature f's count.
+__device__ __forceinline__ u32 vc_count(const VCount& v, int f) {
+  return ((v.ones >> f) & 1u) + 2u * ((v.twos >> f) & 1u) + 4u * ((v.fours >> f) & 1u) +
+         8u * ((v.c8[f & 7] >> (8 * (f >> 3))) & 0xffu);
+}
+
+// Adds the u32 word `cw` of the lines colidx[p], colidx[p + step], ... below
+// `end`, at most `batches` batches of eight (x32: x as u32 words, w32 a line;
+// `cw_ok`: the word is inside the line, else the lane adds zeros). Returns
+// the position after the last line added.
+__device__ __forceinline__ u64 vc_run(VCount& v, const u32* __restrict__ colidx, const u32* __restrict__ x32,
+                                      u64 w32, u64 cw, bool cw_ok, u64 p, u64 step, u64 end, u32 batches) {
+  for (u32 b = 0; b < batches && p < end; ++b, p += 8 * step) {
+    u32 col[8], w[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      const u64 idx = p + q * step;
+      col[q] = idx < end ? colidx[idx] : 0u;
+    }
+#pragma unroll
+    for (int q = 0; q < 8; ++q) w[q] = (cw_ok && p + q * step < end) ? x32[(u64)col[q] * w32 + cw] : 0u;
+    vc_add8(v, w);
+  }
+  return p;
+}
+
+// Writes output word `word` of row i (warp-uniform; every lane calls), lane
+// L holding the count of feature word * 32 + L; deg: the row's degree.
+template <int OUT>
+__device__ __forceinline__ void emit_word(const Epi& e, void* out, u64 i, u64 word, u32 c, u32 deg, u64 n, u64 w32,
+                                          int lane) {
+  const u64 j = word * 32 + lane;
+  if (OUT == OUT_COUNTS) {
+    if (j < n) ((i32*)out)[i * n + j] = count_value<MODE_LIN>(e, c, deg, 0);
+  } else if (OUT == OUT_SCALED) {
+    if (j < n) ((f32*)out)[i * n + j] = scaled(e, pre_value<MODE_LIN>(e, c, deg, 0, j), i, j);
+  } else {
+    const bool b = j < n && over(e, scaled(e, pre_value<MODE_LIN>(e, c, deg, 0, j), i, j), j);
+    const u32 bits = __ballot_sync(FULL_MASK, b);
+    if (lane == 0) ((u32*)out)[i * w32 + word] = bits;
+  }
+}
+
+#define ROWS_BLOCK 256
+
+// CSR x bits by vertical counters, for a block of ROWS_BLOCK threads. A
+// block task is (R = ROWS_BLOCK / G consecutive rows, a chunk of G u32
+// words of the output lines); group g of G lanes takes row g, lane l of it
+// word l of the chunk. Rows of at most `long_min` (<= 8 VC_BATCHES, the
+// host's bound) entries: the group alone (the lines' words in L2, eight
+// gathers in flight a lane); bits written by each lane as its word, counts
+// and f32 values staged in shared memory and written a (row, word) at a
+// time by the whole warp, coalesced. Longer rows, after: every group of the
+// block takes every R-th entry, the counts meet in shared memory (atomics,
+// every VC_BATCHES batches and at the end), warp 0 writes. Integer sums:
+// the order of the adds does not change a bit of the result.
+template <int G, int OUT>
+__device__ __forceinline__ void bspmm_csr_rows(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, u64 m,
+                                               const u64* __restrict__ x, u64 n, u64 S, void* out, u32 long_min,
+                                               const Epi& e) {
+  const int R = ROWS_BLOCK / G;
+  __shared__ u32 stage[ROWS_BLOCK / 32][32 * 33];  // per warp: lane t's 32 counts at [33 t, 33 t + 32)
+  __shared__ u32 sum[G * 32];                      // a long row's counts, word-major
+  __shared__ u32 longs[R];
+  __shared__ u32 nlong;
+  const int tid = threadIdx.x, lane = tid & 31, wib = tid / 32;
+  const int grp = tid / G, gl = tid % G;
+  const u32* x32 = (const u32*)x;
+  const u64 w32 = 2 * S, words = OUT == OUT_BITS ? w32 : (n + 31) / 32;
+  const u64 nwc = (words + G - 1) / G, packs = (m + R - 1) / R;
+  for (u64 task = blockIdx.x; task < packs * nwc; task += gridDim.x) {
+    const u64 row0 = (task / nwc) * R, cw0 = (task % nwc) * G, cw = cw0 + gl;
+    const bool cw_ok = cw < words;
+    if (tid == 0) nlong = 0;
+    __syncthreads();
+    // rows of at most long_min entries: a group each
+    const u64 i = row0 + grp;
+    u32 rb = 0, re = 0;
+    if (i < m) {
+      rb = rowptr[i];
+      re = rowptr[i + 1];
+    }
+    const bool is_long = re - rb > long_min;
+    if (is_long && gl == 0) longs[atomicAdd(&nlong, 1u)] = (u32)i;
+    VCount v;
+    vc_zero(v);
+    if (!is_long) vc_run(v, colidx, x32, w32, cw, cw_ok, rb, 1, re, VC_BATCHES);
+    const u32 deg = re - rb;
+    if (OUT == OUT_BITS) {  // the lane's own word, as written
+      if (i < m && !is_long && cw_ok) {
+        u32 bits = 0;
+#pragma unroll
+        for (int f = 0; f < 32; ++f) {
+          const u64 j = cw * 32 + f;
+          if (j < n && over(e, scaled(e, pre_value<MODE_LIN>(e, vc_count(v, f), deg, 0, j), i, j), j))
+            bits |= 1u << f;
+        }
+        ((u32*)out)[i * w32 + cw] = bits;
+      }
+    } else {  // staged, then written a (row, word) at a time by the warp: coalesced
+      u32* st = stage[wib];
+#pragma unroll
+      for (int f = 0; f < 32; ++f) st[33 * lane + f] = vc_count(v, f);
+      __syncwarp();
+#pragma unroll 1
+      for (int t = 0; t < 32; ++t) {
+        const u64 ti = row0 + (u64)wib * (32 / G) + t / G, tw = cw0 + t % G;
+        const u32 tdeg = __shfl_sync(FULL_MASK, deg, t);
+        if (ti < m && tdeg <= long_min && tw < words)  // warp-uniform
+          emit_word<OUT>(e, out, ti, tw, st[33 * t + lane], tdeg, n, w32, lane);
+      }
+    }
+    __syncthreads();
+    // the long rows, one at a time by the whole block
+    const u32 nl = nlong;
+    for (u32 q = 0; q < nl; ++q) {
+      const u32 li = longs[q];
+      const u32 lb = rowptr[li], le = rowptr[li + 1];
+      for (int k = tid; k < G * 32; k += ROWS_BLOCK) sum[k] = 0;
+      __syncthreads();
+      for (u64 p = lb + grp; p < le;) {
+        vc_zero(v);
+        p = vc_run(v, colidx, x32, w32, cw, cw_ok, p, R, le, VC_BATCHES);
+        if (cw_ok)
+#pragma unroll
+          for (int f = 0; f < 32; ++f) {
+            const u32 c = vc_count(v, f);
+            if (c) atomicAdd(&sum[gl * 32 + f], c);
+          }
+      }
+      __syncthreads();
+      if (wib == 0)
+#pragma unroll 1
+        for (int t = 0; t < G; ++t)
+          if (cw0 + t < words) emit_word<OUT>(e, out, li, cw0 + t, sum[t * 32 + lane], le - lb, n, w32, lane);
+      __syncthreads();
+    }
+    __syncthreads();  // nlong and the stages are read before the next task writes them
+  }
+}
+
 // ---- entry points ---------------------------------------------------------------------------
 
 #define SP_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int need_deg, EPI_PARAMS
@@ -320,16 +506,34 @@ SP_ENTRIES(8)
 SP_ENTRIES(16)
 SP_ENTRIES(32)
 
-// The CSR entries take the same parameters (tiles, tile_rows and need_deg unused).
+// The CSR planes entries take the same parameters (tiles, tile_rows and need_deg unused).
 #define CSR_ENTRY(NAME, OUT, PLANES)                                                                    \
   extern "C" __global__ void CAT(bits_bspmm_csr, NAME)(const u32* rowptr, const u32* colidx, const u8* tiles, \
                                                        u32 tile_rows, u64 m, SP_TAIL) {                 \
     bspmm_csr<OUT, PLANES>(rowptr, colidx, m, xp, nb, n, S, nz, out, EPI_MAKE);             \
   }
 
-CSR_ENTRY(_counts, OUT_COUNTS, false)
-CSR_ENTRY(_scaled, OUT_SCALED, false)
-CSR_ENTRY(_bits, OUT_BITS, false)
 CSR_ENTRY(_counts_planes, OUT_COUNTS, true)
 CSR_ENTRY(_scaled_planes, OUT_SCALED, true)
 CSR_ENTRY(_bits_planes, OUT_BITS, true)
+
+// CSR by vertical counters, G lanes a row (`_k<G>`). At least 4 blocks an
+// SM: 64 registers a thread (left to itself ptxas sizes the counts and f32
+// kernels for the blocks their shared memory allows, and spills).
+#define ROWS_ENTRY(G, NAME, OUT)                                                                          \
+  extern "C" __global__ void __launch_bounds__(ROWS_BLOCK, 4) CAT(CAT(CAT(bits_bspmm_csr, NAME), _k), G)(       \
+      const u32* rowptr, const u32* colidx, u64 m, const u64* x, u64 n, u64 S, void* out, u32 long_min,  \
+      EPI_PARAMS) {                                                                                       \
+    bspmm_csr_rows<G, OUT>(rowptr, colidx, m, x, n, S, out, long_min, EPI_MAKE);                          \
+  }
+#define ROWS_ENTRIES(G)                 \
+  ROWS_ENTRY(G, _counts, OUT_COUNTS)    \
+  ROWS_ENTRY(G, _scaled, OUT_SCALED)    \
+  ROWS_ENTRY(G, _bits, OUT_BITS)
+
+ROWS_ENTRIES(1)
+ROWS_ENTRIES(2)
+ROWS_ENTRIES(4)
+ROWS_ENTRIES(8)
+ROWS_ENTRIES(16)
+ROWS_ENTRIES(32)

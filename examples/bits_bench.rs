@@ -17,8 +17,9 @@
 //!   Graph500 R-MAT of `generate::rmat` at scale 18 cropped to the first
 //!   232,965 vertices, and `reddit-sbm`, `generate::sbm` with 41 blocks and
 //!   80% of the edges inside a block; each at the tile size the sampling
-//!   profile picks (what `Format::Auto` packs to), at 32x32, and in CSR where
-//!   `Format::Auto` keeps CSR;
+//!   profile picks (what the CPU's `Format::Auto` packs to), at 32x32, and
+//!   in CSR (what the CUDA backend's `Format::Auto` keeps for products by
+//!   dense operands);
 //! - bit-plane products at b = 1, 2, 4, 8: `bmm_planes` at the GNN shapes
 //!   (both operands b-bit) and `bspmm_planes` on one graph, to i32 and to f32
 //!   (dequantised).
@@ -1627,9 +1628,8 @@ fn graph_section<B: Bench>(
     if best != TileSize::T32 {
         formats.push(Format::B2sr(TileSize::T32));
     }
-    if auto == Format::Csr {
-        formats.push(Format::Csr);
-    }
+    // the CUDA backend's `Format::Auto` for products by dense operands
+    formats.push(Format::Csr);
     // host data the checks read: degrees and sampled rows (random ones and the largest)
     let rp = csr.row_ptr();
     let deg = |i: usize| rp[i + 1] - rp[i];

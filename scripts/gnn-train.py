@@ -100,12 +100,35 @@ def read_mtx(path):
     return m, n, rows, cols, vals
 
 
-def load(dataset, device):
+def read_graph(dataset):
+    """(n, rows, cols, x) of a dataset directory: the adjacency's entries
+    as int64 tensors and the dense f32 features, from adj.mtx and
+    features.mtx, or from graph.safetensors (the binary form
+    `bitgraphblas gnn` reads for graphs too large for text: both matrices
+    in CSR, the feature width in the metadata entry "features")."""
+    binary = os.path.join(dataset, "graph.safetensors")
+    if os.path.exists(binary) and not os.path.exists(os.path.join(dataset, "adj.mtx")):
+        from safetensors import safe_open
+        with safe_open(binary, "pt") as f:
+            width = int(f.metadata()["features"])
+            t = {k: f.get_tensor(k) for k in f.keys()}
+        rp = t["adj_row_ptr"]
+        n = rp.numel() - 1
+        rows = torch.repeat_interleave(torch.arange(n), rp.diff())
+        frows = torch.repeat_interleave(torch.arange(n), t["feat_row_ptr"].diff())
+        x = torch.zeros(n, width)
+        x[frows, t["feat_col_idx"].long()] = t["feat_values"]
+        return n, rows, t["adj_col_idx"].long(), x
     n, _, rows, cols, _ = read_mtx(os.path.join(dataset, "adj.mtx"))
     fm, fn, fr, fc, fv = read_mtx(os.path.join(dataset, "features.mtx"))
     assert fm == n
     x = torch.zeros(n, fn)
     x[torch.tensor(fr), torch.tensor(fc)] = torch.tensor(fv)
+    return n, torch.tensor(rows, dtype=torch.int64), torch.tensor(cols, dtype=torch.int64), x
+
+
+def load(dataset, device):
+    n, rows, cols, x = read_graph(dataset)
     with open(os.path.join(dataset, "labels.txt")) as f:
         labels = torch.tensor([int(v) for v in f.read().split()])
     with open(os.path.join(dataset, "split.json")) as f:

@@ -37,8 +37,8 @@ class Graph:
 
     def __init__(self, n, rows, cols, x, device):
         self.n = n
-        ones = torch.ones(len(rows), dtype=torch.float32)
-        idx = torch.tensor([rows, cols], dtype=torch.int64)
+        idx = torch.stack([torch.as_tensor(rows), torch.as_tensor(cols)]).to(torch.int64)
+        ones = torch.ones(idx.shape[1], dtype=torch.float32)
         a = torch.sparse_coo_tensor(idx, ones, (n, n)).coalesce()
         self.a = a.to_sparse_csr().to(device)
         eye = torch.arange(n)

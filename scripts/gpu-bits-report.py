@@ -200,8 +200,9 @@ def report(ours, anchors):
                      ratio(s32[0], tf)])
     rows_json["bspmm"] = rows
     md.append("\n### BSpMM, pattern x bits (" + (o.get("bspmm_semiring") or "?") + ")\n\n"
-              "Formats: B2SR at the profile's tile size (`Format::Auto`'s choice of size) and at 32x32; "
-              "the graphs' list below says what `Format::Auto` itself picks. cuSPARSE: the fastest "
+              "Formats: B2SR at the profile's tile size (the CPU's `Format::Auto` choice of size), at "
+              "32x32, and CSR (what the CUDA backend's `Format::Auto` keeps for products by dense "
+              "operands); the graphs' list below says what the CPU's `Format::Auto` picks. cuSPARSE: the fastest "
               "checked SpMM variant on the same CSR pattern (values 1), dense operand of the same "
               "width.\n\n")
     md.append(table(["graph", "n", "nnz", "format", "F", "ours i32 ms", "ours f32 ms", "ours bits ms",
@@ -217,7 +218,7 @@ def report(ours, anchors):
         gl.append([g.get("name"), g.get("n", "-"), g.get("nnz", "-"), g.get("source", "-"),
                    g.get("profile_tile", "-"), g.get("auto_format", "-"), note])
     if gl:
-        md.append("\n" + table(["graph", "n", "nnz", "source", "profile tile", "Format::Auto", "note"], gl))
+        md.append("\n" + table(["graph", "n", "nnz", "source", "profile tile", "CPU Format::Auto", "note"], gl))
 
     # 4. Bit-plane BMM
     rows = []

@@ -69,16 +69,15 @@ def main():
     dev = torch.device("cuda")
     for d in args.datasets:
         name = os.path.basename(os.path.normpath(d))
-        n, _, rows, cols, _ = train.read_mtx(os.path.join(d, "adj.mtx"))
-        fm, fn, fr, fc, fv = train.read_mtx(os.path.join(d, "features.mtx"))
+        n, rows, cols, x_host = train.read_graph(d)
+        fn = x_host.shape[1]
         classes = 1 + max(int(v) for v in open(os.path.join(d, "labels.txt")).read().split())
         for path in ("edge_index", "csr"):
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
             base = torch.cuda.memory_allocated()
-            x = torch.zeros(n, fn, device=dev)
-            x[torch.tensor(fr), torch.tensor(fc)] = torch.tensor(fv, device=dev)
-            ei = torch.tensor([rows, cols], device=dev)
+            x = x_host.to(dev)
+            ei = torch.stack([rows, cols]).to(dev)
             c1 = GCNConv(fn, 16, cached=True).to(dev).eval()
             c2 = GCNConv(16, classes, cached=True).to(dev).eval()
             if path == "csr":

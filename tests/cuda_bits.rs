@@ -577,6 +577,45 @@ fn bspmm_large() {
     }
 }
 
+/// Hub rows far longer than the rest: a CSR row split over a block, with
+/// more than 8 x 255 entries a group of lanes (its byte counters read and
+/// reset on the way), and feature widths from one lane a row to more than a
+/// warp's 32 words (chunks of the line).
+#[test]
+fn bspmm_hub_rows() {
+    let Some((g, _l)) = gpu("bspmm_hub_rows") else {
+        return;
+    };
+    let mut r = Rng::new(11);
+    let (m, k) = (200, 20_000);
+    let mut t: Vec<(usize, usize, bool)> = (0..k).map(|j| (0, j, true)).collect();
+    t.extend((0..5000).map(|_| (1, r.below(k), true)));
+    for i in 2..m {
+        t.extend((0..r.below(40)).map(|_| (i, r.below(k), true)));
+    }
+    t.sort_unstable();
+    t.dedup();
+    let a = Matrix::from_triplets(m, k, t).unwrap();
+    for n in [1, 33, 1000, 1100] {
+        let x = random_bits(&mut r, k, n, BitLayout::RowMajor);
+        let f = Factors::new(&mut r, m, n);
+        for (s, kind) in [
+            (BitSemiring::PLUS_LAND, 0),
+            (BitSemiring::PLUS_LAND_SIGNED, 1),
+            (BitSemiring::PLUS_LAND_SIGNED, 2),
+        ] {
+            let spec = OutSpec {
+                kind,
+                row: true,
+                col: true,
+                bias: true,
+                thr: 2,
+            };
+            check_bspmm(g, &a, &x, s, spec, &f).unwrap();
+        }
+    }
+}
+
 // ---- bit planes ----------------------------------------------------------------------------
 
 /// Random b-bit planes with dyadic quantisation parameters (per column where asked).

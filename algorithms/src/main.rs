@@ -204,7 +204,8 @@ enum Cmd {
         common: Common,
     },
     /// GNN inference: test accuracy, inference time and peak memory of MODEL with the
-    /// weights FILE on the dataset DIR (adj.mtx, features.mtx, labels.txt, split.json).
+    /// weights FILE on the dataset DIR (adj.mtx and features.mtx, or graph.safetensors;
+    /// labels.txt, split.json).
     #[command(after_help = gnn_models_help())]
     Gnn {
         /// The model (see the list below).

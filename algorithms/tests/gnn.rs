@@ -283,6 +283,85 @@ fn bad_datasets_name_the_file() {
     assert!(e.to_string().contains("adj.mtx"), "{e}");
 }
 
+/// A safetensors file's tensors by name: type, shape, little-endian bytes.
+type Tensors = std::collections::BTreeMap<String, (safetensors::Dtype, Vec<usize>, Vec<u8>)>;
+/// A change to a file's tensors.
+type Edit = fn(&mut Tensors);
+
+/// Writes `graph.safetensors` for `data` into `dir` (as the benchmark's
+/// generator does), with `edit` applied to the tensors first.
+fn write_graph_file(dir: &std::path::Path, data: &Dataset, edit: Edit) {
+    use safetensors::tensor::TensorView;
+    use safetensors::Dtype;
+    let a = data.adjacency.as_csr();
+    let f = data.features.as_csr();
+    let i64s = |v: &[usize]| v.iter().flat_map(|&x| (x as i64).to_le_bytes()).collect();
+    let i32s = |v: &[u32]| v.iter().flat_map(|&x| (x as i32).to_le_bytes()).collect();
+    let mut t = Tensors::new();
+    let mut put = |name: &str, d: Dtype, len: usize, bytes: Vec<u8>| {
+        t.insert(name.to_string(), (d, vec![len], bytes));
+    };
+    put("adj_row_ptr", Dtype::I64, a.nrows() + 1, i64s(a.row_ptr()));
+    put("adj_col_idx", Dtype::I32, a.nnz(), i32s(a.col_idx()));
+    put("feat_row_ptr", Dtype::I64, f.nrows() + 1, i64s(f.row_ptr()));
+    put("feat_col_idx", Dtype::I32, f.nnz(), i32s(f.col_idx()));
+    let vals = f.values().iter().flat_map(|v| v.to_le_bytes()).collect();
+    put("feat_values", Dtype::F32, f.nnz(), vals);
+    edit(&mut t);
+    let views: Vec<(&str, TensorView)> = t
+        .iter()
+        .map(|(k, (d, s, b))| (k.as_str(), TensorView::new(*d, s.clone(), b).unwrap()))
+        .collect();
+    let meta = std::collections::HashMap::from([("features".to_string(), f.ncols().to_string())]);
+    safetensors::serialize_to_file(views, &Some(meta), &dir.join("graph.safetensors")).unwrap();
+}
+
+/// `graph.safetensors` in place of the Matrix Market files: the same
+/// dataset; and bad tensors name the file and the tensor.
+#[test]
+fn binary_graph_file_reads_as_the_text_files() {
+    let opts = ReadOptions::default();
+    let cora = dataset("cora");
+    let binary = |tag: &str, edit: Edit| {
+        edited_cora(tag, |d| {
+            std::fs::remove_file(d.join("adj.mtx")).unwrap();
+            std::fs::remove_file(d.join("features.mtx")).unwrap();
+            write_graph_file(d, &cora, edit);
+        })
+    };
+    let got = Dataset::load(binary("graph", |_| {}), &opts).unwrap();
+    assert_eq!(got.adjacency.as_csr(), cora.adjacency.as_csr());
+    assert_eq!(got.features.as_csr(), cora.features.as_csr());
+    assert_eq!(
+        (got.labels, got.split),
+        (cora.labels.clone(), cora.split.clone())
+    );
+    // a negative column, a row pointer past the columns, a missing tensor
+    let edits: [(&str, &str, Edit); 3] = [
+        ("neg", "adj_col_idx", |t| {
+            let c = &mut t.get_mut("adj_col_idx").unwrap().2;
+            c[..4].copy_from_slice(&(-3i32).to_le_bytes())
+        }),
+        ("ptr", "adj_row_ptr", |t| {
+            let p = &mut t.get_mut("adj_row_ptr").unwrap().2;
+            let k = p.len() - 8;
+            p[k..].copy_from_slice(&(1i64 << 40).to_le_bytes())
+        }),
+        ("missing", "feat_values", |t| {
+            t.remove("feat_values");
+        }),
+    ];
+    for (tag, tensor, edit) in edits {
+        let e = Dataset::load(binary(tag, edit), &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("graph.safetensors") && e.contains(tensor),
+            "{tag}: {e}"
+        );
+    }
+}
+
 #[test]
 fn bad_weights_name_the_tensor() {
     let cpu = Cpu::new();

@@ -5,9 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use bitgraphblas::io::{self, ReadOptions};
+use bitgraphblas::storage::Csr;
 use bitgraphblas::Matrix;
 
 use super::error::{GnnError, GnnResult};
+use super::weights::Weights;
 
 /// The node ids of the three parts of a split.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -27,6 +29,14 @@ pub struct Split {
 /// - `features.mtx`: the `n x f` node features;
 /// - `labels.txt`: `n` lines, one class id per node (`-1`: no label);
 /// - `split.json`: `{"train": [...], "val": [...], "test": [...]}` node ids.
+///
+/// Or, for graphs too large for text, `graph.safetensors` in place of the
+/// two Matrix Market files: both matrices in CSR, as the tensors
+/// `adj_row_ptr` (I64 `[n + 1]`), `adj_col_idx` (I32 `[nnz]`, columns
+/// ascending within a row), `feat_row_ptr`, `feat_col_idx` and
+/// `feat_values` (F32), the feature width in the metadata entry `features`
+/// (`scripts/gpu-gnn-bench.sh` writes one for its generated Reddit-size
+/// graph).
 ///
 /// ```
 /// use bitgraphblas::io::{data_path, ReadOptions};
@@ -52,9 +62,9 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// Reads the four files of `dir` within `opts`' limits; an `Err` names
-    /// the file and what does not fit (row counts, label count, node ids
-    /// out of range, a malformed file).
+    /// Reads the files of `dir` within `opts`' limits; an `Err` names the
+    /// file (and tensor) and what does not fit (row counts, label count,
+    /// node ids out of range, a malformed file).
     pub fn load(dir: impl AsRef<Path>, opts: &ReadOptions) -> GnnResult<Dataset> {
         let dir = dir.as_ref();
         let file = |name: &str| -> PathBuf { dir.join(name) };
@@ -63,30 +73,12 @@ impl Dataset {
             .ok()
             .and_then(|p| p.file_name().map(|s| s.to_string_lossy().into_owned()))
             .unwrap_or_else(|| dir.display().to_string());
-        let adj_path = file("adj.mtx");
-        let adjacency = io::read_graph_with::<bool>(&adj_path, opts)?.matrix;
+        let (adjacency, features) = if file(GRAPH_FILE).exists() && !file("adj.mtx").exists() {
+            read_graph_file(&file(GRAPH_FILE), opts)?
+        } else {
+            read_matrix_market(dir, opts)?
+        };
         let n = adjacency.nrows();
-        if adjacency.ncols() != n {
-            return Err(GnnError::file(
-                &adj_path,
-                format!(
-                    "the adjacency must be square, it is {n}x{}",
-                    adjacency.ncols()
-                ),
-            ));
-        }
-        let feat_path = file("features.mtx");
-        let features = io::read_graph_with::<f32>(&feat_path, opts)?.matrix;
-        if features.nrows() != n {
-            return Err(GnnError::file(
-                &feat_path,
-                format!(
-                    "{} feature rows, but the adjacency ({}) has {n} nodes",
-                    features.nrows(),
-                    adj_path.display()
-                ),
-            ));
-        }
         let labels = read_labels(&file("labels.txt"), n, opts)?;
         let split = read_split(&file("split.json"), n, opts)?;
         Ok(Dataset {
@@ -142,6 +134,110 @@ impl Dataset {
             .count();
         right as f64 / nodes.len() as f64
     }
+}
+
+/// The binary form of a dataset's two matrices.
+const GRAPH_FILE: &str = "graph.safetensors";
+
+/// `adj.mtx` and `features.mtx` of `dir`, their shapes checked.
+fn read_matrix_market(dir: &Path, opts: &ReadOptions) -> GnnResult<(Matrix<bool>, Matrix<f32>)> {
+    let adj_path = dir.join("adj.mtx");
+    let adjacency = io::read_graph_with::<bool>(&adj_path, opts)?.matrix;
+    let feat_path = dir.join("features.mtx");
+    let features = io::read_graph_with::<f32>(&feat_path, opts)?.matrix;
+    check_shapes(&adjacency, &features, &adj_path, &feat_path)?;
+    Ok((adjacency, features))
+}
+
+/// A square adjacency and one feature row per node.
+fn check_shapes(
+    adjacency: &Matrix<bool>,
+    features: &Matrix<f32>,
+    adj_path: &Path,
+    feat_path: &Path,
+) -> GnnResult<()> {
+    let n = adjacency.nrows();
+    if adjacency.ncols() != n {
+        return Err(GnnError::file(
+            adj_path,
+            format!(
+                "the adjacency must be square, it is {n}x{}",
+                adjacency.ncols()
+            ),
+        ));
+    }
+    if features.nrows() != n {
+        return Err(GnnError::file(
+            feat_path,
+            format!(
+                "{} feature rows, but the adjacency ({}) has {n} nodes",
+                features.nrows(),
+                adj_path.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The adjacency and the features from `graph.safetensors`.
+fn read_graph_file(path: &Path, opts: &ReadOptions) -> GnnResult<(Matrix<bool>, Matrix<f32>)> {
+    let t = Weights::load(path, opts)?;
+    let width = t
+        .meta("features")
+        .and_then(|w| w.parse::<usize>().ok())
+        .ok_or_else(|| {
+            GnnError::file(path, "no metadata entry \"features\" (the feature width)")
+        })?;
+    let rows = |name: &str| -> GnnResult<Vec<usize>> {
+        let len = t.shape(name)?.first().copied().unwrap_or(0);
+        let ptr = t.i64_vector(name, len)?;
+        ptr.iter()
+            .map(|&p| usize::try_from(p).ok())
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(|| GnnError::tensor(path, name, "a negative row pointer"))
+    };
+    let cols = |name: &str, nnz: usize| -> GnnResult<Vec<u32>> {
+        let idx = t.i32_vector(name, nnz)?;
+        idx.iter()
+            .map(|&c| u32::try_from(c).ok())
+            .collect::<Option<Vec<u32>>>()
+            .ok_or_else(|| GnnError::tensor(path, name, "a negative column index"))
+    };
+    // row pointers and column indices of `prefix`, checked against each other
+    let pattern = |prefix: &str| -> GnnResult<(Vec<usize>, Vec<u32>)> {
+        let (rp_name, ci_name) = (format!("{prefix}_row_ptr"), format!("{prefix}_col_idx"));
+        let rp = rows(&rp_name)?;
+        let nnz = t.shape(&ci_name)?.first().copied().unwrap_or(0);
+        if rp.last().copied().unwrap_or(0) != nnz {
+            return Err(GnnError::tensor(
+                path,
+                &rp_name,
+                format!(
+                    "ends at {}, but {ci_name} holds {nnz} entries",
+                    rp.last().copied().unwrap_or(0)
+                ),
+            ));
+        }
+        Ok((rp, cols(&ci_name, nnz)?))
+    };
+    let invalid = |prefix: &str, e: bitgraphblas::Error| {
+        GnnError::tensor(
+            path,
+            &format!("{prefix}_row_ptr / {prefix}_col_idx"),
+            e.to_string(),
+        )
+    };
+    let (rp, ci) = pattern("adj")?;
+    let n = rp.len().saturating_sub(1);
+    let nnz = ci.len();
+    let adj = Csr::try_new(n, n, rp, ci, vec![true; nnz]).map_err(|e| invalid("adj", e))?;
+    let (rp, ci) = pattern("feat")?;
+    let values = t.f32_vector("feat_values", ci.len())?;
+    let feat = Csr::try_new(rp.len().saturating_sub(1), width, rp, ci, values)
+        .map_err(|e| invalid("feat", e))?;
+    let (adjacency, features) = (Matrix::from_csr(adj), Matrix::from_csr(feat));
+    check_shapes(&adjacency, &features, path, path)?;
+    Ok((adjacency, features))
 }
 
 /// `Err` when a file of `len` bytes, read whole, would pass `opts`'

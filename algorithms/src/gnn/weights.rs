@@ -1,6 +1,7 @@
 //! A model's weights: a safetensors file as `scripts/gnn-train.py`
 //! writes it, read whole and checked, with typed accessors that name the
-//! tensor and the file when a tensor is missing or has another shape.
+//! tensor and the file when a tensor is missing or has another shape (a
+//! dataset's `graph.safetensors` is read through the same accessors).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -113,7 +114,7 @@ impl Weights {
                 &self.path,
                 name,
                 format!(
-                    "is {:?} {:?}, the model needs {dtype:?} {shape:?}",
+                    "is {:?} {:?}, where {dtype:?} {shape:?} is needed",
                     t.dtype, t.shape
                 ),
             ));
@@ -131,7 +132,7 @@ impl Weights {
             return Err(GnnError::tensor(
                 &self.path,
                 name,
-                format!("entry {k} is {} (weights must be finite)", v[k]),
+                format!("entry {k} is {} (values must be finite)", v[k]),
             ));
         }
         Ok(v)
@@ -146,6 +147,15 @@ impl Weights {
     /// An f32 `[len]` tensor (finite values only).
     pub fn f32_vector(&self, name: &str, len: usize) -> GnnResult<Vec<f32>> {
         self.f32s(name, &[len])
+    }
+
+    /// An i64 `[len]` tensor.
+    pub fn i64_vector(&self, name: &str, len: usize) -> GnnResult<Vec<i64>> {
+        let data = self.typed(name, Dtype::I64, &[len])?;
+        Ok(data
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
     }
 
     /// An i32 `[len]` tensor.

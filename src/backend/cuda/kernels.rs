@@ -53,6 +53,10 @@ pub(crate) const DENSE_ROWS_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/
 /// Tile sizes with device kernels.
 pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
 
+/// Lanes a row of the CSR x bits product by vertical counters
+/// (`bits_bspmm_csr_<out>_k<lanes>`): one u32 word of the features each.
+pub(crate) const CSR_ROW_LANES: [usize; 6] = [1, 2, 4, 8, 16, 32];
+
 /// Per-tile-size entries of `pack` (each gets `_k4`, `_k8`, `_k16`, `_k32`).
 pub(crate) const PACK_TILED: [&str; 6] = [
     "csr_to_b2sr_count",
@@ -534,7 +538,17 @@ impl ModuleId {
                 let products = bit_products("bits_bspmm");
                 let bases: Vec<&str> = products.iter().map(String::as_str).collect();
                 let mut entries = tiled(&bases, "");
-                entries.extend(bit_products("bits_bspmm_csr"));
+                // CSR: by vertical counters at every group width, planes by the warp kernel
+                entries.extend(BIT_OUTPUTS.iter().flat_map(|o| {
+                    CSR_ROW_LANES
+                        .iter()
+                        .map(move |g| format!("bits_bspmm_csr_{o}_k{g}"))
+                }));
+                entries.extend(
+                    BIT_OUTPUTS
+                        .iter()
+                        .map(|o| format!("bits_bspmm_csr_{o}_planes")),
+                );
                 ModuleSpec {
                     id: self,
                     name: "bits_bspmm".into(),

@@ -4,11 +4,13 @@
 //!
 //! One launch per call, no allocation, no host sync: a warp per (tile row,
 //! chunk of feature words) on B2SR (BitGNN's tile product: the tile's lines
-//! bit-transposed across the warp, then a popcount per (row, feature)), a
-//! warp per (row, chunk of 128 features) on CSR.
+//! bit-transposed across the warp, then a popcount per (row, feature)); on
+//! CSR, vertical counters (a few lanes a row, a u32 word of the features
+//! each, the neighbours' words summed by carry-save adders; long rows split
+//! over a block), or over bit planes a warp per (row, chunk of 128 features).
 
 use super::super::device::DevPtr;
-use super::super::launch::bits::bspmm::{self as k, SpmmKernel, SpmmTiledKernel};
+use super::super::launch::bits::bspmm::{self as k, SpmmKernel, SpmmRowsKernel, SpmmTiledKernel};
 use super::super::launch::bits::Planes;
 use super::super::launch::Tiles;
 use super::super::mem::Parts;
@@ -33,18 +35,34 @@ const TILED: [[SpmmTiledKernel; 3]; 2] = [
         k::bits_bspmm_bits_planes,
     ],
 ];
-const CSR: [[SpmmKernel; 3]; 2] = [
-    [
-        k::bits_bspmm_csr_counts,
-        k::bits_bspmm_csr_scaled,
-        k::bits_bspmm_csr_bits,
-    ],
-    [
-        k::bits_bspmm_csr_counts_planes,
-        k::bits_bspmm_csr_scaled_planes,
-        k::bits_bspmm_csr_bits_planes,
-    ],
+/// CSR by vertical counters, by output kind.
+const CSR_ROWS: [SpmmRowsKernel; 3] = [
+    k::bits_bspmm_csr_counts,
+    k::bits_bspmm_csr_scaled,
+    k::bits_bspmm_csr_bits,
 ];
+/// CSR over bit planes, by output kind.
+const CSR_PLANES: [SpmmKernel; 3] = [
+    k::bits_bspmm_csr_counts_planes,
+    k::bits_bspmm_csr_scaled_planes,
+    k::bits_bspmm_csr_bits_planes,
+];
+
+/// Threads a block of the CSR product by vertical counters (`ROWS_BLOCK`
+/// in `cuda/bits_bspmm.cu`).
+const ROWS_BLOCK: usize = 256;
+/// The most entries a row handled by one group of lanes may have: eight
+/// lines a batch, at most 255 batches (`VC_BATCHES`) before its byte
+/// counters are read.
+const SHORT_ROW_MAX: usize = 8 * 255;
+
+/// Rows longer than this (`long_min`) are split over a block: four times
+/// the mean degree, within 64..=`SHORT_ROW_MAX`, so that a group's row
+/// takes a few batches where the graph is sparse and no row holds up its
+/// block much longer than the typical row where it is dense.
+fn long_row_min(nnz: usize, m: usize) -> u32 {
+    (4 * nnz / m.max(1)).clamp(64, SHORT_ROW_MAX) as u32
+}
 
 /// B2SR products with fewer warps than this at the wide chunk take one
 /// feature word per warp.
@@ -138,6 +156,25 @@ impl CudaBackend {
                 )
                 .run(&self.dev, warps * 32)
             }
+            Parts::Csr((rowptr, colidx, _, nnz, ..)) if !f.planes => {
+                // one u32 word of the output line a lane: the fewest lanes
+                // (a power of two, at most a warp) that cover the line
+                let lanes = words.next_power_of_two().min(32);
+                let blocks = m.div_ceil(ROWS_BLOCK / lanes) * words.div_ceil(lanes);
+                CSR_ROWS[kind](
+                    lanes,
+                    rowptr.ptr(),
+                    colidx.ptr(),
+                    m as u64,
+                    f.x.0[0],
+                    n as u64,
+                    f.stride as u64,
+                    t.out,
+                    long_row_min(nnz, m),
+                    t.epi,
+                )
+                .grid(&self.dev, blocks.min(1 << 24) as u32, ROWS_BLOCK as u32)
+            }
             Parts::Csr((rowptr, colidx, ..)) => {
                 let warps = m * words.div_ceil(4);
                 let pattern = Tiles {
@@ -145,7 +182,7 @@ impl CudaBackend {
                     colidx: colidx.ptr(),
                     tiles: DevPtr::null(),
                 };
-                CSR[planes][kind](
+                CSR_PLANES[kind](
                     pattern,
                     0,
                     m as u64,

@@ -208,16 +208,30 @@ pub(crate) mod bmm {
     }
 }
 
-/// `bits_bspmm`: B2SR or CSR times dense bits. Every product entry takes
-/// the same parameters ([`SpmmKernel`]; CSR passes its arrays as `pattern`
-/// with NULL tiles).
+/// `bits_bspmm`: B2SR or CSR times dense bits. The B2SR entries and the
+/// CSR bit-plane entries take the same parameters ([`SpmmKernel`]; CSR
+/// passes its arrays as `pattern` with NULL tiles); the CSR products by
+/// vertical counters take [`SpmmRowsKernel`]'s.
 pub(crate) mod bspmm {
     use super::super::super::device::DevPtr;
     use super::super::super::kernels::ModuleId;
     use super::super::Tiles;
     use super::{Epi, Planes};
 
-    /// A product entry of `bits_bspmm` (they share one parameter list).
+    /// A CSR product entry by vertical counters (lanes a row first).
+    pub(crate) type SpmmRowsKernel = fn(
+        usize,
+        DevPtr<u32>,
+        DevPtr<u32>,
+        u64,
+        DevPtr<u64>,
+        u64,
+        u64,
+        DevPtr<u8>,
+        u32,
+        Epi,
+    ) -> super::super::Launch;
+    /// A CSR bit-plane product entry (the B2SR entries' parameters).
     pub(crate) type SpmmKernel = fn(
         Tiles,
         u32,
@@ -267,15 +281,15 @@ pub(crate) mod bspmm {
         /// B2SR, bit planes: bits.
         fn bits_bspmm_bits_planes[k](pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
             n: u64, s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
-        /// CSR: counts.
-        fn bits_bspmm_csr_counts(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
-        /// CSR: scaled f32.
-        fn bits_bspmm_csr_scaled(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
-        /// CSR: bits.
-        fn bits_bspmm_csr_bits(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32, n: u64,
-            s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
+        /// CSR by vertical counters, `k` lanes a row: counts.
+        fn bits_bspmm_csr_counts[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64, x: DevPtr<u64>,
+            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, epi: Epi);
+        /// CSR by vertical counters: scaled f32.
+        fn bits_bspmm_csr_scaled[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64, x: DevPtr<u64>,
+            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, epi: Epi);
+        /// CSR by vertical counters: bits.
+        fn bits_bspmm_csr_bits[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64, x: DevPtr<u64>,
+            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, epi: Epi);
         /// CSR, bit planes: counts.
         fn bits_bspmm_csr_counts_planes(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
             n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
