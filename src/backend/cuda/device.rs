@@ -198,9 +198,6 @@ pub(crate) struct Dev {
     /// The kernel family of bit BMMs (`bits/mod.rs`): 0 by shape, 1 or 2
     /// the tensor cores with 2 or 4 warps along m, 3 popcounts.
     pub bmm_path: AtomicU8,
-    /// The kernel of valued CSR `mxv`s (`mxv/csr.rs`): 0 by its rule, 1
-    /// the row-group kernel.
-    pub csr_path: AtomicU8,
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -302,7 +299,6 @@ impl Dev {
             bfs_shared: AtomicBool::new(true),
             affine_prescale: AtomicU8::new(0),
             bmm_path: AtomicU8::new(0),
-            csr_path: AtomicU8::new(0),
         })
     }
 

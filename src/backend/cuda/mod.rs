@@ -102,7 +102,6 @@ pub use csr::MaskPattern;
 pub use mask::{DevB2srRef, DeviceBits};
 pub use mask::{DeviceMask, DeviceMatrixMask};
 pub use mem::{CudaDense, CudaMatrix, CudaVector};
-pub use mxv::CsrPath;
 
 use self::device::Dev;
 use crate::error::Result;
