@@ -503,13 +503,13 @@ impl Dev {
     /// work again (same kernels, arguments and buffers; buffers `f` made and
     /// returned are the graph's, at fixed addresses, rewritten by every
     /// launch). `None` when the work cannot be recorded (poison mode, which
-    /// synchronises after every launch; `f` failing, or waiting for the
-    /// device, or copying from host memory inside the recording): nothing of
-    /// it ran, and the caller runs `f` itself. Lazily made state (compiled
-    /// kernels, a matrix's product plan) should exist before: run `f` once
-    /// first. No other thread may queue work on this backend meanwhile (it
-    /// would be recorded, not run).
-    pub fn record<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<Option<(R, DeviceGraph)>> {
+    /// synchronises after every launch; `f` failing, answering `None`, or
+    /// waiting for the device, or copying from host memory inside the
+    /// recording): nothing of it ran, and the caller runs `f` itself.
+    /// Lazily made state (compiled kernels, a matrix's product plan) should
+    /// exist before: run `f` once first. No other thread may queue work on
+    /// this backend meanwhile (it would be recorded, not run).
+    pub fn record<R>(&self, f: impl FnOnce() -> Option<R>) -> Result<Option<(R, DeviceGraph)>> {
         use cudarc::driver::sys::{
             CUgraphInstantiate_flags as Flags, CUstreamCaptureMode as Mode,
             CUstreamCaptureStatus as Status,
@@ -527,10 +527,7 @@ impl Dev {
         );
         // an output of a failed recording holds addresses that were never
         // allocated: dropped here, its frees fail harmlessly
-        let out = match out {
-            Ok(o) if active => Some(o),
-            _ => None,
-        };
+        let out = out.filter(|_| active);
         // graph allocations that outlive a launch (the outputs) are freed
         // at the next launch, which allocates them again at the same addresses
         let graph = self
