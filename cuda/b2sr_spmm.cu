@@ -22,11 +22,10 @@ template <int K> struct SpmmRound {
 // 2,708 by 7 features on the H100, latency-bound with 7 of 32 lanes busy.)
 template <int K>
 __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                               const u8* __restrict__ tiles, u64 nrows, u32 tile_rows, u64 vbits,
+                                               const u8* __restrict__ tiles, u64 nrows, u64 vbits,
                                                const T* __restrict__ b, u64 nfeat, T* __restrict__ c) {
   constexpr int U = SpmmRound<K>::U;
   const T v = Sc<T>::from_bits(vbits);
-  (void)tile_rows;
   for (u64 x = gtid(); x < nrows * nfeat; x += gthreads()) {
     const u64 i = x / nfeat, f = x - i * nfeat;
     const u32 tr = (u32)(i / K);
@@ -60,9 +59,9 @@ __device__ __forceinline__ void mxm_dense_body(const u32* __restrict__ rowptr, c
 
 #define SPMM_KERNELS(K)                                                                                    \
   extern "C" __global__ void CAT(CAT(b2sr_mxm_dense_k, K), CAT(_, SR_NAME))(                               \
-      const u32* rowptr, const u32* colidx, const u8* tiles, u64 nrows, u32 tile_rows, u64 vbits,           \
+      const u32* rowptr, const u32* colidx, const u8* tiles, u64 nrows, u64 vbits,                          \
       const T* b, u64 nfeat, T* c) {                                                                       \
-    mxm_dense_body<K>(rowptr, colidx, tiles, nrows, tile_rows, vbits, b, nfeat, c);                        \
+    mxm_dense_body<K>(rowptr, colidx, tiles, nrows, vbits, b, nfeat, c);                                   \
   }
 
 SPMM_KERNELS(4)

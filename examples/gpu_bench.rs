@@ -38,7 +38,7 @@ use std::ffi::c_void;
 use std::time::Instant;
 
 use bitgraphblas::algebra::{IndexOp, LorLand, PlusPair, PlusTimes};
-use bitgraphblas::backend::cuda::{CsrPath, CudaBackend};
+use bitgraphblas::backend::cuda::CudaBackend;
 use bitgraphblas::container::{Flags, NoAccum};
 use bitgraphblas::reorder::Order;
 use bitgraphblas::storage::b2sr::Profile;
@@ -611,31 +611,6 @@ fn main() -> Result<()> {
             ));
             println!("CHECK FAILED: {}", failed.last().expect("pushed"));
         }
-        // the row-group kernel on the same product (the rule picks the merge path)
-        gpu.set_csr_path(CsrPath::RowGroups);
-        let ours_csr_rows_ms = time_ms(&gpu, 3, reps, || {
-            gpu.mxv(
-                &mut w_csr,
-                None,
-                NoAccum,
-                PlusTimes::<f32>::new(),
-                &ga,
-                &u_full,
-                f,
-            )
-        });
-        gpu.set_csr_path(CsrPath::Auto);
-        let ours_csr_rows_ms = ours_csr_rows_ms?;
-        if let Some(i) = differs(&gpu.download_vector(&w_csr)?.to_vec(0.0)) {
-            failed.push(format!(
-                "{name} CSR row groups: PLUS.TIMES row {i} differs from the CPU"
-            ));
-            println!("CHECK FAILED: {}", failed.last().expect("pushed"));
-        }
-        println!(
-            "ours CSR f32 PLUS.TIMES, row-group kernel: {ours_csr_rows_ms:.4} ms ({:.2}x cuSPARSE)",
-            cus_ms / ours_csr_rows_ms
-        );
         drop(w_csr);
         let (csr_floor, csr_l2, csr_bound) = floor_of(csr_b);
         println!(
@@ -926,7 +901,7 @@ fn main() -> Result<()> {
             }
         }
         rows_json.push(format!(
-            "{{\"graph\":{},{reorder_json}\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"ours_csr_ms\":{ours_csr_ms:.5},\"ours_csr_rows_ms\":{ours_csr_rows_ms:.5},\"auto\":{{\"format\":{},\"convert_ms\":{auto_convert_ms:.5},\"bin_full_full_ms\":{auto_ms:.5}}},\"csr_bytes\":{csr_bytes},\"csr_gather_sectors\":{csr_sectors},\"tiles\":[{}],\"floors\":[{}],\"triangle_counting\":[{}]}}",
+            "{{\"graph\":{},{reorder_json}\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"ours_csr_ms\":{ours_csr_ms:.5},\"auto\":{{\"format\":{},\"convert_ms\":{auto_convert_ms:.5},\"bin_full_full_ms\":{auto_ms:.5}}},\"csr_bytes\":{csr_bytes},\"csr_gather_sectors\":{csr_sectors},\"tiles\":[{}],\"floors\":[{}],\"triangle_counting\":[{}]}}",
             json_str(name),
             json_str(&auto_name),
             tiles_json.join(","),

@@ -108,16 +108,8 @@ fn a_replay_on_the_cpu_runs_the_calls_again() {
 #[cfg(feature = "cuda")]
 #[test]
 fn a_replay_on_the_gpu_is_one_graph_that_runs_every_time() {
-    use std::io::Write;
-    let gpu = match bitgraphblas::CudaBackend::new(0) {
-        Ok(g) => g,
-        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
-        }
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED replay on the GPU: {e}");
-            return;
-        }
+    let Some(gpu) = bitgraphblas::backend::cuda::own_cuda_or_skip("replay on the GPU") else {
+        return;
     };
     let (recorded, out) = accumulate_runs(&gpu, 3);
     assert!(recorded, "the CUDA backend records the sequence");

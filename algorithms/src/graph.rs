@@ -20,7 +20,7 @@
 use std::cell::OnceCell;
 
 use bitgraphblas::algebra::{IndexOp, Lor};
-use bitgraphblas::backend::{auto_formats, Backend};
+use bitgraphblas::backend::{auto_formats, Backend, Product};
 use bitgraphblas::{ops, Cpu, Desc, Error, Format, Matrix, Result, Scalar, Vector};
 
 /// True when `Σ_{(i,j) ∈ L} deg_L(j) <= 64 · nnz(L)`.
@@ -129,7 +129,8 @@ impl<'b, B: Backend> Graph<'b, B> {
         // ([`Backend::auto_format`]: on the CPU valued products run on CSR,
         // on the CUDA backend a model of its kernels weighs CSR against 4x4
         // and 8x8 tiles). An explicit format or tile size is obeyed for every product.
-        let (format, value_format) = auto_formats(backend, format, &host.as_csr(), false);
+        let (format, value_format) =
+            auto_formats(backend, format, &host.as_csr(), Product::ByVector);
         let t = Matrix::from_csr(host.as_csr().transpose());
         let host_t = (t != host).then_some(t);
         Ok(Graph {

@@ -433,16 +433,9 @@ fn unweighted_sssp_push_and_pull() {
 #[cfg(feature = "cuda")]
 #[test]
 fn gpu_backend_all_algorithms() {
-    let gpu = match bitgraphblas::CudaBackend::new(0) {
-        Ok(g) => g,
-        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
-        }
-        Err(e) => {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIPPED gpu_backend_all_algorithms: {e}");
-            return;
-        }
+    let Some(gpu) = bitgraphblas::backend::cuda::own_cuda_or_skip("gpu_backend_all_algorithms")
+    else {
+        return;
     };
     let formats = [
         Format::B2sr(TileSize::T4),
@@ -603,16 +596,8 @@ fn pagerank_on_backend_cpu() {
 #[cfg(feature = "cuda")]
 #[test]
 fn pagerank_on_backend_gpu() {
-    let gpu = match bitgraphblas::CudaBackend::new(0) {
-        Ok(g) => g,
-        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
-        }
-        Err(e) => {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIPPED pagerank_on_backend_gpu: {e}");
-            return;
-        }
+    let Some(gpu) = bitgraphblas::backend::cuda::own_cuda_or_skip("pagerank_on_backend_gpu") else {
+        return;
     };
     let formats = [
         Format::Csr,

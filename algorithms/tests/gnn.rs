@@ -154,16 +154,8 @@ fn every_model_matches_pytorch_on_citeseer() {
 #[test]
 fn every_model_on_the_gpu_matches_the_cpu_and_pytorch() {
     use bitgraphblas::ext::Replay;
-    use std::io::Write;
-    let gpu = match bitgraphblas::CudaBackend::new(0) {
-        Ok(g) => g,
-        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
-        }
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED every_model_on_the_gpu: {e}");
-            return;
-        }
+    let Some(gpu) = bitgraphblas::backend::cuda::own_cuda_or_skip("every_model_on_the_gpu") else {
+        return;
     };
     gpu.set_poison(true);
     for name in ["cora", "citeseer"] {

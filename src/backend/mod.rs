@@ -69,8 +69,8 @@ pub fn profile_choice(requested: Format, profile: &Profile) -> Format {
 }
 
 /// The formats `backend` wants for the products on `pattern`: `(pattern
-/// products, valued products)`, by vectors, or by dense matrices where
-/// `dense` (`mxm_dense` and `bspmm`: GNN aggregation). Where `requested`
+/// products, valued products)`, by vectors or, with [`Product::ByDense`], by
+/// dense matrices (`mxm_dense` and `bspmm`: GNN aggregation). Where `requested`
 /// leaves the choice to Auto (`Format::Auto`, `Format::B2sr(TileSize::Auto)`),
 /// each is [`Backend::auto_format`] on the sampling profile of `pattern`, for
 /// [`Content::Pattern`] and [`Content::Values`] (or their `TimesDense`
@@ -79,11 +79,12 @@ pub fn profile_choice(requested: Format, profile: &Profile) -> Format {
 /// client) asks before uploading.
 ///
 /// ```
-/// use bitgraphblas::{backend::auto_formats, Cpu, Format, Matrix};
+/// use bitgraphblas::backend::{auto_formats, Product};
+/// use bitgraphblas::{Cpu, Format, Matrix};
 /// let a = Matrix::from_triplets(2, 2, vec![(0, 1, 1.0f32), (1, 0, 1.0)])?;
-/// let (_, values) = auto_formats(&Cpu::new(), Format::Auto, &a.as_csr(), false);
+/// let (_, values) = auto_formats(&Cpu::new(), Format::Auto, &a.as_csr(), Product::ByVector);
 /// assert_eq!(values, Format::Csr); // the CPU runs valued products on CSR
-/// let explicit = auto_formats(&Cpu::new(), Format::Csr, &a.as_csr(), true);
+/// let explicit = auto_formats(&Cpu::new(), Format::Csr, &a.as_csr(), Product::ByDense);
 /// assert_eq!(explicit, (Format::Csr, Format::Csr));
 /// # Ok::<(), bitgraphblas::Error>(())
 /// ```
@@ -91,12 +92,11 @@ pub fn auto_formats<B: Backend, T: Scalar>(
     backend: &B,
     requested: Format,
     pattern: &Csr<T>,
-    dense: bool,
+    product: Product,
 ) -> (Format, Format) {
-    let (p, v) = if dense {
-        (Content::PatternTimesDense, Content::ValuesTimesDense)
-    } else {
-        (Content::Pattern, Content::Values)
+    let (p, v) = match product {
+        Product::ByVector => (Content::Pattern, Content::Values),
+        Product::ByDense => (Content::PatternTimesDense, Content::ValuesTimesDense),
     };
     match requested {
         Format::Auto | Format::B2sr(TileSize::Auto) => {
@@ -108,6 +108,15 @@ pub fn auto_formats<B: Backend, T: Scalar>(
         }
         f => (f, f),
     }
+}
+
+/// What the products on a matrix multiply it by, for [`auto_formats`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Product {
+    /// Vectors (`mxv`, `vxm`: the algorithms' products).
+    ByVector,
+    /// Dense matrices (`mxm_dense`, `bspmm`: GNN aggregation).
+    ByDense,
 }
 
 /// What a matrix holds and what it multiplies, for [`Backend::auto_format`]:

@@ -59,19 +59,20 @@ pub trait BackendExt: Backend {
     /// Runs `run`, recording what it queues so that it can be queued again
     /// as one unit: `Some((run's output, the recording))`, or `None` where
     /// the backend did not record it (then nothing of it ran, and the
-    /// caller runs it plainly). Call it through [`Replay::record`], which
+    /// caller runs it plainly). `run` answers `None` where it failed: that
+    /// too is recorded as nothing. Call it through [`Replay::record`], which
     /// runs the sequence once before recording it. The default records
     /// nothing; the CUDA backend records a CUDA graph.
     ///
     /// ```
     /// use bitgraphblas::{BackendExt, Cpu};
-    /// let recorded = Cpu::new().record(|_| Ok(1)).unwrap();
+    /// let recorded = Cpu::new().record(|_| Some(1)).unwrap();
     /// assert!(recorded.is_none());
     /// ```
     #[allow(clippy::type_complexity)]
     fn record<R>(
         &self,
-        run: impl FnOnce(&Self) -> Result<R>,
+        run: impl FnOnce(&Self) -> Option<R>,
     ) -> Result<Option<(R, Box<dyn Relaunch>)>> {
         let _ = run;
         Ok(None)

@@ -5,7 +5,7 @@
 //! and GraphConv's sum `A h`; and the binary aggregation `BSpMM.BBB`.
 
 use bitgraphblas::algebra::{BitSemiring, PlusTimes, Times};
-use bitgraphblas::backend::{auto_formats, Backend};
+use bitgraphblas::backend::{auto_formats, Backend, Product};
 use bitgraphblas::storage::BitLayout;
 use bitgraphblas::{
     ops, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold, Vector,
@@ -112,7 +112,7 @@ impl<B: Backend> GnnGraph<B> {
         // the bit products read the pattern, the f32 aggregations values
         // (all 1), both by dense matrices: each in the format the backend
         // runs it best in
-        let (format, value_format) = auto_formats(backend, format, &a.as_csr(), true);
+        let (format, value_format) = auto_formats(backend, format, &a.as_csr(), Product::ByDense);
         let mut g = GnnGraph {
             nodes: data.nodes(),
             format,

@@ -127,7 +127,6 @@ impl CudaBackend {
             pat.k,
             Tiles::of(&pat),
             pat.nrows as u64,
-            pat.tile_rows as u32,
             bits_of(*value),
             b.data.ptr(),
             nf as u64,

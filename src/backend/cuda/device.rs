@@ -198,9 +198,6 @@ pub(crate) struct Dev {
     /// The kernel family of bit BMMs (`bits/mod.rs`): 0 by shape, 1 or 2
     /// the tensor cores with 2 or 4 warps along m, 3 popcounts.
     pub bmm_path: AtomicU8,
-    /// The kernel of valued CSR `mxv`s (`mxv/csr.rs`): 0 by its rule, 1
-    /// the row-group kernel.
-    pub csr_path: AtomicU8,
 }
 
 fn arch_name(major: i32, minor: i32) -> &'static str {
@@ -302,7 +299,6 @@ impl Dev {
             bfs_shared: AtomicBool::new(true),
             affine_prescale: AtomicU8::new(0),
             bmm_path: AtomicU8::new(0),
-            csr_path: AtomicU8::new(0),
         })
     }
 
@@ -507,13 +503,13 @@ impl Dev {
     /// work again (same kernels, arguments and buffers; buffers `f` made and
     /// returned are the graph's, at fixed addresses, rewritten by every
     /// launch). `None` when the work cannot be recorded (poison mode, which
-    /// synchronises after every launch; `f` failing, or waiting for the
-    /// device, or copying from host memory inside the recording): nothing of
-    /// it ran, and the caller runs `f` itself. Lazily made state (compiled
-    /// kernels, a matrix's product plan) should exist before: run `f` once
-    /// first. No other thread may queue work on this backend meanwhile (it
-    /// would be recorded, not run).
-    pub fn record<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<Option<(R, DeviceGraph)>> {
+    /// synchronises after every launch; `f` failing, answering `None`, or
+    /// waiting for the device, or copying from host memory inside the
+    /// recording): nothing of it ran, and the caller runs `f` itself.
+    /// Lazily made state (compiled kernels, a matrix's product plan) should
+    /// exist before: run `f` once first. No other thread may queue work on
+    /// this backend meanwhile (it would be recorded, not run).
+    pub fn record<R>(&self, f: impl FnOnce() -> Option<R>) -> Result<Option<(R, DeviceGraph)>> {
         use cudarc::driver::sys::{
             CUgraphInstantiate_flags as Flags, CUstreamCaptureMode as Mode,
             CUstreamCaptureStatus as Status,
@@ -531,10 +527,7 @@ impl Dev {
         );
         // an output of a failed recording holds addresses that were never
         // allocated: dropped here, its frees fail harmlessly
-        let out = match out {
-            Ok(o) if active => Some(o),
-            _ => None,
-        };
+        let out = out.filter(|_| active);
         // graph allocations that outlive a launch (the outputs) are freed
         // at the next launch, which allocates them again at the same addresses
         let graph = self

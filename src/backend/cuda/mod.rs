@@ -102,7 +102,6 @@ pub use csr::MaskPattern;
 pub use mask::{DevB2srRef, DeviceBits};
 pub use mask::{DeviceMask, DeviceMatrixMask};
 pub use mem::{CudaDense, CudaMatrix, CudaVector};
-pub use mxv::CsrPath;
 
 use self::device::Dev;
 use crate::error::Result;
@@ -144,16 +143,41 @@ pub fn cuda_or_skip(test: &str) -> Option<&'static CudaBackend> {
     });
     match dev {
         Ok(d) => Some(d),
-        Err(e) if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("{test}: BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
-        }
-        Err(e) => {
-            // Straight to the stderr handle: the test harness captures eprintln!.
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
-            None
-        }
+        Err(e) => no_gpu(test, e),
     }
+}
+
+/// A CUDA backend of the test's own, for tests that need one the shared
+/// [`cuda_or_skip`] backend cannot be: not in poison mode (which
+/// synchronises after every launch, so nothing is recorded), or with a
+/// stream no other test queues work on. `None` (after printing a `SKIPPED`
+/// line) when no GPU can be opened, a panic instead when
+/// `BITGRAPHBLAS_REQUIRE_GPU=1`.
+///
+/// ```no_run
+/// let Some(gpu) = bitgraphblas::backend::cuda::own_cuda_or_skip("my_test") else {
+///     return;
+/// };
+/// gpu.set_poison(true);
+/// ```
+#[doc(hidden)]
+pub fn own_cuda_or_skip(test: &str) -> Option<CudaBackend> {
+    match CudaBackend::new(0) {
+        Ok(d) => Some(d),
+        Err(e) => no_gpu(test, &e.to_string()),
+    }
+}
+
+/// No GPU for `test`: a panic under `BITGRAPHBLAS_REQUIRE_GPU=1`, else a
+/// `SKIPPED` line and `None`.
+fn no_gpu<T>(test: &str, e: &str) -> Option<T> {
+    if std::env::var("BITGRAPHBLAS_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+        panic!("{test}: BITGRAPHBLAS_REQUIRE_GPU=1 but no GPU: {e}")
+    }
+    // Straight to the stderr handle: the test harness captures eprintln!.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
+    None
 }
 
 impl CudaBackend {

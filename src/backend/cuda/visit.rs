@@ -49,7 +49,7 @@ pub(super) const BLOCK_QUEUE: u64 = 1 << 16;
 impl BackendExt for CudaBackend {
     fn record<R>(
         &self,
-        run: impl FnOnce(&Self) -> Result<R>,
+        run: impl FnOnce(&Self) -> Option<R>,
     ) -> Result<Option<(R, Box<dyn Relaunch>)>> {
         let recorded = self.dev.record(|| run(self))?;
         Ok(recorded.map(|(out, graph)| (out, Box::new(graph) as Box<dyn Relaunch>)))

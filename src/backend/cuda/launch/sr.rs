@@ -52,8 +52,8 @@ super::kernels! {
     fn csr_mxm_dense(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, nrows: u64,
         b: DevPtr<T>, nf: u64, c: DevPtr<T>);
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
-    fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, tile_rows: u32, vbits: u64, b: DevPtr<T>,
-        nfeat: u64, c: DevPtr<T>);
+    fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, vbits: u64, b: DevPtr<T>, nfeat: u64,
+        c: DevPtr<T>);
     /// The one-launch `mxv` on B2SR (k = 4, 8): segments, then short tile rows.
     fn b2sr_mxv_fused[k](pattern: Tiles, segments: Segments, tile_rows: u32, short_max: u32,
         llog: u32, nrows: u64, ulen: u64, vbits: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>,

@@ -10,7 +10,6 @@ use super::Io;
 use crate::algebra::SemiringKind;
 use crate::error::Result;
 use crate::scalar::Scalar;
-use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
 /// Items (row ends and entries) per warp of the CSR merge-path product
@@ -32,39 +31,7 @@ pub(crate) fn operand<T: Scalar>(
     }
 }
 
-/// Which kernel runs a CSR `mxv` ([`CudaBackend::set_csr_path`]): the
-/// rule's choice, or the row-group kernel forced (benchmarks compare them).
-/// Measured on the H100 (`gpu_bench`, f32 PLUS.TIMES, both in one run): the
-/// row-group kernel is slower than the merge path on all nine graphs of the
-/// benchmark, also where rows are long (ego-Twitter 0.047 against 0.029 ms,
-/// cnr-2000 0.056 against 0.033, R-MAT 18 0.096 against 0.060), so the rule
-/// keeps it for LOR and ANY only.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CsrPath {
-    /// The merge path for every semiring but LOR and ANY (which stop a row
-    /// at its first hit), the row-group kernel for those.
-    Auto,
-    /// The row-group kernel for every semiring.
-    RowGroups,
-}
-
 impl CudaBackend {
-    /// Forces the kernel of CSR `mxv`s (benchmarks; [`CsrPath::Auto`] by default).
-    #[doc(hidden)]
-    pub fn set_csr_path(&self, path: CsrPath) {
-        let v = (path == CsrPath::RowGroups) as u8;
-        self.dev.csr_path.store(v, Ordering::Relaxed);
-    }
-
-    /// The kernel of CSR `mxv`s now asked for.
-    fn csr_path(&self) -> CsrPath {
-        match self.dev.csr_path.load(Ordering::Relaxed) {
-            1 => CsrPath::RowGroups,
-            _ => CsrPath::Auto,
-        }
-    }
-
     /// `out = A ⊕.⊗ u` on CSR into zeroed presence: a group of lanes per row
     /// (as many as the average row length, 2 to 32), and rows longer than
     /// `long_min` entries cut into chunks of that many entries for whole
@@ -86,11 +53,15 @@ impl CudaBackend {
         let (nnz, plan) = (a.3, a.5);
         let (rowptr, colidx, avals, isobits) = operand(a);
         // LOR and ANY stop a row at its first hit: the row kernel keeps them.
+        // Every other semiring takes the merge path: measured on the H100
+        // (`gpu_bench`, f32 PLUS.TIMES, both in one run) the row-group kernel
+        // is slower on all nine graphs of the benchmark, also where rows are
+        // long (ego-Twitter 0.047 against 0.029 ms, cnr-2000 0.056 against
+        // 0.033, R-MAT 18 0.096 against 0.060).
         if !matches!(
             m.kind(),
             Some(SemiringKind::LorLand | SemiringKind::AnyPair)
-        ) && self.csr_path() == CsrPath::Auto
-        {
+        ) {
             return self.csr_mxv_merge(
                 m,
                 (rowptr, colidx, avals, isobits),

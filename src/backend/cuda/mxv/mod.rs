@@ -7,8 +7,6 @@ mod b2sr;
 mod csr;
 mod push;
 
-pub use csr::CsrPath;
-
 use super::codes::{accum_code, ACCUM_NONE};
 use super::device::{opt_ptr, DevPtr};
 use super::launch::Sr;
