@@ -35,8 +35,8 @@ impl Backend for CudaBackend {
         // one model for both contents of vector products: boolean products
         // favour tiles more than the valued product it is fitted to (see
         // `auto`). Products by dense matrices run on CSR: a thread per
-        // output element (x f32, `cuda/csr_spmm.cu`) or a warp per row and
-        // chunk of words (x bits) gathers the operand's rows, where the tile
+        // output element (x f32, `cuda/csr_spmm.cu`) or a few lanes a row
+        // (x bits, vertical counters) gathers the operand's rows, where the tile
         // kernels walk a tile row's tiles one after another (H100, ncu, Cora's
         // `A + I` by 7 to 64 columns: 37 µs for B2SR x f32, 58 µs for
         // B2SR x bits at 4x4, docs/gpu-gnn-forward-profile.md)
