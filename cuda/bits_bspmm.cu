@@ -14,7 +14,8 @@
 // - `bits_bspmm_csr_<out>_k<G>`: vertical counters (bspmm_csr_rows below):
 //   G = 1..32 lanes per row, a u32 word of the features each, the
 //   neighbours' words summed eight at a time by carry-save adders into
-//   bit-sliced counters; rows longer than `long_min` split over the block.
+//   bit-sliced counters; rows longer than `long_min` (listed by the host) a
+//   block each.
 // - `bits_bspmm_csr_<out>_planes`: a warp per (row, chunk of 4 words),
 //   the row's columns read 32 at a time and passed round by shuffle (`nz`,
 //   one bit per line of x, skips lines where not NULL; the host passes NULL).
@@ -379,78 +380,78 @@ __device__ __forceinline__ void emit_word(const Epi& e, void* out, u64 i, u64 wo
 
 #define ROWS_BLOCK 256
 
-// CSR x bits by vertical counters, for a block of ROWS_BLOCK threads. A
-// block task is (R = ROWS_BLOCK / G consecutive rows, a chunk of G u32
-// words of the output lines); group g of G lanes takes row g, lane l of it
-// word l of the chunk. Rows of at most `long_min` (<= 8 VC_BATCHES, the
-// host's bound) entries: the group alone (the lines' words in L2, eight
-// gathers in flight a lane); bits written by each lane as its word, counts
-// and f32 values staged in shared memory and written a (row, word) at a
-// time by the whole warp, coalesced. Longer rows, after: every group of the
-// block takes every R-th entry, the counts meet in shared memory (atomics,
-// every VC_BATCHES batches and at the end), warp 0 writes. Integer sums:
-// the order of the adds does not change a bit of the result.
+// CSR x bits by vertical counters, for a block of ROWS_BLOCK threads. Two
+// kinds of block task, each over a chunk of G u32 words of the output lines:
+// - (R = ROWS_BLOCK / G consecutive rows): group g of G lanes takes row g,
+//   lane l of it word l of the chunk, alone (the lines' words in L2, eight
+//   gathers in flight a lane). Rows with more than `long_min` (<= 8
+//   VC_BATCHES, the host's bound) entries are skipped: they are listed in
+//   `long_rows`. Bits are written by each lane as its word; counts and f32
+//   values staged in shared memory and written a (row, word) at a time by
+//   the whole warp, coalesced.
+// - (one of the `nlong` long rows): every group takes every R-th entry, the
+//   counts meet in shared memory (atomics, every VC_BATCHES batches and at
+//   the end), warp 0 writes. The long rows run beside the others, a block
+//   each, rather than after the rows around them.
+// Integer sums: the order of the adds does not change a bit of the result.
 template <int G, int OUT>
 __device__ __forceinline__ void bspmm_csr_rows(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, u64 m,
                                                const u64* __restrict__ x, u64 n, u64 S, void* out, u32 long_min,
-                                               const Epi& e) {
+                                               const u32* __restrict__ long_rows, u32 nlong, const Epi& e) {
   const int R = ROWS_BLOCK / G;
   __shared__ u32 stage[ROWS_BLOCK / 32][32 * 33];  // per warp: lane t's 32 counts at [33 t, 33 t + 32)
   __shared__ u32 sum[G * 32];                      // a long row's counts, word-major
-  __shared__ u32 longs[R];
-  __shared__ u32 nlong;
   const int tid = threadIdx.x, lane = tid & 31, wib = tid / 32;
   const int grp = tid / G, gl = tid % G;
   const u32* x32 = (const u32*)x;
   const u64 w32 = 2 * S, words = OUT == OUT_BITS ? w32 : (n + 31) / 32;
   const u64 nwc = (words + G - 1) / G, packs = (m + R - 1) / R;
-  for (u64 task = blockIdx.x; task < packs * nwc; task += gridDim.x) {
-    const u64 row0 = (task / nwc) * R, cw0 = (task % nwc) * G, cw = cw0 + gl;
-    const bool cw_ok = cw < words;
-    if (tid == 0) nlong = 0;
-    __syncthreads();
-    // rows of at most long_min entries: a group each
-    const u64 i = row0 + grp;
-    u32 rb = 0, re = 0;
-    if (i < m) {
-      rb = rowptr[i];
-      re = rowptr[i + 1];
-    }
-    const bool is_long = re - rb > long_min;
-    if (is_long && gl == 0) longs[atomicAdd(&nlong, 1u)] = (u32)i;
+  const u64 short_tasks = packs * nwc, tasks = short_tasks + (u64)nlong * nwc;
+  for (u64 task = blockIdx.x; task < tasks; task += gridDim.x) {  // block-uniform
     VCount v;
-    vc_zero(v);
-    if (!is_long) vc_run(v, colidx, x32, w32, cw, cw_ok, rb, 1, re, VC_BATCHES);
-    const u32 deg = re - rb;
-    if (OUT == OUT_BITS) {  // the lane's own word, as written
-      if (i < m && !is_long && cw_ok) {
-        u32 bits = 0;
+    if (task < short_tasks) {
+      const u64 row0 = (task / nwc) * R, cw0 = (task % nwc) * G, cw = cw0 + gl;
+      const bool cw_ok = cw < words;
+      const u64 i = row0 + grp;
+      u32 rb = 0, re = 0;
+      if (i < m) {
+        rb = rowptr[i];
+        re = rowptr[i + 1];
+      }
+      const u32 deg = re - rb;
+      const bool mine = i < m && deg <= long_min;  // this group writes row i
+      vc_zero(v);
+      if (mine) vc_run(v, colidx, x32, w32, cw, cw_ok, rb, 1, re, VC_BATCHES);
+      if (OUT == OUT_BITS) {  // the lane's own word, as written
+        if (mine && cw_ok) {
+          u32 bits = 0;
 #pragma unroll
-        for (int f = 0; f < 32; ++f) {
-          const u64 j = cw * 32 + f;
-          if (j < n && over(e, scaled(e, pre_value<MODE_LIN>(e, vc_count(v, f), deg, 0, j), i, j), j))
-            bits |= 1u << f;
+          for (int f = 0; f < 32; ++f) {
+            const u64 j = cw * 32 + f;
+            if (j < n && over(e, scaled(e, pre_value<MODE_LIN>(e, vc_count(v, f), deg, 0, j), i, j), j))
+              bits |= 1u << f;
+          }
+          ((u32*)out)[i * w32 + cw] = bits;
         }
-        ((u32*)out)[i * w32 + cw] = bits;
-      }
-    } else {  // staged, then written a (row, word) at a time by the warp: coalesced
-      u32* st = stage[wib];
+      } else {  // staged, then written a (row, word) at a time by the warp
+        u32* st = stage[wib];
+        __syncwarp();  // the warp's reads of the last task's stage are done
 #pragma unroll
-      for (int f = 0; f < 32; ++f) st[33 * lane + f] = vc_count(v, f);
-      __syncwarp();
+        for (int f = 0; f < 32; ++f) st[33 * lane + f] = vc_count(v, f);
+        __syncwarp();
+        const u32 mine_mask = __ballot_sync(FULL_MASK, mine);
 #pragma unroll 1
-      for (int t = 0; t < 32; ++t) {
-        const u64 ti = row0 + (u64)wib * (32 / G) + t / G, tw = cw0 + t % G;
-        const u32 tdeg = __shfl_sync(FULL_MASK, deg, t);
-        if (ti < m && tdeg <= long_min && tw < words)  // warp-uniform
-          emit_word<OUT>(e, out, ti, tw, st[33 * t + lane], tdeg, n, w32, lane);
+        for (int t = 0; t < 32; ++t) {
+          const u64 ti = row0 + (u64)wib * (32 / G) + t / G, tw = cw0 + t % G;
+          const u32 tdeg = __shfl_sync(FULL_MASK, deg, t);
+          if (((mine_mask >> t) & 1u) && tw < words)  // warp-uniform
+            emit_word<OUT>(e, out, ti, tw, st[33 * t + lane], tdeg, n, w32, lane);
+        }
       }
-    }
-    __syncthreads();
-    // the long rows, one at a time by the whole block
-    const u32 nl = nlong;
-    for (u32 q = 0; q < nl; ++q) {
-      const u32 li = longs[q];
+    } else {
+      const u64 q = task - short_tasks, cw0 = (q % nwc) * G, cw = cw0 + gl;
+      const bool cw_ok = cw < words;
+      const u32 li = long_rows[q / nwc];
       const u32 lb = rowptr[li], le = rowptr[li + 1];
       for (int k = tid; k < G * 32; k += ROWS_BLOCK) sum[k] = 0;
       __syncthreads();
@@ -469,9 +470,8 @@ __device__ __forceinline__ void bspmm_csr_rows(const u32* __restrict__ rowptr, c
 #pragma unroll 1
         for (int t = 0; t < G; ++t)
           if (cw0 + t < words) emit_word<OUT>(e, out, li, cw0 + t, sum[t * 32 + lane], le - lb, n, w32, lane);
-      __syncthreads();
+      __syncthreads();  // sum is read before the next long task zeroes it
     }
-    __syncthreads();  // nlong and the stages are read before the next task writes them
   }
 }
 
@@ -523,8 +523,8 @@ CSR_ENTRY(_bits_planes, OUT_BITS, true)
 #define ROWS_ENTRY(G, NAME, OUT)                                                                          \
   extern "C" __global__ void __launch_bounds__(ROWS_BLOCK, 4) CAT(CAT(CAT(bits_bspmm_csr, NAME), _k), G)(       \
       const u32* rowptr, const u32* colidx, u64 m, const u64* x, u64 n, u64 S, void* out, u32 long_min,  \
-      EPI_PARAMS) {                                                                                       \
-    bspmm_csr_rows<G, OUT>(rowptr, colidx, m, x, n, S, out, long_min, EPI_MAKE);                          \
+      const u32* long_rows, u32 nlong, EPI_PARAMS) {                                                      \
+    bspmm_csr_rows<G, OUT>(rowptr, colidx, m, x, n, S, out, long_min, long_rows, nlong, EPI_MAKE);        \
   }
 #define ROWS_ENTRIES(G)                 \
   ROWS_ENTRY(G, _counts, OUT_COUNTS)    \

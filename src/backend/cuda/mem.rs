@@ -229,9 +229,8 @@ pub(crate) enum DMat<T> {
         /// Every entry holds this value (nonzero; `vals` holds it too): the
         /// products read the column indices alone.
         iso: Option<T>,
-        /// What the merge-path `mxv` keeps for this matrix, made at its first
-        /// product.
-        merge: OnceLock<MergePlan>,
+        /// What products keep for this matrix, each made at its first use.
+        plans: CsrPlans,
     },
     B2sr {
         pat: DevB2sr,
@@ -240,15 +239,33 @@ pub(crate) enum DMat<T> {
 }
 
 /// A CSR matrix as a product reads it: `(rowptr, colidx, vals, nnz, iso,
-/// merge plan)`.
+/// plans)`.
 pub(crate) type CsrParts<'a, T> = (
     &'a DBuf<u32>,
     &'a DBuf<u32>,
     &'a DBuf<T>,
     usize,
     Option<T>,
-    &'a OnceLock<MergePlan>,
+    &'a CsrPlans,
 );
+
+/// What products keep with a CSR matrix between calls (each depends on the
+/// row pointers alone), made at the first product that needs it.
+#[derive(Default)]
+pub(crate) struct CsrPlans {
+    /// The merge-path `mxv`'s.
+    pub merge: OnceLock<MergePlan>,
+    /// BSpMM's long rows (`bits/bspmm.rs`).
+    pub long_rows: OnceLock<LongRows>,
+}
+
+/// The rows of a CSR matrix with more than `long_min` entries, which the
+/// BSpMM by vertical counters gives a block each.
+pub(crate) struct LongRows {
+    pub long_min: u32,
+    pub rows: DBuf<u32>,
+    pub count: usize,
+}
 
 /// What the merge-path `mxv` on a CSR matrix (`cuda/csr_merge.cu`) keeps
 /// between products: the first row of each chunk (which depends on the row
@@ -284,7 +301,7 @@ impl<T> DMat<T> {
             vals,
             nnz,
             iso,
-            merge: OnceLock::new(),
+            plans: CsrPlans::default(),
         }
     }
 }
@@ -299,8 +316,8 @@ impl<T: Copy> DMat<T> {
                 vals,
                 nnz,
                 iso,
-                merge,
-            } => Parts::Csr((rowptr, colidx, vals, *nnz, *iso, merge)),
+                plans,
+            } => Parts::Csr((rowptr, colidx, vals, *nnz, *iso, plans)),
             DMat::B2sr { pat, value } => Parts::B2sr(pat, *value),
         }
     }

@@ -2,18 +2,20 @@
 //! tile sizes 4 to 32, or CSR) times row-major bits, over a bit semiring,
 //! into any [`BitOutput`].
 //!
-//! One launch per call, no allocation, no host sync: a warp per (tile row,
-//! chunk of feature words) on B2SR (BitGNN's tile product: the tile's lines
-//! bit-transposed across the warp, then a popcount per (row, feature)); on
-//! CSR, vertical counters (a few lanes a row, a u32 word of the features
-//! each, the neighbours' words summed by carry-save adders; long rows split
-//! over a block), or over bit planes a warp per (row, chunk of 128 features).
+//! One launch per call, no allocation, no host sync (but at a CSR matrix's
+//! first product): a warp per (tile row, chunk of feature words) on B2SR
+//! (BitGNN's tile product: the tile's lines bit-transposed across the warp,
+//! then a popcount per (row, feature)); on CSR, vertical counters (a few
+//! lanes a row, a u32 word of the features each, the neighbours' words
+//! summed by carry-save adders; rows longer than a few times the mean a
+//! block each, listed at the matrix's first product and kept with it), or
+//! over bit planes a warp per (row, chunk of 128 features).
 
-use super::super::device::DevPtr;
+use super::super::device::{DBuf, DevPtr};
 use super::super::launch::bits::bspmm::{self as k, SpmmKernel, SpmmRowsKernel, SpmmTiledKernel};
 use super::super::launch::bits::Planes;
 use super::super::launch::Tiles;
-use super::super::mem::Parts;
+use super::super::mem::{LongRows, Parts};
 use super::super::{CudaBackend, CudaMatrix};
 use super::epilogue::{Dequant, Kind, Linear, Target};
 use super::{need, CudaBits};
@@ -21,6 +23,7 @@ use crate::algebra::{BitDomain, BitSemiring};
 use crate::container::BitOutput;
 use crate::error::Result;
 use crate::storage::BitLayout;
+use std::sync::OnceLock;
 
 /// `[plain, planes][output kind]`.
 const TILED: [[SpmmTiledKernel; 3]; 2] = [
@@ -56,12 +59,43 @@ const ROWS_BLOCK: usize = 256;
 /// counters are read.
 const SHORT_ROW_MAX: usize = 8 * 255;
 
-/// Rows longer than this (`long_min`) are split over a block: four times
-/// the mean degree, within 64..=`SHORT_ROW_MAX`, so that a group's row
-/// takes a few batches where the graph is sparse and no row holds up its
-/// block much longer than the typical row where it is dense.
+/// Rows longer than this (`long_min`) get a block each: four times the
+/// mean degree, within 64..=`SHORT_ROW_MAX`, so that a group's row takes a
+/// few batches where the graph is sparse and no row holds up its block
+/// much longer than the typical row where it is dense.
 fn long_row_min(nnz: usize, m: usize) -> u32 {
     (4 * nnz / m.max(1)).clamp(64, SHORT_ROW_MAX) as u32
+}
+
+impl CudaBackend {
+    /// The CSR matrix's long rows, listed at its first BSpMM (the row
+    /// pointers read back once) and kept with it.
+    fn long_rows<'a>(
+        &self,
+        cell: &'a OnceLock<LongRows>,
+        rowptr: &DBuf<u32>,
+        nnz: usize,
+        m: usize,
+    ) -> Result<&'a LongRows> {
+        if let Some(l) = cell.get() {
+            return Ok(l);
+        }
+        let long_min = long_row_min(nnz, m);
+        let ptr = self.dev.download_vec(rowptr, m + 1)?;
+        let rows: Vec<u32> = (0..m as u32)
+            .filter(|&i| ptr[i as usize + 1] - ptr[i as usize] > long_min)
+            .collect();
+        // one slot at least: a kernel argument never points at nothing
+        let buf = self
+            .dev
+            .upload(if rows.is_empty() { &[0] } else { &rows })?;
+        let long = LongRows {
+            long_min,
+            rows: buf,
+            count: rows.len(),
+        };
+        Ok(cell.get_or_init(|| long))
+    }
 }
 
 /// B2SR products with fewer warps than this at the wide chunk take one
@@ -156,11 +190,12 @@ impl CudaBackend {
                 )
                 .run(&self.dev, warps * 32)
             }
-            Parts::Csr((rowptr, colidx, _, nnz, ..)) if !f.planes => {
+            Parts::Csr((rowptr, colidx, _, nnz, _, plans)) if !f.planes => {
                 // one u32 word of the output line a lane: the fewest lanes
                 // (a power of two, at most a warp) that cover the line
                 let lanes = words.next_power_of_two().min(32);
-                let blocks = m.div_ceil(ROWS_BLOCK / lanes) * words.div_ceil(lanes);
+                let long = self.long_rows(&plans.long_rows, rowptr, nnz, m)?;
+                let blocks = (m.div_ceil(ROWS_BLOCK / lanes) + long.count) * words.div_ceil(lanes);
                 CSR_ROWS[kind](
                     lanes,
                     rowptr.ptr(),
@@ -170,7 +205,9 @@ impl CudaBackend {
                     n as u64,
                     f.stride as u64,
                     t.out,
-                    long_row_min(nnz, m),
+                    long.long_min,
+                    long.rows.ptr(),
+                    long.count as u32,
                     t.epi,
                 )
                 .grid(&self.dev, blocks.min(1 << 24) as u32, ROWS_BLOCK as u32)

@@ -229,6 +229,8 @@ pub(crate) mod bspmm {
         u64,
         DevPtr<u8>,
         u32,
+        DevPtr<u32>,
+        u32,
         Epi,
     ) -> super::super::Launch;
     /// A CSR bit-plane product entry (the B2SR entries' parameters).
@@ -283,13 +285,16 @@ pub(crate) mod bspmm {
             n: u64, s: u64, lines: u64, out: DevPtr<u8>, flags: u32, epi: Epi);
         /// CSR by vertical counters, `k` lanes a row: counts.
         fn bits_bspmm_csr_counts[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64, x: DevPtr<u64>,
-            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, epi: Epi);
+            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>, nlong: u32,
+            epi: Epi);
         /// CSR by vertical counters: scaled f32.
         fn bits_bspmm_csr_scaled[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64, x: DevPtr<u64>,
-            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, epi: Epi);
+            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>, nlong: u32,
+            epi: Epi);
         /// CSR by vertical counters: bits.
         fn bits_bspmm_csr_bits[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64, x: DevPtr<u64>,
-            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, epi: Epi);
+            n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>, nlong: u32,
+            epi: Epi);
         /// CSR, bit planes: counts.
         fn bits_bspmm_csr_counts_planes(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
             n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);

@@ -140,7 +140,7 @@ impl CudaBackend {
                 self.b2sr_mxv_fused(m, pat, bits_of(value), io, ACCUM_NONE, affine)
             }
             Parts::Csr(csr) => {
-                let (operand, nnz, plan) = (operand(csr), csr.3, csr.5);
+                let (operand, nnz, plan) = (operand(csr), csr.3, &csr.5.merge);
                 self.csr_mxv_merge(m, operand, plan, nnz, a.nrows, io, ACCUM_NONE, affine)
             }
         }

@@ -50,7 +50,7 @@ impl CudaBackend {
         accum: i32,
     ) -> Result<()> {
         let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
-        let (nnz, plan) = (a.3, a.5);
+        let (nnz, plan) = (a.3, &a.5.merge);
         let (rowptr, colidx, avals, isobits) = operand(a);
         // LOR and ANY stop a row at its first hit: the row kernel keeps them.
         // Every other semiring takes the merge path: measured on the H100
