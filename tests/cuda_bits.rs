@@ -557,22 +557,37 @@ fn bspmm_large() {
     t.sort_unstable();
     t.dedup();
     let a = Matrix::from_triplets(nv, nv, t).unwrap();
-    for n in [64, 128, 256] {
-        let x = random_bits(&mut r, nv, n, BitLayout::RowMajor);
-        let f = Factors::new(&mut r, nv, n);
-        for (s, kind) in [
-            (BitSemiring::PLUS_LAND, 0),
-            (BitSemiring::PLUS_LAND_SIGNED, 2),
-            (BitSemiring::PLUS_LAND, 1),
-        ] {
+    let cases = [
+        (BitSemiring::PLUS_LAND, 0),
+        (BitSemiring::PLUS_LAND_SIGNED, 2),
+        (BitSemiring::PLUS_LAND, 1),
+    ];
+    check_bspmm_widths(g, &mut r, &a, &[64, 128, 256], &cases, false);
+}
+
+/// `a` by random bits of each width in `widths`, for each (semiring, output
+/// kind) of `cases`, with row scales, a bias, per-column thresholds and,
+/// where `col`, column scales.
+fn check_bspmm_widths(
+    g: &CudaBackend,
+    r: &mut Rng,
+    a: &Matrix<bool>,
+    widths: &[usize],
+    cases: &[(BitSemiring, u8)],
+    col: bool,
+) {
+    for &n in widths {
+        let x = random_bits(r, a.ncols(), n, BitLayout::RowMajor);
+        let f = Factors::new(r, a.nrows(), n);
+        for &(s, kind) in cases {
             let spec = OutSpec {
                 kind,
                 row: true,
-                col: false,
+                col,
                 bias: true,
                 thr: 2,
             };
-            check_bspmm(g, &a, &x, s, spec, &f).unwrap();
+            check_bspmm(g, a, &x, s, spec, &f).unwrap();
         }
     }
 }
@@ -596,24 +611,12 @@ fn bspmm_hub_rows() {
     t.sort_unstable();
     t.dedup();
     let a = Matrix::from_triplets(m, k, t).unwrap();
-    for n in [1, 33, 1000, 1100] {
-        let x = random_bits(&mut r, k, n, BitLayout::RowMajor);
-        let f = Factors::new(&mut r, m, n);
-        for (s, kind) in [
-            (BitSemiring::PLUS_LAND, 0),
-            (BitSemiring::PLUS_LAND_SIGNED, 1),
-            (BitSemiring::PLUS_LAND_SIGNED, 2),
-        ] {
-            let spec = OutSpec {
-                kind,
-                row: true,
-                col: true,
-                bias: true,
-                thr: 2,
-            };
-            check_bspmm(g, &a, &x, s, spec, &f).unwrap();
-        }
-    }
+    let cases = [
+        (BitSemiring::PLUS_LAND, 0),
+        (BitSemiring::PLUS_LAND_SIGNED, 1),
+        (BitSemiring::PLUS_LAND_SIGNED, 2),
+    ];
+    check_bspmm_widths(g, &mut r, &a, &[1, 33, 1000, 1100], &cases, true);
 }
 
 // ---- bit planes ----------------------------------------------------------------------------
