@@ -45,7 +45,11 @@
 // then w's columns), each line eight 16-byte chunks stored at chunk c ^ (line
 // % 8): the 8 rows an ldmatrix phase reads fall in 8 different bank groups,
 // and so do the 8 chunks 8 consecutive threads copy. After the stages, the
-// tile's popc(a_i) and popc(w_j) for the epilogue.
+// tile's row and column terms for the epilogue (TileTerms: staged once a tile,
+// so that over a semiring an output costs an integer multiply-add and, for f32
+// or bits, two products and a compare; on an H100 that made the bits output at
+// 232,965 x 602 x 128 3.2x and the f32 output 1.9x faster than reading the
+// scales and thresholds from global memory for every output).
 #include "common.cuh"
 #include "bits_common.cuh"
 
@@ -121,15 +125,32 @@ template <class T> __device__ __forceinline__ void store_pair(T* out, u64 i, u64
 
 // ---- the tensor-core kernel -----------------------------------------------------------
 
-// WM warps along m (64 rows each), 2 along n (8 NF columns each).
-template <int WM, int NF> struct Tc {
-  static const int BM = 64 * WM;               // output rows of a tile
+// WM warps along m (16 MF rows each), 2 along n (8 NF columns each).
+template <int WM, int MF, int NF> struct Tc {
+  static const int WR = 16 * MF;               // output rows of a warp
+  static const int BM = WR * WM;               // output rows of a tile
   static const int BN = 16 * NF;               // output columns of a tile
   static const int THREADS = 64 * WM;          // WM x 2 warps
   static const int LINES = BM + BN;            // stage lines: a's rows, then w's columns
   static const int STAGE = LINES * TC_LINE;    // bytes of a stage
-  static const int POPS = TC_STAGES * STAGE;   // offset of popc(a_i), popc(w_j) (u32 each)
-  static const int SMEM = POPS + LINES * 4;    // dynamic shared memory
+  static const int POPS = TC_STAGES * STAGE;   // offset of the tile's row and column terms
+  static const int SMEM = POPS + (2 * BM + 4 * BN) * 4;  // dynamic shared memory
+};
+
+// A finished tile's per-row and per-column terms in shared memory, staged once
+// for all its warps (`tc_stage`): rows' beta popc(a_i) (MODE_LIN; the raw
+// popc(a_i) otherwise) and scale, columns' gamma popc(w_j) + dk (or the raw
+// popc(w_j)), scale, bias and threshold. An absent scale is staged as 1 (a
+// product by 1 changes no f32 value); the bias is added only where given (so
+// a -0 stays -0); columns past n get a NaN threshold (no bit).
+template <int BM, int BN> struct TileTerms {
+  char* base;
+  __device__ __forceinline__ u32* ra() const { return (u32*)base; }
+  __device__ __forceinline__ u32* cw() const { return ra() + BM; }
+  __device__ __forceinline__ f32* rs() const { return (f32*)(cw() + BN); }
+  __device__ __forceinline__ f32* cs() const { return rs() + BM; }
+  __device__ __forceinline__ f32* cb() const { return cs() + BN; }
+  __device__ __forceinline__ f32* ct() const { return cb() + BN; }
 };
 
 // A block's tiles: its l-th is tile blockIdx.x + l gridDim.x of the raster,
@@ -169,10 +190,10 @@ struct Cursor {
 // address `sb`: a's rows and w's columns, k chunk kc, planes p and q (zero past
 // the matrix and past the lines' ends). Thread t copies chunk t % 8 (16 bytes)
 // of lines t / 8, t / 8 + THREADS / 8, ... (8-byte halves for odd strides).
-template <int WM, int NF, bool PLANES>
+template <int WM, int MF, int NF, bool PLANES>
 __device__ __forceinline__ void tc_load(u32 sb, const Cursor& c, u64 row0, u64 col0, const Planes& ap,
                                         const Planes& wp, u64 m, u64 n, u64 S) {
-  typedef Tc<WM, NF> C;
+  typedef Tc<WM, MF, NF> C;
   const u64* A = ap.p[PLANES ? c.p : 0];
   const u64* W = wp.p[PLANES ? c.q : 0];
   const u64 w0 = (u64)c.kc * TC_KW;
@@ -215,22 +236,22 @@ __device__ __forceinline__ u32 stage_popc(const char* stage, int line) {
   return c;
 }
 
-// The warp's 64 x 8 NF outputs over one stage: its first `nks` 256-bit k
+// The warp's 16 MF x 8 NF outputs over one stage: its first `nks` 256-bit k
 // steps (the others hold only zero padding past the lines' ends).
 // PLANES: acc += popc << sh; otherwise acc += popc.
-template <int WM, int NF, bool PLANES>
-__device__ __forceinline__ void tc_compute(u32 sb, int wm, int wn, int lane, u32 (&acc)[4][NF][4], int sh,
+template <int WM, int MF, int NF, bool PLANES>
+__device__ __forceinline__ void tc_compute(u32 sb, int wm, int wn, int lane, u32 (&acc)[MF][NF][4], int sh,
                                            int nks) {
-  typedef Tc<WM, NF> C;
+  typedef Tc<WM, MF, NF> C;
   // unrolled (7% faster at 16384^3 on an H100, a standalone copy of this
   // kernel); the planes kernels keep the registers instead
 #pragma unroll(PLANES ? 1 : TC_KS)
   for (int ks = 0; ks < TC_KS; ++ks) {
     if (ks >= nks) break;  // warp-uniform
-    u32 af[4][4], bf[NF][2];
+    u32 af[MF][4], bf[NF][2];
 #pragma unroll
-    for (int mf = 0; mf < 4; ++mf) {
-      const u32 line = wm * 64 + mf * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+    for (int mf = 0; mf < MF; ++mf) {
+      const u32 line = wm * C::WR + mf * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
       ldmatrix_x4(af[mf][0], af[mf][1], af[mf][2], af[mf][3], sb + swz(line, ks * 2 + (lane >> 4)));
     }
 #pragma unroll
@@ -240,7 +261,7 @@ __device__ __forceinline__ void tc_compute(u32 sb, int wm, int wn, int lane, u32
                   sb + swz(line, ks * 2 + ((lane >> 3) & 1)));
     }
 #pragma unroll
-    for (int mf = 0; mf < 4; ++mf)
+    for (int mf = 0; mf < MF; ++mf)
 #pragma unroll
       for (int nf = 0; nf < NF; ++nf) {
         if (PLANES) {
@@ -255,18 +276,107 @@ __device__ __forceinline__ void tc_compute(u32 sb, int wm, int wn, int lane, u32
   }
 }
 
+// Stages the finished tile's terms (TileTerms): thread t for row t and column t.
+template <int BM, int BN, int MODE>
+__device__ __forceinline__ void tc_stage(const TileTerms<BM, BN>& tt, u32 pop_a, u32 pop_w, u64 row0, u64 col0, u64 m,
+                                         u64 n, const Epi& e) {
+  const int tid = threadIdx.x;
+  if (tid < BM) {
+    const u64 i = row0 + tid;
+    tt.ra()[tid] = MODE == MODE_LIN ? (u32)e.beta * pop_a : pop_a;
+    tt.rs()[tid] = e.row && i < m ? e.row[i] : 1.0f;
+  }
+  if (tid < BN) {
+    const u64 j = col0 + tid;
+    tt.cw()[tid] = MODE == MODE_LIN ? (u32)e.gamma * pop_w + (u32)e.dk : pop_w;
+    tt.cs()[tid] = e.col && j < n ? e.col[j] : 1.0f;
+    tt.cb()[tid] = e.bias && j < n ? e.bias[j] : 0.0f;
+    tt.ct()[tid] = j < n ? (e.tcol ? e.tcol[j] : e.t) : __int_as_float(0x7fffffff);
+  }
+}
+
+// The semiring's value of AND count c from the staged terms (MODE_LIN):
+// alpha c + beta pa + (gamma pw + dk), wrapping, or min(c, 1).
+template <bool CLAMP> __device__ __forceinline__ i32 lin_staged(u32 alpha, u32 c, u32 ra, u32 cw) {
+  return CLAMP ? (c > 0 ? 1 : 0) : (i32)(alpha * c + ra + cw);
+}
+
+// The warp's outputs of the tile at (row0, col0) over a semiring (MODE_LIN),
+// from its fragments and the staged terms: per output an integer multiply-add,
+// and for f32 or bits two products and a compare. A thread holds columns
+// 2 tig, 2 tig + 1 of each n fragment (adjacent: their terms load in pairs);
+// for bits it gathers them at bit 8 nf + x of a 64-bit row word, shifts by
+// 2 tig, and the quad ORs its four parts.
+template <int WM, int MF, int NF, int OUT, bool CLAMP>
+__device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4],
+                                                const TileTerms<16 * MF * WM, 16 * NF>& tt, u64 row0, u64 col0,
+                                                int wm, int wn, int lane, u64 m, u64 n, u64 out_w64, void* out,
+                                                const Epi& e) {
+  const int gid = lane >> 2, tig = lane & 3;
+  const u32 alpha = (u32)e.alpha;
+  const bool bias = e.bias != nullptr;
+#pragma unroll
+  for (int mf = 0; mf < MF; ++mf)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int il = wm * 16 * MF + mf * 16 + gid + 8 * h;
+      const u64 i = row0 + il;
+      const u32 ra = tt.ra()[il];
+      const f32 rs = tt.rs()[il];
+      u32 lo = 0, hi = 0;
+#pragma unroll
+      for (int nf = 0; nf < NF; ++nf) {
+        const int jl = wn * 8 * NF + nf * 8 + 2 * tig;
+        const u64 j = col0 + jl;
+        const uint2 cw = *(const uint2*)(tt.cw() + jl);
+        const i32 v0 = lin_staged<CLAMP>(alpha, acc[mf][nf][2 * h], ra, cw.x);
+        const i32 v1 = lin_staged<CLAMP>(alpha, acc[mf][nf][2 * h + 1], ra, cw.y);
+        if (OUT == OUT_COUNTS) {
+          if (i < m) store_pair<i32>((i32*)out, i, j, n, v0, v1);
+          continue;
+        }
+        const float2 cs = *(const float2*)(tt.cs() + jl);
+        f32 s0 = __fmul_rn(__fmul_rn((f32)v0, rs), cs.x), s1 = __fmul_rn(__fmul_rn((f32)v1, rs), cs.y);
+        if (bias) {
+          const float2 cb = *(const float2*)(tt.cb() + jl);
+          s0 = __fadd_rn(s0, cb.x);
+          s1 = __fadd_rn(s1, cb.y);
+        }
+        if (OUT == OUT_SCALED) {
+          if (i < m) store_pair<f32>((f32*)out, i, j, n, s0, s1);
+        } else {
+          const float2 ct = *(const float2*)(tt.ct() + jl);
+          const u32 two = (s0 >= ct.x ? 1u : 0u) | (s1 >= ct.y ? 2u : 0u);
+          if (nf < 4) lo |= two << (8 * nf);
+          else hi |= two << (8 * (nf - 4));
+        }
+      }
+      if (OUT == OUT_BITS) {
+        u64 bits = (((u64)hi << 32) | lo) << (2 * tig);
+        bits |= __shfl_xor_sync(FULL_MASK, bits, 1);
+        bits |= __shfl_xor_sync(FULL_MASK, bits, 2);
+        const u64 word = (col0 + wn * 8 * NF) / (8 * NF), words = NF == 8 ? out_w64 : 2 * out_w64;
+        if (tig == ((mf * 2 + h) & 3) && i < m && word < words) {
+          if (NF == 8) ((u64*)out)[i * out_w64 + word] = bits;
+          else ((u32*)out)[i * 2 * out_w64 + word] = (u32)bits;
+        }
+      }
+    }
+}
+
 // Writes the warp's outputs of the tile at (row0, col0) from its fragments
-// (spa, spw: the tile's popc(a_i), popc(w_j) in shared memory).
-template <int WM, int NF, int OUT, int MODE>
-__device__ __forceinline__ void tc_epilogue(const u32 (&acc)[4][NF][4], const u32* spa, const u32* spw, u64 row0,
+// (spa, spw: the tile's popc(a_i), popc(w_j) in shared memory); the bit-plane
+// products (MODE_DEQ).
+template <int WM, int MF, int NF, int OUT, int MODE>
+__device__ __forceinline__ void tc_epilogue(const u32 (&acc)[MF][NF][4], const u32* spa, const u32* spw, u64 row0,
                                             u64 col0, int wm, int wn, int lane, u64 m, u64 n, u64 out_w64, void* out,
                                             const Epi& e) {
   const int gid = lane >> 2, tig = lane & 3;
 #pragma unroll
-  for (int mf = 0; mf < 4; ++mf)
+  for (int mf = 0; mf < MF; ++mf)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int il = wm * 64 + mf * 16 + gid + 8 * h;
+      const int il = wm * 16 * MF + mf * 16 + gid + 8 * h;
       const u64 i = row0 + il;
       const u32 pa = spa[il];
       u64 bits = 0;
@@ -310,16 +420,15 @@ __device__ __forceinline__ void tc_epilogue(const u32 (&acc)[4][NF][4], const u3
 // A persistent grid: block b takes tiles b, b + grid, b + 2 grid, ... and
 // streams all their steps through one pipeline, so the next tile's loads are
 // in flight during a tile's epilogue. k = 0 still runs one (all-zero) step.
-template <int WM, int NF, int OUT, bool PLANES>
+template <int WM, int MF, int NF, int OUT, bool PLANES>
 __device__ __forceinline__ void bmm_tc(const Planes& ap, const Planes& wp, int nb, int nc, u64 m, u64 n, u64 S,
                                        u64 out_w64, void* out, int need_pa, int need_pw, const Epi& e) {
-  typedef Tc<WM, NF> C;
+  typedef Tc<WM, MF, NF> C;
   const int MODE = PLANES ? MODE_DEQ : MODE_LIN;
   extern __shared__ uint4 tc_smem[];
   char* smem = (char*)tc_smem;
   const u32 sb = smem_u32(smem);
-  u32* spa = (u32*)(smem + C::POPS);
-  u32* spw = spa + C::BM;
+  const TileTerms<C::BM, C::BN> tt{smem + C::POPS};
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp % WM, wn = warp / WM;
   const u64 gm = (m + C::BM - 1) / C::BM, gn = (n + C::BN - 1) / C::BN, tiles = gm * gn;
@@ -328,9 +437,9 @@ __device__ __forceinline__ void bmm_tc(const Planes& ap, const Planes& wp, int n
   const u32 nk = (u32)max((S + TC_KW - 1) / TC_KW, (u64)1);
   const int NB = PLANES ? nb : 1, NC = PLANES ? nc : 1;
 
-  u32 acc[4][NF][4];
+  u32 acc[MF][NF][4];
 #pragma unroll
-  for (int mf = 0; mf < 4; ++mf)
+  for (int mf = 0; mf < MF; ++mf)
 #pragma unroll
     for (int nf = 0; nf < NF; ++nf)
 #pragma unroll
@@ -344,7 +453,7 @@ __device__ __forceinline__ void bmm_tc(const Planes& ap, const Planes& wp, int n
   int lst = 0, cst = 0;
   for (int s = 0; s < TC_STAGES - 1; ++s) {
     if (ld.tl < mine) {
-      tc_load<WM, NF, PLANES>(sb + lst * C::STAGE, ld, lrow0, lcol0, ap, wp, m, n, S);
+      tc_load<WM, MF, NF, PLANES>(sb + lst * C::STAGE, ld, lrow0, lcol0, ap, wp, m, n, S);
       if (ld.next(nk, NB, NC) && ld.tl < mine)
         tile_origin(blockIdx.x + (u64)ld.tl * gridDim.x, gm, gn, C::BM, C::BN, lrow0, lcol0);
     }
@@ -355,7 +464,7 @@ __device__ __forceinline__ void bmm_tc(const Planes& ap, const Planes& wp, int n
     cp_async_wait<TC_STAGES - 2>();
     __syncthreads();  // this step landed for all; the previous step's stage is free again
     if (ld.tl < mine) {
-      tc_load<WM, NF, PLANES>(sb + lst * C::STAGE, ld, lrow0, lcol0, ap, wp, m, n, S);
+      tc_load<WM, MF, NF, PLANES>(sb + lst * C::STAGE, ld, lrow0, lcol0, ap, wp, m, n, S);
       if (ld.next(nk, NB, NC) && ld.tl < mine)
         tile_origin(blockIdx.x + (u64)ld.tl * gridDim.x, gm, gn, C::BM, C::BN, lrow0, lcol0);
     }
@@ -363,21 +472,25 @@ __device__ __forceinline__ void bmm_tc(const Planes& ap, const Planes& wp, int n
     lst = lst + 1 == TC_STAGES ? 0 : lst + 1;
     const char* stage = smem + cst * C::STAGE;
     // popc(a_i) (each plane once: q == 0) and popc(w_j) (p == 0), from the stage
-    if (need_pa && cc.q == 0) pop_a += stage_popc(stage, tid) << cc.p;
+    if (need_pa && cc.q == 0 && tid < C::BM) pop_a += stage_popc(stage, tid) << cc.p;
     if (need_pw && cc.p == 0 && tid < C::BN) pop_w += stage_popc(stage, C::BM + tid) << cc.q;
     const u64 left = S - min(S, (u64)cc.kc * TC_KW);  // words of this chunk: 256-bit steps to run
-    tc_compute<WM, NF, PLANES>(sb + cst * C::STAGE, wm, wn, lane, acc, cc.p + cc.q, (int)min((left + 3) / 4, (u64)TC_KS));
+    tc_compute<WM, MF, NF, PLANES>(sb + cst * C::STAGE, wm, wn, lane, acc, cc.p + cc.q, (int)min((left + 3) / 4, (u64)TC_KS));
     cst = cst + 1 == TC_STAGES ? 0 : cst + 1;
     if (cc.last(nk, NB, NC)) {
       // the tile is done: its epilogue (the next steps' copies keep landing)
-      spa[tid] = pop_a;
-      if (tid < C::BN) spw[tid] = pop_w;
-      __syncthreads();
       u64 row0, col0;
       tile_origin(blockIdx.x + (u64)cc.tl * gridDim.x, gm, gn, C::BM, C::BN, row0, col0);
-      tc_epilogue<WM, NF, OUT, MODE>(acc, spa, spw, row0, col0, wm, wn, lane, m, n, out_w64, out, e);
+      tc_stage<C::BM, C::BN, MODE>(tt, pop_a, pop_w, row0, col0, m, n, e);
+      __syncthreads();
+      if (MODE != MODE_LIN)
+        tc_epilogue<WM, MF, NF, OUT, MODE>(acc, tt.ra(), tt.cw(), row0, col0, wm, wn, lane, m, n, out_w64, out, e);
+      else if (e.clamp)
+        tc_epilogue_lin<WM, MF, NF, OUT, true>(acc, tt, row0, col0, wm, wn, lane, m, n, out_w64, out, e);
+      else
+        tc_epilogue_lin<WM, MF, NF, OUT, false>(acc, tt, row0, col0, wm, wn, lane, m, n, out_w64, out, e);
 #pragma unroll
-      for (int mf = 0; mf < 4; ++mf)
+      for (int mf = 0; mf < MF; ++mf)
 #pragma unroll
         for (int nf = 0; nf < NF; ++nf)
 #pragma unroll
@@ -507,17 +620,17 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
 
 // Plain products: warp tiles of 64 x 64; bit planes (with a shifted add
 // after each mma): 64 x 32, to stay within the registers.
-#define TC_ENTRY(WM, NAME, OUT, PLANES)                                                           \
+#define TC_ENTRY(WM, NF, NAME, OUT, PLANES)                                                       \
   extern "C" __global__ void __launch_bounds__(64 * WM, 1) CAT(CAT(bits_bmm_tc, WM), NAME)(BMM_PARAMS) { \
-    bmm_tc<WM, PLANES ? 4 : 8, OUT, PLANES>(BMM_ARGS);                                            \
+    bmm_tc<WM, 4, NF, OUT, PLANES>(BMM_ARGS);                                                     \
   }
-#define TC_ENTRIES(WM)                           \
-  TC_ENTRY(WM, _counts, OUT_COUNTS, false)       \
-  TC_ENTRY(WM, _scaled, OUT_SCALED, false)       \
-  TC_ENTRY(WM, _bits, OUT_BITS, false)           \
-  TC_ENTRY(WM, _counts_planes, OUT_COUNTS, true) \
-  TC_ENTRY(WM, _scaled_planes, OUT_SCALED, true) \
-  TC_ENTRY(WM, _bits_planes, OUT_BITS, true)
+#define TC_ENTRIES(WM)                              \
+  TC_ENTRY(WM, 8, _counts, OUT_COUNTS, false)       \
+  TC_ENTRY(WM, 8, _scaled, OUT_SCALED, false)       \
+  TC_ENTRY(WM, 8, _bits, OUT_BITS, false)           \
+  TC_ENTRY(WM, 4, _counts_planes, OUT_COUNTS, true) \
+  TC_ENTRY(WM, 4, _scaled_planes, OUT_SCALED, true) \
+  TC_ENTRY(WM, 4, _bits_planes, OUT_BITS, true)
 
 TC_ENTRIES(2)
 TC_ENTRIES(4)

@@ -171,9 +171,9 @@ impl CudaBackend {
             return args(POPC[planes][kind]).run(&self.dev, warps * 32);
         }
         let block = 64 * wm as u32;
-        // the stages, then popc(a_i), popc(w_j) of a tile
-        let lines = 64 * wm + bn;
-        let smem = (TC_STAGES * lines * TC_LINE + lines * 4) as u32;
+        // the stages, then a tile's terms (`TileTerms`): two words a row, four a column
+        let bm = 64 * wm;
+        let smem = (TC_STAGES * (bm + bn) * TC_LINE + (2 * bm + 4 * bn) * 4) as u32;
         let f = if wm == 4 { TC4 } else { TC2 };
         let launch = args(f[planes][kind]);
         let func = launch.func(&self.dev)?;
