@@ -276,6 +276,22 @@ __device__ __forceinline__ void tc_compute(u32 sb, int wm, int wn, int lane, u32
   }
 }
 
+// Row i's output bits of a warp's 8 NF columns from column col0w on: the quad's
+// four threads hold them between them (`bits`, each at its own positions); the
+// quad ORs them and its thread `slot` writes the u64 output word (NF = 8) or
+// the u32 word (NF = 4). Every thread of the warp calls it (shuffles).
+template <int NF>
+__device__ __forceinline__ void store_quad_bits(u64 bits, int tig, int slot, u64 i, u64 m, u64 col0w, u64 out_w64,
+                                                void* out) {
+  bits |= __shfl_xor_sync(FULL_MASK, bits, 1);
+  bits |= __shfl_xor_sync(FULL_MASK, bits, 2);
+  const u64 word = col0w / (8 * NF), words = NF == 8 ? out_w64 : 2 * out_w64;
+  if (tig == slot && i < m && word < words) {
+    if (NF == 8) ((u64*)out)[i * out_w64 + word] = bits;
+    else ((u32*)out)[i * 2 * out_w64 + word] = (u32)bits;
+  }
+}
+
 // Stages the finished tile's terms (TileTerms): thread t for row t and column t.
 template <int BM, int BN, int MODE>
 __device__ __forceinline__ void tc_stage(const TileTerms<BM, BN>& tt, u32 pop_a, u32 pop_w, u64 row0, u64 col0, u64 m,
@@ -351,16 +367,9 @@ __device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4],
           else hi |= two << (8 * (nf - 4));
         }
       }
-      if (OUT == OUT_BITS) {
-        u64 bits = (((u64)hi << 32) | lo) << (2 * tig);
-        bits |= __shfl_xor_sync(FULL_MASK, bits, 1);
-        bits |= __shfl_xor_sync(FULL_MASK, bits, 2);
-        const u64 word = (col0 + wn * 8 * NF) / (8 * NF), words = NF == 8 ? out_w64 : 2 * out_w64;
-        if (tig == ((mf * 2 + h) & 3) && i < m && word < words) {
-          if (NF == 8) ((u64*)out)[i * out_w64 + word] = bits;
-          else ((u32*)out)[i * 2 * out_w64 + word] = (u32)bits;
-        }
-      }
+      if (OUT == OUT_BITS)
+        store_quad_bits<NF>((((u64)hi << 32) | lo) << (2 * tig), tig, (mf * 2 + h) & 3, i, m, col0 + wn * 8 * NF,
+                            out_w64, out);
     }
 }
 
@@ -403,17 +412,7 @@ __device__ __forceinline__ void tc_epilogue(const u32 (&acc)[MF][NF][4], const u
             bits |= 1ull << (nf * 8 + 2 * tig + 1);
         }
       }
-      if (OUT == OUT_BITS) {
-        // the quad's four threads hold the row's 8 NF bits between them: one
-        // u64 output word (NF = 8) or one u32 word (NF = 4)
-        bits |= __shfl_xor_sync(FULL_MASK, bits, 1);
-        bits |= __shfl_xor_sync(FULL_MASK, bits, 2);
-        const u64 word = (col0 + wn * 8 * NF) / (8 * NF), words = NF == 8 ? out_w64 : 2 * out_w64;
-        if (tig == ((mf * 2 + h) & 3) && i < m && word < words) {
-          if (NF == 8) ((u64*)out)[i * out_w64 + word] = bits;
-          else ((u32*)out)[i * 2 * out_w64 + word] = (u32)bits;
-        }
-      }
+      if (OUT == OUT_BITS) store_quad_bits<NF>(bits, tig, (mf * 2 + h) & 3, i, m, col0 + wn * 8 * NF, out_w64, out);
     }
 }
 
