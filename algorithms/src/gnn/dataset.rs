@@ -190,18 +190,7 @@ fn read_graph_file(path: &Path, opts: &ReadOptions) -> GnnResult<(Matrix<bool>, 
         })?;
     let rows = |name: &str| -> GnnResult<Vec<usize>> {
         let len = t.shape(name)?.first().copied().unwrap_or(0);
-        let ptr = t.i64_vector(name, len)?;
-        ptr.iter()
-            .map(|&p| usize::try_from(p).ok())
-            .collect::<Option<Vec<usize>>>()
-            .ok_or_else(|| GnnError::tensor(path, name, "a negative row pointer"))
-    };
-    let cols = |name: &str, nnz: usize| -> GnnResult<Vec<u32>> {
-        let idx = t.i32_vector(name, nnz)?;
-        idx.iter()
-            .map(|&c| u32::try_from(c).ok())
-            .collect::<Option<Vec<u32>>>()
-            .ok_or_else(|| GnnError::tensor(path, name, "a negative column index"))
+        t.offset_vector(name, len)
     };
     // row pointers and column indices of `prefix`, checked against each other
     let pattern = |prefix: &str| -> GnnResult<(Vec<usize>, Vec<u32>)> {
@@ -218,7 +207,7 @@ fn read_graph_file(path: &Path, opts: &ReadOptions) -> GnnResult<(Matrix<bool>, 
                 ),
             ));
         }
-        Ok((rp, cols(&ci_name, nnz)?))
+        Ok((rp, t.index_vector(&ci_name, nnz)?))
     };
     let invalid = |prefix: &str, e: bitgraphblas::Error| {
         GnnError::tensor(
@@ -233,6 +222,7 @@ fn read_graph_file(path: &Path, opts: &ReadOptions) -> GnnResult<(Matrix<bool>, 
     let adj = Csr::try_new(n, n, rp, ci, vec![true; nnz]).map_err(|e| invalid("adj", e))?;
     let (rp, ci) = pattern("feat")?;
     let values = t.f32_vector("feat_values", ci.len())?;
+    drop(t); // the file's bytes: every tensor has been decoded
     let feat = Csr::try_new(rp.len().saturating_sub(1), width, rp, ci, values)
         .map_err(|e| invalid("feat", e))?;
     let (adjacency, features) = (Matrix::from_csr(adj), Matrix::from_csr(feat));

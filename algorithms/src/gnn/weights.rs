@@ -4,6 +4,7 @@
 //! dataset's `graph.safetensors` is read through the same accessors).
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use bitgraphblas::io::ReadOptions;
@@ -13,12 +14,13 @@ use safetensors::{Dtype, SafeTensors};
 
 use super::error::{GnnError, GnnResult};
 
-/// One tensor: its type, shape and little-endian bytes.
+/// One tensor: its type, shape and where its little-endian bytes lie in
+/// the file's bytes (kept once, not copied per tensor).
 #[derive(Clone, Debug)]
 struct Tensor {
     dtype: Dtype,
     shape: Vec<usize>,
-    data: Vec<u8>,
+    data: Range<usize>,
 }
 
 /// The tensors and metadata of one safetensors file.
@@ -39,6 +41,7 @@ struct Tensor {
 #[derive(Clone, Debug)]
 pub struct Weights {
     path: PathBuf,
+    bytes: Vec<u8>,
     tensors: HashMap<String, Tensor>,
     metadata: HashMap<String, String>,
 }
@@ -50,33 +53,44 @@ impl Weights {
         let meta = std::fs::metadata(path).map_err(|e| GnnError::file(path, e.to_string()))?;
         super::dataset::check_size(path, meta.len(), opts)?;
         let bytes = std::fs::read(path).map_err(|e| GnnError::file(path, e.to_string()))?;
-        Weights::from_bytes(&bytes, path)
+        Weights::from_vec(bytes, path)
     }
 
     /// Parses the bytes of a safetensors file; `path` names it in errors.
     pub fn from_bytes(bytes: &[u8], path: impl AsRef<Path>) -> GnnResult<Weights> {
+        Weights::from_vec(bytes.to_vec(), path)
+    }
+
+    /// Parses and keeps the bytes of a safetensors file: each tensor is a
+    /// range of them.
+    fn from_vec(bytes: Vec<u8>, path: impl AsRef<Path>) -> GnnResult<Weights> {
         let path = path.as_ref();
         let bad = |e: safetensors::SafeTensorError| {
             GnnError::file(path, format!("not a complete safetensors file: {e}"))
         };
-        let (_, header) = SafeTensors::read_metadata(bytes).map_err(bad)?;
-        let st = SafeTensors::deserialize(bytes).map_err(bad)?;
+        let (_, header) = SafeTensors::read_metadata(&bytes).map_err(bad)?;
+        let st = SafeTensors::deserialize(&bytes).map_err(bad)?;
+        let start = bytes.as_ptr() as usize;
         let tensors = st
             .tensors()
             .into_iter()
             .map(|(name, view)| {
+                // the view borrows from `bytes`: its offset there
+                let at = view.data().as_ptr() as usize - start;
                 let t = Tensor {
                     dtype: view.dtype(),
                     shape: view.shape().to_vec(),
-                    data: view.data().to_vec(),
+                    data: at..at + view.data().len(),
                 };
                 (name, t)
             })
             .collect();
+        let metadata = header.metadata().clone().unwrap_or_default();
         Ok(Weights {
             path: path.to_path_buf(),
+            bytes,
             tensors,
-            metadata: header.metadata().clone().unwrap_or_default(),
+            metadata,
         })
     }
 
@@ -119,7 +133,7 @@ impl Weights {
                 ),
             ));
         }
-        Ok(&t.data)
+        Ok(&self.bytes[t.data.clone()])
     }
 
     fn f32s(&self, name: &str, shape: &[usize]) -> GnnResult<Vec<f32>> {
@@ -149,13 +163,33 @@ impl Weights {
         self.f32s(name, &[len])
     }
 
-    /// An i64 `[len]` tensor.
-    pub fn i64_vector(&self, name: &str, len: usize) -> GnnResult<Vec<i64>> {
+    /// An i64 `[len]` tensor of offsets (row pointers), each checked to be
+    /// non-negative and to fit a `usize`.
+    pub fn offset_vector(&self, name: &str, len: usize) -> GnnResult<Vec<usize>> {
         let data = self.typed(name, Dtype::I64, &[len])?;
-        Ok(data
-            .chunks_exact(8)
-            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect())
+        data.chunks_exact(8)
+            .enumerate()
+            .map(|(k, c)| {
+                let v = i64::from_le_bytes(c.try_into().expect("8 bytes"));
+                usize::try_from(v).map_err(|_| {
+                    GnnError::tensor(&self.path, name, format!("entry {k} is {v} (negative)"))
+                })
+            })
+            .collect()
+    }
+
+    /// An i32 `[len]` tensor of indices, each checked to be non-negative.
+    pub fn index_vector(&self, name: &str, len: usize) -> GnnResult<Vec<u32>> {
+        let data = self.typed(name, Dtype::I32, &[len])?;
+        data.chunks_exact(4)
+            .enumerate()
+            .map(|(k, c)| {
+                let v = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                u32::try_from(v).map_err(|_| {
+                    GnnError::tensor(&self.path, name, format!("entry {k} is {v} (negative)"))
+                })
+            })
+            .collect()
     }
 
     /// An i32 `[len]` tensor.
