@@ -136,20 +136,34 @@ impl Weights {
         Ok(&self.bytes[t.data.clone()])
     }
 
+    /// Tensor `name` of `dtype` and `shape` as values of `N` little-endian
+    /// bytes each, turned into `T` by `value`; a value it refuses is an
+    /// error naming the tensor and the entry ("entry k is ...").
+    fn decode<const N: usize, T>(
+        &self,
+        name: &str,
+        dtype: Dtype,
+        shape: &[usize],
+        value: impl Fn([u8; N]) -> Result<T, String>,
+    ) -> GnnResult<Vec<T>> {
+        let data = self.typed(name, dtype, shape)?;
+        data.chunks_exact(N)
+            .enumerate()
+            .map(|(k, c)| {
+                value(c.try_into().expect("N bytes")).map_err(|why| {
+                    GnnError::tensor(&self.path, name, format!("entry {k} is {why}"))
+                })
+            })
+            .collect()
+    }
+
     fn f32s(&self, name: &str, shape: &[usize]) -> GnnResult<Vec<f32>> {
-        let data = self.typed(name, Dtype::F32, shape)?;
-        let v: Vec<f32> = data
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        if let Some(k) = v.iter().position(|x| !x.is_finite()) {
-            return Err(GnnError::tensor(
-                &self.path,
-                name,
-                format!("entry {k} is {} (values must be finite)", v[k]),
-            ));
-        }
-        Ok(v)
+        self.decode(name, Dtype::F32, shape, |b| {
+            let v = f32::from_le_bytes(b);
+            v.is_finite()
+                .then_some(v)
+                .ok_or_else(|| format!("{v} (values must be finite)"))
+        })
     }
 
     /// An f32 `[rows, cols]` tensor (finite values only).
@@ -166,39 +180,23 @@ impl Weights {
     /// An i64 `[len]` tensor of offsets (row pointers), each checked to be
     /// non-negative and to fit a `usize`.
     pub fn offset_vector(&self, name: &str, len: usize) -> GnnResult<Vec<usize>> {
-        let data = self.typed(name, Dtype::I64, &[len])?;
-        data.chunks_exact(8)
-            .enumerate()
-            .map(|(k, c)| {
-                let v = i64::from_le_bytes(c.try_into().expect("8 bytes"));
-                usize::try_from(v).map_err(|_| {
-                    GnnError::tensor(&self.path, name, format!("entry {k} is {v} (negative)"))
-                })
-            })
-            .collect()
+        self.decode(name, Dtype::I64, &[len], |b| {
+            let v = i64::from_le_bytes(b);
+            usize::try_from(v).map_err(|_| format!("{v} (negative)"))
+        })
     }
 
     /// An i32 `[len]` tensor of indices, each checked to be non-negative.
     pub fn index_vector(&self, name: &str, len: usize) -> GnnResult<Vec<u32>> {
-        let data = self.typed(name, Dtype::I32, &[len])?;
-        data.chunks_exact(4)
-            .enumerate()
-            .map(|(k, c)| {
-                let v = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                u32::try_from(v).map_err(|_| {
-                    GnnError::tensor(&self.path, name, format!("entry {k} is {v} (negative)"))
-                })
-            })
-            .collect()
+        self.decode(name, Dtype::I32, &[len], |b| {
+            let v = i32::from_le_bytes(b);
+            u32::try_from(v).map_err(|_| format!("{v} (negative)"))
+        })
     }
 
     /// An i32 `[len]` tensor.
     pub fn i32_vector(&self, name: &str, len: usize) -> GnnResult<Vec<i32>> {
-        let data = self.typed(name, Dtype::I32, &[len])?;
-        Ok(data
-            .chunks_exact(4)
-            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        self.decode(name, Dtype::I32, &[len], |b| Ok(i32::from_le_bytes(b)))
     }
 
     /// A u8 `[rows, cols]` tensor, row-major.
