@@ -3,6 +3,7 @@
 // the semiring modules `sr_<semiring>_<type>` (cuda/sr.cu: compiled with
 // -DSR_T, -DSR_ADD, -DSR_MUL, -DSR_NAME; entries end in `_<SR_NAME>`).
 #include "semiring.cuh"
+#include "columns.cuh"
 
 // The K input values u[base .. base + K) into x (missing ones: zero), with
 // 128-bit (or 32/64-bit) loads where the row of values is whole and aligned.
@@ -108,7 +109,7 @@ template <int K> __device__ __forceinline__ u32 rows_saturated(const Rows<K>& a)
 
 // The operands of a product, as the kernel gets them.
 struct MxvIn {
-  const u32* __restrict__ colidx;
+  Cols cols;
   const u8* __restrict__ tiles;
   const T* __restrict__ u_vals;
   const T* __restrict__ d_vals;  // diagonal scaling of u (NULL: none)
@@ -118,10 +119,11 @@ struct MxvIn {
   bool x_aligned;  // u_vals (and d_vals) 16-byte aligned
 };
 
-// Folds tile t into the rows `ok` of a.
-template <int K> __device__ __forceinline__ void rows_tile(Rows<K>& a, const MxvIn& in, u32 t, u32 ok) {
+// Folds tile t of the tile row `rc` describes into the rows `ok` of a.
+template <int K>
+__device__ __forceinline__ void rows_tile(Rows<K>& a, const MxvIn& in, RowCols rc, u32 t, u32 ok) {
   const u32 RM = (1u << K) - 1u;
-  const u64 base = (u64)in.colidx[t] * K;
+  const u64 base = (u64)tile_col(in.cols, rc, t) * K;
   const u64 tile = K == 4 ? (u64)((const u16*)in.tiles)[t] : ((const u64*)in.tiles)[t];
   const u32 ucols = in.u_pres ? bits_chunk<K>(in.u_pres, base) : RM;
   if (in.u_vals != 0 && !SR::y_free) {
@@ -253,7 +255,7 @@ __device__ __forceinline__ void pres_set(u32* p, u32 bits, u32 own) {
 }
 
 template <int K>
-__device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+__device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, const Cols cols,
                                                const u8* __restrict__ tiles, const u32* __restrict__ seg_row,
                                                const u32* __restrict__ seg_off, u32 nseg, u32 seg_len,
                                                u32 tile_rows, u32 short_max, u32 llog, u64 nrows, u64 ulen,
@@ -264,7 +266,7 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
                                                const T* __restrict__ d_vals, int affine, u64 cbits) {
   const int lane = threadIdx.x & 31;
   const bool aligned = ((((u64)u_vals) | ((u64)d_vals)) & 15) == 0;
-  const MxvIn in{colidx, tiles, u_vals, d_vals, u_pres, ulen, Sc<T>::from_bits(vbits), aligned};
+  const MxvIn in{cols, tiles, u_vals, d_vals, u_pres, ulen, Sc<T>::from_bits(vbits), aligned};
   const T c = Sc<T>::from_bits(cbits);
   // a full output: no presence words
   const bool full = accum >= 0 || affine;
@@ -285,8 +287,9 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       const u32 t0 = rowptr[tr] + (s - first) * seg_len, t1 = min(t0 + seg_len, rowptr[tr + 1]);
       const u32 ok = rows_ok<K>(tr, nrows, allowed);
       if (ok) {
+        const RowCols rc = row_cols(cols, tr, rowptr[tr]);
         for (u32 tb = t0; tb < t1; tb += 32) {
-          if (tb + lane < t1) rows_tile(a, in, tb + lane, ok);
+          if (tb + lane < t1) rows_tile(a, in, rc, tb + lane, ok);
           if constexpr (SR_SATURATES) {
             u32 sat = rows_saturated(a);
 #pragma unroll
@@ -339,8 +342,9 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       const bool mine = tr < tile_rows && t1 - t0 <= short_max;
       const u32 ok = mine ? rows_ok<K>(tr, nrows, allowed) : 0u;
       if (ok) {
+        const RowCols rc = row_cols(cols, tr, t0);
         for (u32 t = t0 + l; t < t1; t += L) {
-          rows_tile(a, in, t, ok);
+          rows_tile(a, in, rc, t, ok);
           if constexpr (SR_SATURATES) {
             if ((rows_saturated(a) & ok) == ok) break;
           }
@@ -369,16 +373,18 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
   }
 }
 
-// mxv for K <= 8: one fused launch.
+// mxv for K <= 8: one fused launch. The tile columns: `colidx` (32 bits) or,
+// where `cbase` is not NULL, `cbase`, `coffset` and `cescaped` (16 bits).
 #define SR_NARROW_KERNELS(K)                                                                               \
   extern "C" __global__ void CAT(CAT(b2sr_mxv_fused_k, K), CAT(_, SR_NAME))(                               \
-      const u32* rowptr, const u32* colidx, const u8* tiles, const u32* seg_row, const u32* seg_off,        \
-      u32 nseg, u32 seg_len, u32 tile_rows, u32 short_max, u32 llog, u64 nrows, u64 ulen, u64 vbits,        \
-      const T* u_vals, const u32* u_pres, const u32* allowed, T* out_vals, u32* out_pres, T* part_vals,     \
-      u32* part_has, u32* counter, int accum, const T* d_vals, int affine, u64 cbits) {                     \
-    mxv_fused_body<K>(rowptr, colidx, tiles, seg_row, seg_off, nseg, seg_len, tile_rows, short_max, llog,  \
-                      nrows, ulen, vbits, u_vals, u_pres, allowed, out_vals, out_pres, part_vals,          \
-                      part_has, counter, accum, d_vals, affine, cbits);                                    \
+      const u32* rowptr, const u32* colidx, const u8* tiles, const u32* cbase, const u16* coffset,         \
+      const u32* cescaped, const u32* seg_row, const u32* seg_off, u32 nseg, u32 seg_len, u32 tile_rows,   \
+      u32 short_max, u32 llog, u64 nrows, u64 ulen, u64 vbits, const T* u_vals, const u32* u_pres,         \
+      const u32* allowed, T* out_vals, u32* out_pres, T* part_vals, u32* part_has, u32* counter, int accum, \
+      const T* d_vals, int affine, u64 cbits) {                                                            \
+    mxv_fused_body<K>(rowptr, Cols{colidx, cbase, coffset, cescaped}, tiles, seg_row, seg_off, nseg,       \
+                      seg_len, tile_rows, short_max, llog, nrows, ulen, vbits, u_vals, u_pres, allowed,    \
+                      out_vals, out_pres, part_vals, part_has, counter, accum, d_vals, affine, cbits);     \
   }
 
 SR_NARROW_KERNELS(4)

@@ -464,7 +464,7 @@ fn main() -> Result<()> {
         "Device: {} ({}); commit {commit}; copy bandwidth {:.3} TB/s (read + write, 1 GiB dtod). Times (ms): per call, the median of {reps} CUDA-event-timed batches of back-to-back calls (outputs preallocated on both sides: cuSPARSE's y, and the B2SR product writes into w's buffers). `x cuSP` = cuSPARSE CSR f32 SpMV time / B2SR time; `%bw` = (B2SR arrays + input + output bytes) / time / copy bandwidth.\n\n",
         gpu.device_name(), gpu.arch(), bw / 1e12
     ));
-    md.push_str("| graph | n | nnz | cuSPARSE ms | k | tiles | B2SR MB | pack ms (G nnz/s) | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| graph | n | nnz | cuSPARSE ms | k | tiles | B2SR MB (column bits) | pack ms (G nnz/s) | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     let mut reorder_md = String::from("\n| graph | order | reorder s | tile fill 4x4 (gain) | tile fill 8x8 (gain) | cuSPARSE on the given order ms |\n|---|---|---|---|---|---|\n");
     let mut auto_md = String::from("\n| graph | cuSPARSE ms | ours CSR ms (x cuSP) | Auto picks | choice + convert ms | Auto bin_full_full ms (x cuSP) |\n|---|---|---|---|---|---|\n");
     let mut floor_md = String::from(
@@ -657,7 +657,9 @@ fn main() -> Result<()> {
             pack.remove(0);
             let pack_ms = median(pack);
             let gb = gb.expect("packed");
+            // the arrays as stored: tile columns in 16 bits where that pays
             let bytes = gb.bytes();
+            let col_bits = if gb.narrow_columns() { 16 } else { 32 };
             let mut w = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
             let mut wc = gpu.vector_new::<u32>(n, None, VectorFormat::Dense)?;
             let mut wb = gpu.vector_new::<bool>(n, None, VectorFormat::Bits)?;
@@ -755,11 +757,11 @@ fn main() -> Result<()> {
                 gb.ntiles(), bytes as f64 / 1e6, cus_ms / bff, 100.0 * bf, cus_ms / bbf, 100.0 * bc, cus_ms / bbb, 100.0 * bb
             );
             md.push_str(&format!(
-                "| {name} | {n} | {nnz} | {cus_ms:.4} | {k} | {} | {:.2} | {pack_ms:.3} ({rate:.2}) | {bff:.4} ({:.2}x, {:.0}%) | {bbf:.4} ({:.2}x, {:.0}%) | {bbb:.4} ({:.2}x, {:.0}%) |\n",
+                "| {name} | {n} | {nnz} | {cus_ms:.4} | {k} | {} | {:.2} ({col_bits}) | {pack_ms:.3} ({rate:.2}) | {bff:.4} ({:.2}x, {:.0}%) | {bbf:.4} ({:.2}x, {:.0}%) | {bbb:.4} ({:.2}x, {:.0}%) |\n",
                 gb.ntiles(), bytes as f64 / 1e6, cus_ms / bff, 100.0 * bf, cus_ms / bbf, 100.0 * bc, cus_ms / bbb, 100.0 * bb
             ));
             tiles_json.push(format!(
-                "{{\"k\":{k},\"tiles\":{},\"b2sr_bytes\":{bytes},\"pack_ms\":{pack_ms:.5},\"pack_gnnz_per_s\":{rate:.4},\"bin_full_full_ms\":{bff:.5},\"bin_bin_full_ms\":{bbf:.5},\"bin_bin_bin_ms\":{bbb:.5},\"bin_full_full_bw_frac\":{bf:.4},\"bin_bin_full_bw_frac\":{bc:.4},\"bin_bin_bin_bw_frac\":{bb:.4},\"speedup_bin_full_full\":{:.4},\"speedup_bin_bin_full\":{:.4},\"speedup_bin_bin_bin\":{:.4}}}",
+                "{{\"k\":{k},\"tiles\":{},\"b2sr_bytes\":{bytes},\"column_bits\":{col_bits},\"pack_ms\":{pack_ms:.5},\"pack_gnnz_per_s\":{rate:.4},\"bin_full_full_ms\":{bff:.5},\"bin_bin_full_ms\":{bbf:.5},\"bin_bin_bin_ms\":{bbb:.5},\"bin_full_full_bw_frac\":{bf:.4},\"bin_bin_full_bw_frac\":{bc:.4},\"bin_bin_bin_bw_frac\":{bb:.4},\"speedup_bin_full_full\":{:.4},\"speedup_bin_bin_full\":{:.4},\"speedup_bin_bin_bin\":{:.4}}}",
                 gb.ntiles(), cus_ms / bff, cus_ms / bbf, cus_ms / bbb
             ));
         }

@@ -6,7 +6,8 @@
 mod common;
 
 use bitgraphblas::storage::b2sr::{
-    B2srBlocks, B2srTiles, Profile, Tile16, Tile32, Tile4, Tile64, Tile8, TileBits,
+    B2srBlocks, B2srTiles, ColumnForm, Profile, Tile16, Tile32, Tile4, Tile64, Tile8, TileBits,
+    TileColumns,
 };
 use bitgraphblas::storage::{B2sr, Csr};
 use bitgraphblas::{Error, TileSize};
@@ -32,16 +33,18 @@ fn csr(p: &SpMat<bool>) -> Csr<bool> {
     Csr::from_triplets(p.nrows, p.ncols, p.entries.clone(), |a, _| a).unwrap()
 }
 
-/// Array lengths of the stored blocks: `(tile_row_ptr, tile_col_idx, tiles, bytes per tile)`.
+/// Sizes of the stored arrays: `(tile_row_ptr entries, bytes of the tile
+/// columns as stored, tiles, bytes per tile)`.
 fn arrays(b: &B2sr) -> (usize, usize, usize, usize) {
     fn of<L: TileBits>(x: &B2srBlocks<L>) -> (usize, usize, usize, usize) {
         assert_eq!(std::mem::size_of::<L>(), L::BYTES, "packed tile size");
-        (
-            x.tile_row_ptr().len(),
-            x.tile_col_idx().len(),
-            x.tiles().len(),
-            L::BYTES,
-        )
+        let cols = match x.columns() {
+            TileColumns::Wide(c) => 4 * c.len(),
+            TileColumns::Narrow(n) => {
+                4 * n.base().len() + 2 * n.offset().len() + 4 * n.escaped().len()
+            }
+        };
+        (x.tile_row_ptr().len(), cols, x.tiles().len(), L::BYTES)
     }
     match b.tiles() {
         B2srTiles::T4(x) => of(x),
@@ -56,55 +59,74 @@ fn roundtrip(p: Pattern) -> TestResult {
     let a = csr(&p.0);
     for t in TileSize::FIXED {
         let k = t.k().unwrap();
-        let b = B2sr::from_csr(&a, t).unwrap();
-        if let Err(e) = b.validate() {
-            return TestResult::error(format!("{t}: packed matrix invalid: {e}"));
-        }
-        if b.to_csr(true).unwrap() != a {
-            return TestResult::error(format!("{t}: round trip changed the pattern"));
-        }
+        let packed = B2sr::from_csr(&a, t).unwrap();
         let mut tiles: Vec<(usize, usize)> =
             p.0.entries.iter().map(|e| (e.0 / k, e.1 / k)).collect();
         tiles.sort_unstable();
         tiles.dedup();
-        if b.ntiles() != tiles.len() || b.nnz() != a.nnz() {
+        let wide_bytes =
+            4 * (p.0.nrows.div_ceil(k) + 1) + 4 * tiles.len() + tiles.len() * k * k / 8;
+        // The form packing chose, and both forms forced: the same matrix.
+        for form in [None, Some(ColumnForm::Wide), Some(ColumnForm::Narrow)] {
+            let b = form.map_or(packed.clone(), |f| packed.clone().with_columns(f));
+            if let Err(e) = b.validate() {
+                return TestResult::error(format!("{t} {form:?}: packed matrix invalid: {e}"));
+            }
+            if b != packed || form.is_some_and(|f| b.column_form() != f) {
+                return TestResult::error(format!("{t} {form:?}: the forms differ"));
+            }
+            if b.to_csr(true).unwrap() != a {
+                return TestResult::error(format!("{t} {form:?}: round trip changed the pattern"));
+            }
+            if b.ntiles() != tiles.len() || b.nnz() != a.nnz() {
+                return TestResult::error(format!(
+                    "{t}: {} tiles / {} nnz, expected {} / {}",
+                    b.ntiles(),
+                    b.nnz(),
+                    tiles.len(),
+                    a.nnz()
+                ));
+            }
+            if b.entries() != p.0.entries.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>() {
+                return TestResult::error(format!("{t} {form:?}: entries() differ"));
+            }
+            // Bytes: the real array sizes, and the documented formula for 32-bit columns.
+            let (np, nc, nt, tb) = arrays(&b);
+            let wide = b.column_form() == ColumnForm::Wide;
+            if b.bytes() != 4 * np + nc + nt * tb || (wide && b.bytes() != wide_bytes) {
+                return TestResult::error(format!("{t}: bytes {} formula {wide_bytes}", b.bytes()));
+            }
+            // Transpose commutes with packing.
+            let bt = b.transpose();
+            if let Err(e) = bt.validate() {
+                return TestResult::error(format!("{t} {form:?}: transpose invalid: {e}"));
+            }
+            if bt != B2sr::from_csr(&a.transpose(), t).unwrap() {
+                return TestResult::error(format!("{t} {form:?}: transpose differs from CSR's"));
+            }
+        }
+        // Packing keeps 16-bit columns only where they save a tenth of the bytes.
+        let narrow = packed.clone().with_columns(ColumnForm::Narrow).bytes();
+        let chose_narrow = packed.column_form() == ColumnForm::Narrow;
+        if chose_narrow != (wide_bytes as f64 - narrow as f64 >= 0.1 * wide_bytes as f64) {
             return TestResult::error(format!(
-                "{t}: {} tiles / {} nnz, expected {} / {}",
-                b.ntiles(),
-                b.nnz(),
-                tiles.len(),
-                a.nnz()
+                "{t}: chose {:?} with {wide_bytes} bytes wide, {narrow} narrow",
+                packed.column_form()
             ));
-        }
-        if b.entries() != p.0.entries.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>() {
-            return TestResult::error(format!("{t}: entries() differ"));
-        }
-        // Bytes: the documented formula, and the real array sizes.
-        let (np, nc, nt, tb) = arrays(&b);
-        let formula = 4 * (p.0.nrows.div_ceil(k) + 1) + 4 * tiles.len() + tiles.len() * k * k / 8;
-        if b.bytes() != formula || b.bytes() != 4 * np + 4 * nc + nt * tb {
-            return TestResult::error(format!("{t}: bytes {} formula {formula}", b.bytes()));
-        }
-        // Transpose commutes with packing.
-        let bt = b.transpose();
-        if let Err(e) = bt.validate() {
-            return TestResult::error(format!("{t}: transpose invalid: {e}"));
-        }
-        if bt != B2sr::from_csr(&a.transpose(), t).unwrap() {
-            return TestResult::error(format!("{t}: B2SR transpose differs from CSR transpose"));
         }
         // The exact profile (every row sampled) equals the packed matrix.
         let prof = Profile::sample_with(&a, p.0.nrows.max(1), 7);
         let e = prof.estimate(t).unwrap();
-        if e.tiles != b.ntiles() as f64
-            || e.bytes != b.bytes() as f64
-            || (e.fill - b.fill()).abs() > 1e-12
+        if e.tiles != packed.ntiles() as f64
+            || e.bytes != packed.bytes() as f64
+            || e.narrow_columns != chose_narrow
+            || (e.fill - packed.fill()).abs() > 1e-12
         {
             return TestResult::error(format!(
                 "{t}: exact profile {e:?}, matrix tiles {} bytes {} fill {}",
-                b.ntiles(),
-                b.bytes(),
-                b.fill()
+                packed.ntiles(),
+                packed.bytes(),
+                packed.fill()
             ));
         }
     }
@@ -175,7 +197,7 @@ fn packed_entry_position() {
     match b.tiles() {
         B2srTiles::T4(x) => {
             assert_eq!(x.tile_row_ptr(), &[0, 0, 0, 1]);
-            assert_eq!(x.tile_col_idx(), &[1]);
+            assert_eq!(x.tile_col_idx(), &[1][..]);
             let (r, c) = (9 % 4, 6 % 4); // (1, 2)
             assert_eq!(x.tiles()[0].0, 1 << (4 * r + c));
         }
@@ -185,7 +207,7 @@ fn packed_entry_position() {
     match b.tiles() {
         B2srTiles::T8(x) => {
             assert_eq!(x.tile_row_ptr(), &[0, 0, 1]);
-            assert_eq!(x.tile_col_idx(), &[0]);
+            assert_eq!(x.tile_col_idx(), &[0][..]);
             let (r, c) = (9 % 8, 6); // entry (9, 6) in tile (1, 0)
             assert_eq!(x.tiles()[0].0, 1 << (8 * r + c));
         }
@@ -375,4 +397,132 @@ fn empty_shapes() {
             assert_eq!(b.transpose().to_csr(true).unwrap(), a.transpose());
         }
     }
+}
+
+/// 16-bit tile columns with escaped rows: a band plus tile rows whose columns
+/// span more than `u16::MAX` tiles (stored whole in the side array). Packing
+/// chooses the 16-bit form, the escapes sit where expected, and the matrix
+/// unpacks, transposes, round-trips through a file (version 2) and multiplies
+/// as the same matrix with 32-bit columns.
+#[test]
+fn sixteen_bit_columns_escape_long_rows() {
+    let n: usize = 4 * 70_000;
+    let mut t: Vec<(usize, usize, bool)> = (0..n)
+        .flat_map(|i| (i.saturating_sub(6)..(i + 7).min(n)).map(move |j| (i, j, true)))
+        .collect();
+    // Rows 1 and 4097 (tile rows 0 and 1024 at k = 4) reach the far end.
+    t.extend([(1, n - 1, true), (4097, n - 3, true), (n - 1, 0, true)]);
+    t.sort_unstable_by_key(|e| (e.0, e.1));
+    t.dedup();
+    let a = Csr::from_triplets(n, n, t.clone(), |x, _| x).unwrap();
+    let b = B2sr::from_csr(&a, TileSize::T4).unwrap();
+    assert_eq!(b.column_form(), ColumnForm::Narrow);
+    let B2srTiles::T4(blk) = b.tiles() else {
+        unreachable!()
+    };
+    let TileColumns::Narrow(cols) = blk.columns() else {
+        unreachable!()
+    };
+    let escaped: Vec<usize> = (0..b.tile_rows())
+        .filter(|&r| cols.base()[r] & bitgraphblas::storage::b2sr::columns::ESCAPE != 0)
+        .collect();
+    assert_eq!(escaped, [0, 1024, b.tile_rows() - 1]);
+    let esc_tiles: usize = escaped.iter().map(|&r| blk.tile_range(r).len()).sum();
+    assert_eq!(cols.escaped().len(), esc_tiles);
+    b.validate().unwrap();
+    assert_eq!(b.to_csr(true).unwrap(), a);
+    let wide = b.clone().with_columns(ColumnForm::Wide);
+    assert_eq!(wide, b);
+    assert_eq!(
+        wide.bytes() - b.bytes(),
+        2 * b.ntiles() - 4 * b.tile_rows() - 4 * esc_tiles
+    );
+    assert_eq!(b.transpose(), wide.transpose());
+
+    // File round trip: version 2 for 16-bit columns, version 1 for 32-bit.
+    let dir = std::env::temp_dir();
+    for (m, version) in [(&b, 2u32), (&wide, 1)] {
+        let path = dir.join(format!("bgb_escape_{version}_{}.b2sr", std::process::id()));
+        let mat = bitgraphblas::Matrix::from_b2sr(m.clone(), true);
+        bitgraphblas::io::write_b2sr(&path, &mat).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(
+            u32::from_le_bytes(bytes[8..12].try_into().unwrap()),
+            version
+        );
+        assert_eq!(
+            bytes.len(),
+            56 + 4 * (b.tile_rows() + 1) + m.bytes() - 4 * (b.tile_rows() + 1)
+                + (if version == 2 {
+                    2 * (b.ntiles() % 2)
+                } else {
+                    0
+                })
+                + 4
+        );
+        let back = bitgraphblas::io::read_b2sr::<bool>(&path).unwrap();
+        std::fs::remove_file(&path).ok();
+        assert_eq!(back, mat);
+        match back.repr() {
+            bitgraphblas::container::MatrixRepr::B2sr { pattern, .. } => {
+                // A version 2 file loads as stored; a version 1 file in the
+                // form packing chooses (16-bit here).
+                assert_eq!(pattern.column_form(), ColumnForm::Narrow)
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    // Products: the same results from either form.
+    use bitgraphblas::algebra::{LorLand, PlusTimes};
+    use bitgraphblas::container::{Flags, NoAccum};
+    use bitgraphblas::{Backend, Cpu, Vector};
+    let entries = (0..n).step_by(7).map(|i| (i, 1.0f32 + (i % 5) as f32));
+    let x = Vector::from_entries(n, entries.collect()).unwrap();
+    let xb = Vector::from_entries(n, (0..n).step_by(7).map(|i| (i, true)).collect()).unwrap();
+    let mut ys = Vec::new();
+    for m in [&b, &wide] {
+        let am = bitgraphblas::Matrix::from_b2sr(m.clone(), 1.0f32);
+        let ab = bitgraphblas::Matrix::from_b2sr(m.clone(), true);
+        let (mut y, mut yb) = (Vector::<f32>::empty(n), Vector::<bool>::empty(n));
+        let f = Flags::default();
+        Cpu::new()
+            .mxv(&mut y, None, NoAccum, PlusTimes::<f32>::new(), &am, &x, f)
+            .unwrap();
+        Cpu::new()
+            .mxv(&mut yb, None, NoAccum, LorLand, &ab, &xb, f)
+            .unwrap();
+        let mut yt = Vector::<f32>::empty(n);
+        let ft = Flags {
+            transpose_a: true,
+            ..Flags::default()
+        };
+        Cpu::new()
+            .mxv(&mut yt, None, NoAccum, PlusTimes::<f32>::new(), &am, &x, ft)
+            .unwrap();
+        ys.push((y, yb, yt));
+    }
+    assert_eq!(ys[0], ys[1]);
+    assert!(ys[0].0.nvals() > n / 2 && ys[0].1.nvals() > n / 2);
+}
+
+/// A 16-bit column index that does not fit its row offsets is an error.
+#[test]
+fn validate_rejects_bad_sixteen_bit_columns() {
+    // Built for 3 tile rows, given 2: the bases do not match the tile rows.
+    let cols = TileColumns::build(&[0, 1, 2, 3], vec![0, 1, 1], ColumnForm::Narrow);
+    let tiles = B2srTiles::T4(B2srBlocks::from_columns(
+        vec![0, 2, 3],
+        cols,
+        vec![Tile4(1), Tile4(1), Tile4(1)],
+    ));
+    rejects(6, 7, tiles, "bases for another row count");
+    // Offsets that leave the row unsorted (row 0: base 0, offsets 1, 0).
+    let cols = TileColumns::build(&[0, 1, 2, 3], vec![1, 0, 1], ColumnForm::Narrow);
+    let tiles = B2srTiles::T4(B2srBlocks::from_columns(
+        vec![0, 2, 2, 3],
+        cols,
+        vec![Tile4(1), Tile4(1), Tile4(1)],
+    ));
+    rejects(10, 7, tiles, "offsets of another row split");
 }

@@ -855,3 +855,116 @@ fn real_graphs_pipeline_matches_cpu() {
         same_dense(&y, &gpu.download_dense(&gy).unwrap(), &ctx("(D^-1 S) X"));
     }
 }
+
+/// 16-bit tile columns on the device: a band plus tile rows whose columns
+/// span more than a `u16` of tiles (escaped). Uploaded in the host's 16-bit
+/// form and packed on the device from CSR (where the device picks the form
+/// by the host's rule), the products (the one-launch `mxv`, which reads the
+/// 16-bit form; the transposed product, on 32-bit columns made from it) equal
+/// the CPU's, and both download as the host's matrix.
+#[test]
+fn sixteen_bit_tile_columns_match_cpu() {
+    use bitgraphblas::algebra::LorLand;
+    use bitgraphblas::container::MatrixRepr;
+    use bitgraphblas::storage::b2sr::ColumnForm;
+    let Some(gpu) = cuda_or_skip("sixteen_bit_tile_columns_match_cpu") else {
+        return;
+    };
+    let n: usize = 4 * 70_000;
+    let mut t: Vec<(usize, usize, f32)> = (0..n)
+        .flat_map(|i| (i.saturating_sub(6)..(i + 7).min(n)).map(move |j| (i, j, 1.0)))
+        .collect();
+    t.extend([(1, n - 1, 1.0), (4097, n - 3, 1.0), (n - 1, 0, 1.0)]);
+    t.sort_unstable_by_key(|e| (e.0, e.1));
+    let a = Matrix::from_triplets(n, n, t).unwrap();
+    let x = Vector::from_entries(
+        n,
+        (0..n)
+            .step_by(7)
+            .map(|i| (i, (i % 5) as f32 + 1.0))
+            .collect(),
+    )
+    .unwrap();
+    let xb = Vector::from_entries(n, (0..n).step_by(7).map(|i| (i, true)).collect()).unwrap();
+    let (f, ft) = (
+        Flags::default(),
+        Flags {
+            transpose_a: true,
+            ..Flags::default()
+        },
+    );
+    for tile in [TileSize::T4, TileSize::T8] {
+        let host = a.to_format(Format::B2sr(tile)).unwrap();
+        let MatrixRepr::B2sr { pattern, .. } = host.repr() else {
+            unreachable!()
+        };
+        assert_eq!(pattern.column_form(), ColumnForm::Narrow, "{tile}");
+        let host_b = Matrix::from_b2sr(pattern.clone(), true);
+        let cpu = |flags: Flags| {
+            let mut y = Vector::<f32>::empty(n);
+            Cpu::new()
+                .mxv(
+                    &mut y,
+                    None,
+                    NoAccum,
+                    PlusTimes::<f32>::new(),
+                    &host,
+                    &x,
+                    flags,
+                )
+                .unwrap();
+            y
+        };
+        let (want, want_t) = (cpu(f), cpu(ft));
+        let mut want_b = Vector::<bool>::empty(n);
+        Cpu::new()
+            .mxv(&mut want_b, None, NoAccum, LorLand, &host_b, &xb, f)
+            .unwrap();
+        let uploaded = gpu.upload_matrix(&host).unwrap();
+        let packed = gpu
+            .convert(&gpu.upload_matrix(&a).unwrap(), Format::B2sr(tile))
+            .unwrap();
+        let csr_b = Matrix::from_csr(host_b.as_csr().into_owned());
+        let packed_b = gpu
+            .convert(&gpu.upload_matrix(&csr_b).unwrap(), Format::B2sr(tile))
+            .unwrap();
+        let (gx, gxb) = (
+            gpu.upload_vector(&x).unwrap(),
+            gpu.upload_vector(&xb).unwrap(),
+        );
+        for (how, g) in [("uploaded", &uploaded), ("packed", &packed)] {
+            let ctx = format!("{tile} {how}");
+            assert!(g.narrow_columns(), "{ctx}: 16-bit columns on the device");
+            let run = |flags: Flags| {
+                let mut y = gpu.vector_new::<f32>(n, None, VectorFormat::Dense).unwrap();
+                gpu.mxv(
+                    &mut y,
+                    None,
+                    NoAccum,
+                    PlusTimes::<f32>::new(),
+                    g,
+                    &gx,
+                    flags,
+                )
+                .unwrap();
+                gpu.download_vector(&y).unwrap()
+            };
+            assert_eq!(run(f), want, "{ctx}: A x");
+            assert_eq!(run(ft), want_t, "{ctx}: A' x");
+            let back = gpu.download_matrix(g).unwrap();
+            assert_eq!(
+                back.as_csr().into_owned(),
+                host.as_csr().into_owned(),
+                "{ctx}: download"
+            );
+        }
+        let mut yb = gpu.vector_new::<bool>(n, None, VectorFormat::Bits).unwrap();
+        gpu.mxv(&mut yb, None, NoAccum, LorLand, &packed_b, &gxb, f)
+            .unwrap();
+        assert_eq!(
+            gpu.download_vector(&yb).unwrap(),
+            want_b,
+            "{tile}: LOR.LAND on bits"
+        );
+    }
+}

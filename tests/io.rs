@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use bitgraphblas::container::MatrixRepr;
 use bitgraphblas::io::{self, data_path, MmField, MmSymmetry};
+use bitgraphblas::storage::b2sr::ColumnForm;
 use bitgraphblas::{Error, Format, Matrix, Scalar, TileSize};
 
 /// `(file under data/, rows, cols, nnz after symmetric expansion)`, from MANIFEST.md.
@@ -669,13 +670,17 @@ fn b2sr_round_trip_all_tile_sizes() {
         let MatrixRepr::B2sr { pattern, .. } = r.repr() else {
             unreachable!()
         };
-        let kk = t.k().unwrap();
-        let want = 56
-            + 4 * (37usize.div_ceil(kk) + 1)
-            + 4 * pattern.ntiles()
-            + pattern.ntiles() * kk * kk / 8
-            + 4;
+        // (16-bit columns: version 2, the offsets padded to 4 bytes.)
+        let narrow = pattern.column_form() == ColumnForm::Narrow;
+        let pad = if narrow {
+            2 * (pattern.ntiles() % 2)
+        } else {
+            0
+        };
+        let want = 56 + pattern.bytes() + pad + 4;
         assert_eq!(std::fs::metadata(&p).unwrap().len() as usize, want);
+        let version = u32::from_le_bytes(std::fs::read(&p).unwrap()[8..12].try_into().unwrap());
+        assert_eq!(version, if narrow { 2 } else { 1 });
     }
 }
 
@@ -817,10 +822,17 @@ fn b2sr_lying_headers_do_not_allocate() {
     let mut bad = good.clone();
     set_u64(&mut bad, 32, 1000);
     assert!(corrupt_detail(&p, &with_crc(bad)).contains("cannot fit"));
-    // Unknown version, tile edge, type tag; non-zero reserved bytes.
+    // Unknown version, column form, tile edge, type tag; non-zero reserved bytes.
+    let mut bad = good.clone();
+    bad[8] = 3;
+    assert!(corrupt_detail(&p, &with_crc(bad)).contains("version 3"));
+    let mut bad = good.clone();
+    bad[41] = 1; // 16-bit columns in a version 1 file
+    assert!(corrupt_detail(&p, &with_crc(bad)).contains("column form 1 for version 1"));
     let mut bad = good.clone();
     bad[8] = 2;
-    assert!(corrupt_detail(&p, &with_crc(bad)).contains("version 2"));
+    bad[41] = 1; // 16-bit columns claimed, 32-bit arrays present: the length is wrong
+    assert!(corrupt_detail(&p, &with_crc(bad)).contains("the header implies"));
     let mut bad = good.clone();
     bad[12] = 12;
     assert!(corrupt_detail(&p, &with_crc(bad)).contains("tile edge 12"));
@@ -863,6 +875,43 @@ fn b2sr_invalid_arrays_with_valid_checksum() {
     let last_tile = tiles_at + 8 * (ntiles - 1);
     bad[last_tile + 7] |= 0x01; // tile row 7 of the last tile row = matrix row 39
     assert!(corrupt_detail(&p, &with_crc(bad)).contains("padding"));
+}
+
+/// A version 2 file (16-bit tile columns) with a valid checksum but broken
+/// column arrays, or a header that lies about the escaped columns.
+#[test]
+fn b2sr_invalid_sixteen_bit_columns_with_valid_checksum() {
+    let a: Matrix<bool> = io::read_matrix_market(data_path("karate.mtx")).unwrap();
+    let MatrixRepr::B2sr { pattern, value } = b2sr(&a, TileSize::T8).into_repr() else {
+        unreachable!()
+    };
+    let narrow = Matrix::from_b2sr(pattern.with_columns(ColumnForm::Narrow), value);
+    let p = tmp("corrupt_narrow.b2sr");
+    io::write_b2sr(&p, &narrow).unwrap();
+    let good = std::fs::read(&p).unwrap();
+    assert_eq!((good[8], good[41]), (2, 1));
+    assert_eq!(io::read_b2sr::<bool>(&p).unwrap(), narrow);
+    let tile_rows = 34usize.div_ceil(8);
+    let base_at = 56 + 4 * (tile_rows + 1);
+    let offset_at = base_at + 4 * tile_rows;
+    // A base marked escaped, with no escaped columns in the file.
+    let mut bad = good.clone();
+    bad[base_at + 3] |= 0x80;
+    let d = corrupt_detail(&p, &with_crc(bad));
+    assert!(d.contains("arrays are not") && d.contains("escaped"), "{d}");
+    // An offset past the last tile column.
+    let mut bad = good.clone();
+    bad[offset_at..offset_at + 2].copy_from_slice(&1000u16.to_le_bytes());
+    let d = corrupt_detail(&p, &with_crc(bad));
+    assert!(
+        d.contains("arrays are not") && d.contains("tile column"),
+        "{d}"
+    );
+    // A header claiming escaped columns the file does not hold.
+    let mut bad = good.clone();
+    bad[44] = 1;
+    assert!(corrupt_detail(&p, &with_crc(bad)).contains("the header implies"));
+    std::fs::remove_file(&p).ok();
 }
 
 #[test]

@@ -1,5 +1,9 @@
-//! The binary B2SR file format, version 1: a B2SR matrix (pattern plus iso
-//! value) exactly as it sits in memory, so loading needs no packing.
+//! The binary B2SR file format: a B2SR matrix (pattern plus iso value)
+//! exactly as it sits in memory, so loading needs no packing. Version 1 holds
+//! 32-bit tile columns; version 2 adds 16-bit ones (offsets from a base per
+//! tile row, [`crate::storage::b2sr::columns`]). A matrix with 32-bit columns
+//! is written as version 1, so older readers still read it; this crate reads
+//! both.
 //!
 //! All integers are little-endian. Offsets are in bytes; `R = ceil(nrows / k)`
 //! is the number of tile rows, `T = ntiles`, `B = k * k / 8` the bytes per tile.
@@ -7,20 +11,27 @@
 //! | offset          | size    | field                                                     |
 //! |-----------------|---------|-----------------------------------------------------------|
 //! | 0               | 8       | magic `89 42 32 53 52 0D 0A 1A` (`\x89B2SR\r\n\x1a`)      |
-//! | 8               | 4       | format version, `u32` = 1                                 |
+//! | 8               | 4       | format version, `u32`: 1 or 2                             |
 //! | 12              | 4       | tile edge `k`, `u32`: 4, 8, 16, 32 or 64                  |
 //! | 16              | 8       | `nrows`, `u64` (at most `2^32 - 1`)                       |
 //! | 24              | 8       | `ncols`, `u64` (at most `2^32 - 1`)                       |
 //! | 32              | 8       | `ntiles` = `T`, `u64` (at most `2^32 - 1`)                |
 //! | 40              | 1       | element type tag, `u8` (table below)                      |
-//! | 41              | 7       | reserved, all zero                                        |
+//! | 41              | 1       | column form, `u8`: 0 = 32-bit (version 1: always 0), 1 = 16-bit |
+//! | 42              | 2       | reserved, zero                                            |
+//! | 44              | 4       | `E`, escaped columns, `u32` (16-bit form; else zero)      |
 //! | 48              | 8       | iso value: the type's bits, zero-extended to `u64`        |
 //! | 56              | 4 (R+1) | `tile_row_ptr`, `u32` each                                |
-//! | 56 + 4 (R+1)    | 4 T     | `tile_col_idx`, `u32` each                                |
-//! | 56 + 4 (R+1+T)  | B T     | tiles, each `B` bytes as [`TileBits::to_le_bytes`] writes |
+//! | 56 + 4 (R+1)    | C       | tile columns (below)                                      |
+//! | 56 + 4 (R+1) + C | B T    | tiles, each `B` bytes as [`TileBits::to_le_bytes`] writes |
 //! | end - 4         | 4       | CRC-32 (IEEE, as zlib) of every byte before it, `u32`     |
 //!
-//! The file is exactly `56 + 4 (R + 1) + 4 T + B T + 4` bytes long. Tile bits
+//! Tile columns, 32-bit form: `tile_col_idx`, a `u32` each (`C = 4 T`).
+//! 16-bit form: a `u32` base per tile row (`4 R`), a `u16` offset per tile
+//! (`2 T`, then 2 zero bytes if `T` is odd) and the `E` escaped columns, a
+//! `u32` each (`C = 4 R + 2 T + 2 (T mod 2) + 4 E`).
+//!
+//! The file is exactly `56 + 4 (R + 1) + C + B T + 4` bytes long. Tile bits
 //! follow [`crate::storage::b2sr::tile`]: entry (tile row `r`, tile column `c`)
 //! is bit `r * k + c` of the tile read as a little-endian bit string.
 //!
@@ -46,7 +57,7 @@
 //! ```
 //! use bitgraphblas::{io, Format, Matrix, TileSize};
 //! let a = Matrix::from_triplets(5, 5, vec![(0, 1, true), (4, 4, true)])?
-//!     .to_format(Format::B2sr(TileSize::T4))?;
+//!     .to_format(Format::B2sr(TileSize::T4))?; // 32-bit columns: version 1
 //! let path = std::env::temp_dir().join(format!("bgb_doc_{}.b2sr", std::process::id()));
 //! io::write_b2sr(&path, &a)?;
 //! assert_eq!(std::fs::metadata(&path).unwrap().len(), 56 + 4 * 3 + 4 * 2 + 2 * 2 + 4);
@@ -65,14 +76,18 @@ use crate::container::{Matrix, MatrixRepr};
 use crate::error::{Error, Result};
 use crate::scalar::{Scalar, ScalarType};
 use crate::storage::b2sr::{
-    with_blocks, B2srBlocks, B2srTiles, Tile16, Tile32, Tile4, Tile64, Tile8, TileBits,
+    with_blocks, B2srBlocks, B2srTiles, NarrowColumns, Tile16, Tile32, Tile4, Tile64, Tile8,
+    TileBits, TileColumns,
 };
 use crate::storage::{B2sr, TileSize};
 
 /// The first eight bytes of every B2SR file.
 pub const B2SR_MAGIC: [u8; 8] = [0x89, b'B', b'2', b'S', b'R', b'\r', b'\n', 0x1a];
-/// The format version this crate writes and reads.
-pub const B2SR_VERSION: u32 = 1;
+/// The newest format version, which this crate writes for 16-bit tile
+/// columns (and reads, with version 1).
+pub const B2SR_VERSION: u32 = 2;
+/// The version this crate writes for 32-bit tile columns.
+const B2SR_VERSION_WIDE: u32 = 1;
 
 const HEADER_BYTES: u64 = 56;
 const CRC_BYTES: u64 = 4;
@@ -127,15 +142,20 @@ pub fn write_b2sr<T: Scalar>(path: impl AsRef<Path>, a: &Matrix<T>) -> Result<()
         crc: crc32fast::Hasher::new(),
     };
     let run = |w: &mut CrcWriter<OutputFile>| -> std::io::Result<()> {
+        let (version, form, escaped) = match with_blocks!(pattern.tiles(), b => b.columns()) {
+            TileColumns::Wide(_) => (B2SR_VERSION_WIDE, 0u8, 0u32),
+            TileColumns::Narrow(n) => (B2SR_VERSION, 1u8, n.escaped().len() as u32),
+        };
         let mut head = Vec::with_capacity(HEADER_BYTES as usize);
         head.extend_from_slice(&B2SR_MAGIC);
-        head.extend_from_slice(&B2SR_VERSION.to_le_bytes());
+        head.extend_from_slice(&version.to_le_bytes());
         head.extend_from_slice(&(pattern.k() as u32).to_le_bytes());
         head.extend_from_slice(&(pattern.nrows() as u64).to_le_bytes());
         head.extend_from_slice(&(pattern.ncols() as u64).to_le_bytes());
         head.extend_from_slice(&(pattern.ntiles() as u64).to_le_bytes());
         head.push(type_tag(T::TYPE));
-        head.extend_from_slice(&[0u8; 7]);
+        head.extend_from_slice(&[form, 0, 0]);
+        head.extend_from_slice(&escaped.to_le_bytes());
         head.extend_from_slice(&to_bits(*value).to_le_bytes());
         debug_assert_eq!(head.len() as u64, HEADER_BYTES);
         w.write_all(&head)?;
@@ -167,19 +187,43 @@ impl<W: Write> Write for CrcWriter<W> {
 fn write_blocks<L: TileBits, W: Write>(w: &mut W, b: &B2srBlocks<L>) -> std::io::Result<()> {
     const CHUNK: usize = 1 << 16;
     let mut buf = Vec::with_capacity(CHUNK + L::BYTES);
-    for &x in b.tile_row_ptr().iter().chain(b.tile_col_idx()) {
-        buf.extend_from_slice(&x.to_le_bytes());
+    let mut put = |buf: &mut Vec<u8>, bytes: &[u8]| -> std::io::Result<()> {
+        buf.extend_from_slice(bytes);
         if buf.len() >= CHUNK {
-            w.write_all(&buf)?;
+            w.write_all(buf)?;
             buf.clear();
+        }
+        Ok(())
+    };
+    for &x in b.tile_row_ptr() {
+        put(&mut buf, &x.to_le_bytes())?;
+    }
+    match b.columns() {
+        TileColumns::Wide(c) => {
+            for &x in c {
+                put(&mut buf, &x.to_le_bytes())?;
+            }
+        }
+        TileColumns::Narrow(n) => {
+            for &x in n.base() {
+                put(&mut buf, &x.to_le_bytes())?;
+            }
+            for &x in n.offset() {
+                put(&mut buf, &x.to_le_bytes())?;
+            }
+            if n.offset().len() % 2 == 1 {
+                put(&mut buf, &[0, 0])?;
+            }
+            for &x in n.escaped() {
+                put(&mut buf, &x.to_le_bytes())?;
+            }
         }
     }
+    let mut one = Vec::with_capacity(L::BYTES);
     for t in b.tiles() {
-        t.to_le_bytes(&mut buf);
-        if buf.len() >= CHUNK {
-            w.write_all(&buf)?;
-            buf.clear();
-        }
+        one.clear();
+        t.to_le_bytes(&mut one);
+        put(&mut buf, &one)?;
     }
     w.write_all(&buf)
 }
@@ -321,9 +365,10 @@ pub(crate) fn read_stream<R: Read>(
     let u32_at = |o: usize| u32::from_le_bytes(head[o..o + 4].try_into().expect("4 bytes"));
     let u64_at = |o: usize| u64::from_le_bytes(head[o..o + 8].try_into().expect("8 bytes"));
     let version = u32_at(8);
-    if version != B2SR_VERSION {
+    if !(B2SR_VERSION_WIDE..=B2SR_VERSION).contains(&version) {
         return Err(corrupt(format!(
-            "format version {version} is not supported (this build reads version {B2SR_VERSION})"
+            "format version {version} is not supported (this build reads versions \
+             {B2SR_VERSION_WIDE} to {B2SR_VERSION})"
         )));
     }
     let k = u32_at(12) as usize;
@@ -336,8 +381,23 @@ pub(crate) fn read_stream<R: Read>(
     }
     let ty =
         tag_type(head[40]).ok_or_else(|| corrupt(format!("bad element type tag {}", head[40])))?;
-    if head[41..48].iter().any(|&b| b != 0) {
+    let narrow = match (version, head[41]) {
+        (_, 0) => false,
+        (2, 1) => true,
+        (_, f) => {
+            return Err(corrupt(format!(
+                "bad column form {f} for version {version}"
+            )))
+        }
+    };
+    let escaped = u32_at(44) as u64;
+    if head[42..44].iter().any(|&b| b != 0) || (!narrow && escaped != 0) {
         return Err(corrupt("reserved header bytes are not zero".into()));
+    }
+    if escaped > ntiles {
+        return Err(corrupt(format!(
+            "{escaped} escaped columns for {ntiles} tiles"
+        )));
     }
     let bits = u64_at(48);
     if bits_to_f64(ty, bits).is_none() {
@@ -367,7 +427,12 @@ pub(crate) fn read_stream<R: Read>(
     }
     // All u64 values here are below 2^32, so this cannot overflow u64.
     let tile_bytes = kk * kk / 8;
-    let arrays = 4 * (tile_rows + 1) + 4 * ntiles + tile_bytes * ntiles;
+    let columns = if narrow {
+        4 * tile_rows + 2 * ntiles + 2 * (ntiles % 2) + 4 * escaped
+    } else {
+        4 * ntiles
+    };
+    let arrays = 4 * (tile_rows + 1) + columns + tile_bytes * ntiles;
     let expect = HEADER_BYTES + arrays + CRC_BYTES;
     if let Some(len) = known_len {
         if expect != len {
@@ -386,7 +451,11 @@ pub(crate) fn read_stream<R: Read>(
             "the header claims {ntiles} tiles of {k}x{k} in {tile_rows} tile rows: {size} of arrays"
         )
     })?;
-    let (tile_rows, ntiles) = (tile_rows as usize, ntiles as usize);
+    let shape = Shape {
+        tile_rows: tile_rows as usize,
+        ntiles: ntiles as usize,
+        escaped: narrow.then_some(escaped as usize),
+    };
     let mut src = CrcReader {
         inner: r,
         crc,
@@ -396,11 +465,11 @@ pub(crate) fn read_stream<R: Read>(
         expect,
     };
     let tiles = match tile {
-        TileSize::T4 => B2srTiles::T4(read_blocks::<Tile4, _>(&mut src, tile_rows, ntiles)?),
-        TileSize::T8 => B2srTiles::T8(read_blocks::<Tile8, _>(&mut src, tile_rows, ntiles)?),
-        TileSize::T16 => B2srTiles::T16(read_blocks::<Tile16, _>(&mut src, tile_rows, ntiles)?),
-        TileSize::T32 => B2srTiles::T32(read_blocks::<Tile32, _>(&mut src, tile_rows, ntiles)?),
-        TileSize::T64 => B2srTiles::T64(read_blocks::<Tile64, _>(&mut src, tile_rows, ntiles)?),
+        TileSize::T4 => B2srTiles::T4(read_blocks::<Tile4, _>(&mut src, &shape)?),
+        TileSize::T8 => B2srTiles::T8(read_blocks::<Tile8, _>(&mut src, &shape)?),
+        TileSize::T16 => B2srTiles::T16(read_blocks::<Tile16, _>(&mut src, &shape)?),
+        TileSize::T32 => B2srTiles::T32(read_blocks::<Tile32, _>(&mut src, &shape)?),
+        TileSize::T64 => B2srTiles::T64(read_blocks::<Tile64, _>(&mut src, &shape)?),
         TileSize::Auto => unreachable!("from_k never gives Auto"),
     };
     let mut stored = [0u8; 4];
@@ -488,14 +557,39 @@ impl<R: Read> CrcReader<'_, R> {
     }
 }
 
-fn read_blocks<L: TileBits, R: Read>(
-    src: &mut CrcReader<'_, R>,
+/// The array lengths a header gives: tile rows, tiles and, for 16-bit tile
+/// columns, the escaped ones.
+struct Shape {
     tile_rows: usize,
     ntiles: usize,
+    escaped: Option<usize>,
+}
+
+fn read_blocks<L: TileBits, R: Read>(
+    src: &mut CrcReader<'_, R>,
+    shape: &Shape,
 ) -> Result<B2srBlocks<L>> {
     let u32_le = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
-    let ptr = src.items(tile_rows + 1, 4, u32_le)?;
-    let cols = src.items(ntiles, 4, u32_le)?;
-    let tiles = src.items(ntiles, L::BYTES, L::from_le_bytes)?;
-    Ok(B2srBlocks::from_raw(ptr, cols, tiles))
+    let u16_le = |b: &[u8]| u16::from_le_bytes(b.try_into().expect("2 bytes"));
+    let ptr = src.items(shape.tile_rows + 1, 4, u32_le)?;
+    let Some(escaped) = shape.escaped else {
+        let cols = src.items(shape.ntiles, 4, u32_le)?;
+        let tiles = src.items(shape.ntiles, L::BYTES, L::from_le_bytes)?;
+        return Ok(B2srBlocks::from_raw(ptr, cols, tiles));
+    };
+    let base = src.items(shape.tile_rows, 4, u32_le)?;
+    let offset = src.items(shape.ntiles, 2, u16_le)?;
+    if shape.ntiles % 2 == 1 {
+        let mut pad = [0u8; 2];
+        src.fill(&mut pad)?;
+    }
+    let escaped = src.items(escaped, 4, u32_le)?;
+    let tiles = src.items(shape.ntiles, L::BYTES, L::from_le_bytes)?;
+    // Checked with the rest of the arrays by `B2sr::from_parts`, after the checksum.
+    let columns = TileColumns::Narrow(NarrowColumns {
+        base,
+        offset,
+        escaped,
+    });
+    Ok(B2srBlocks::from_columns(ptr, columns, tiles))
 }

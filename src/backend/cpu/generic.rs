@@ -213,8 +213,8 @@ fn mxv_b2sr_blocks<S: Semiring, L: TileBits>(
         .map(|tr| {
             let nr = (nrows - tr * k).min(k);
             let mut acc: Vec<Option<S::T>> = vec![None; nr];
-            for t in b.tile_range(tr) {
-                let base = b.tile_col_idx()[t] as usize * k;
+            for (t, tc) in b.tile_range(tr).zip(b.row_columns(tr).iter()) {
+                let base = tc as usize * k;
                 let tile = &b.tiles()[t];
                 for (r, a) in acc.iter_mut().enumerate() {
                     if allowed.is_some_and(|m| !m.get(tr * k + r)) {

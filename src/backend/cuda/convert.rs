@@ -179,8 +179,13 @@ impl CudaBackend {
     /// Row lengths of a B2SR pattern (`nrows + 1` entries, the last 0).
     pub(crate) fn b2sr_row_lens(&self, pat: &DevB2sr) -> Result<DBuf<u32>> {
         let lens = self.dev.zeros::<u32>(pat.nrows + 1)?;
-        pack::b2sr_to_csr_count(pat.k, Tiles::of(pat), pat.nrows as u64, lens.ptr())
-            .run(&self.dev, pat.nrows)?;
+        pack::b2sr_to_csr_count(
+            pat.k,
+            Tiles::of(&self.dev, pat)?,
+            pat.nrows as u64,
+            lens.ptr(),
+        )
+        .run(&self.dev, pat.nrows)?;
         Ok(lens)
     }
 
@@ -192,7 +197,7 @@ impl CudaBackend {
         let colidx = self.dev.alloc::<u32>(nnz)?;
         pack::b2sr_to_csr_fill(
             pat.k,
-            Tiles::of(pat),
+            Tiles::of(&self.dev, pat)?,
             pat.nrows as u64,
             rowptr.ptr(),
             colidx.ptr(),
@@ -203,16 +208,7 @@ impl CudaBackend {
 
     /// A device copy of a B2SR pattern.
     pub(crate) fn copy_b2sr(&self, p: &DevB2sr) -> Result<DevB2sr> {
-        DevB2sr::new(
-            &self.dev,
-            p.k,
-            p.nrows,
-            p.ncols,
-            p.ntiles,
-            self.dev.copy(&p.rowptr)?,
-            self.dev.copy(&p.colidx)?,
-            self.dev.copy(&p.tiles)?,
-        )
+        p.copy(&self.dev)
     }
 
     /// The `convert` entry point: CSR <-> B2SR and B2SR between tile sizes,

@@ -125,7 +125,7 @@ impl CudaBackend {
         let product = sr::b2sr_mxm_dense(
             m,
             pat.k,
-            Tiles::of(&pat),
+            Tiles::of(&self.dev, &pat)?,
             pat.nrows as u64,
             bits_of(*value),
             b.data.ptr(),

@@ -67,12 +67,15 @@ pub(crate) const PACK_TILED: [&str; 6] = [
     "b2sr_select",
 ];
 /// Entries of `pack` without a tile size.
-pub(crate) const PACK_PLAIN: [&str; 10] = [
+pub(crate) const PACK_PLAIN: [&str; 13] = [
     "pack_chunks",
     "scan_block",
     "scan_add",
     "seg_count",
     "seg_fill",
+    "cols_escaped",
+    "cols_narrow",
+    "cols_widen",
     "tiles_compact",
     "popc_words",
     "bits_not",

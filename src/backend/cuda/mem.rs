@@ -1,13 +1,14 @@
 //! Device-resident matrices, vectors and dense matrices, and their transfers.
 
-use super::device::{DBuf, Dev};
+use super::device::{DBuf, Dev, DevPtr};
 use super::launch::pack;
 use super::transfer::{from_bytes, u32_to_words, words_to_u32};
 use crate::backend::{MatrixShape, VectorShape};
 use crate::container::{Matrix, MatrixRepr, Vector, VectorRepr};
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
-use crate::storage::b2sr::{with_blocks, B2srBlocks, B2srTiles, TileBits};
+use crate::storage::b2sr::columns::{narrow_pays, ESCAPE};
+use crate::storage::b2sr::{with_blocks, B2srBlocks, B2srTiles, TileBits, TileColumns};
 use crate::storage::{B2sr, BitVec, Csr, DenseMatrix, TileSize};
 use std::sync::OnceLock;
 
@@ -29,7 +30,11 @@ pub(crate) fn bit_words(n: usize) -> usize {
     n.div_ceil(64) * 2
 }
 
-/// A B2SR pattern on the device, with its load-balance segments.
+/// A B2SR pattern on the device, with its load-balance segments. Its tile
+/// columns are stored in 32 bits, or in the 16-bit form (as on the host,
+/// [`crate::storage::b2sr::columns`]) where that saves bytes: the one-launch
+/// `mxv` reads that form; other kernels get 32-bit columns made from it at
+/// their first use ([`DevB2sr::colidx`]).
 pub(crate) struct DevB2sr {
     pub k: usize,
     pub nrows: usize,
@@ -37,7 +42,10 @@ pub(crate) struct DevB2sr {
     pub tile_rows: usize,
     pub ntiles: usize,
     pub rowptr: DBuf<u32>,
-    pub colidx: DBuf<u32>,
+    /// The 32-bit tile columns: set from the start, or made from `narrow`.
+    colidx: OnceLock<DBuf<u32>>,
+    /// The 16-bit tile columns, where the pattern is stored so.
+    pub narrow: Option<DevNarrow>,
     pub tiles: DBuf<u8>,
     pub nseg: usize,
     pub seg_row: DBuf<u32>,
@@ -46,6 +54,26 @@ pub(crate) struct DevB2sr {
     pub nsplit: usize,
     /// Made at the first one-launch `mxv` that needs it.
     scratch: OnceLock<MxvScratch>,
+}
+
+/// 16-bit tile columns on the device: a base per tile row, an offset per
+/// tile, the escaped rows' columns (`cuda/columns.cuh`).
+pub(crate) struct DevNarrow {
+    pub base: DBuf<u32>,
+    pub offset: DBuf<u16>,
+    pub escaped: DBuf<u32>,
+    /// Escaped columns.
+    pub nescaped: usize,
+}
+
+/// Tile columns as a pattern is built from them.
+pub(crate) enum DevCols {
+    /// 32-bit: kept so.
+    Wide(DBuf<u32>),
+    /// 32-bit: stored in 16 bits where [`narrow_pays`] says so.
+    Choose(DBuf<u32>),
+    /// 16-bit.
+    Narrow(DevNarrow),
 }
 
 /// Scratch of the one-launch `mxv` (k <= 8) on a pattern with split tile
@@ -59,7 +87,9 @@ pub(crate) struct MxvScratch {
 }
 
 impl DevB2sr {
-    /// Wraps device arrays and builds the segments on the device.
+    /// Wraps device arrays made on the device and builds the segments on the
+    /// device; the tile columns go into the 16-bit form where that pays (the
+    /// rule packing uses on the host).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         dev: &Dev,
@@ -69,6 +99,22 @@ impl DevB2sr {
         ntiles: usize,
         rowptr: DBuf<u32>,
         colidx: DBuf<u32>,
+        tiles: DBuf<u8>,
+    ) -> Result<DevB2sr> {
+        let cols = DevCols::Choose(colidx);
+        DevB2sr::assemble(dev, k, nrows, ncols, ntiles, rowptr, cols, tiles)
+    }
+
+    /// Wraps device arrays, tile columns in the form `cols` gives.
+    #[allow(clippy::too_many_arguments)]
+    pub fn assemble(
+        dev: &Dev,
+        k: usize,
+        nrows: usize,
+        ncols: usize,
+        ntiles: usize,
+        rowptr: DBuf<u32>,
+        cols: DevCols,
         tiles: DBuf<u8>,
     ) -> Result<DevB2sr> {
         let tile_rows = nrows.div_ceil(k);
@@ -95,6 +141,14 @@ impl DevB2sr {
         )
         .run(dev, tile_rows)?;
         let nsplit = dev.read_u32(&counter, 0)? as usize;
+        let (colidx, narrow) = match cols {
+            DevCols::Wide(c) => (OnceLock::from(c), None),
+            DevCols::Choose(c) => match narrow_cols(dev, &rowptr, &c, tile_rows, ntiles, k)? {
+                Some(n) => (OnceLock::new(), Some(n)),
+                None => (OnceLock::from(c), None),
+            },
+            DevCols::Narrow(n) => (OnceLock::new(), Some(n)),
+        };
         Ok(DevB2sr {
             k,
             nrows,
@@ -103,6 +157,7 @@ impl DevB2sr {
             ntiles,
             rowptr,
             colidx,
+            narrow,
             tiles,
             nseg,
             seg_row,
@@ -126,9 +181,70 @@ impl DevB2sr {
         Ok(self.scratch.get_or_init(|| s))
     }
 
-    /// Bytes of the three B2SR arrays (what a product must read at least once).
+    /// The 32-bit tile columns, made from the 16-bit form at the first call
+    /// where the pattern is stored in it.
+    pub fn colidx(&self, dev: &Dev) -> Result<&DBuf<u32>> {
+        if let Some(c) = self.colidx.get() {
+            return Ok(c);
+        }
+        let n = self
+            .narrow
+            .as_ref()
+            .expect("a pattern holds one form or both");
+        let c = dev.alloc::<u32>(self.ntiles)?;
+        pack::cols_widen(
+            self.rowptr.ptr(),
+            self.tile_rows as u32,
+            n.base.ptr(),
+            n.offset.ptr(),
+            n.escaped.ptr(),
+            c.ptr(),
+        )
+        .run(dev, self.tile_rows * 32)?;
+        Ok(self.colidx.get_or_init(|| c))
+    }
+
+    /// A copy, tile columns in the same form.
+    pub fn copy(&self, dev: &Dev) -> Result<DevB2sr> {
+        let cols = match &self.narrow {
+            Some(n) => DevCols::Narrow(DevNarrow {
+                base: dev.copy(&n.base)?,
+                offset: dev.copy(&n.offset)?,
+                escaped: dev.copy(&n.escaped)?,
+                nescaped: n.nescaped,
+            }),
+            None => DevCols::Wide(dev.copy(self.colidx(dev)?)?),
+        };
+        let (rowptr, tiles) = (dev.copy(&self.rowptr)?, dev.copy(&self.tiles)?);
+        DevB2sr::assemble(
+            dev,
+            self.k,
+            self.nrows,
+            self.ncols,
+            self.ntiles,
+            rowptr,
+            cols,
+            tiles,
+        )
+    }
+
+    /// The 32-bit tile columns where the pattern stores them so, else NULL
+    /// (the 16-bit ones are then in [`Self::narrow`]).
+    pub fn stored_colidx(&self) -> DevPtr<u32> {
+        match (&self.narrow, self.colidx.get()) {
+            (Some(_), _) | (None, None) => DevPtr::null(),
+            (None, Some(c)) => c.ptr(),
+        }
+    }
+
+    /// Bytes of the B2SR arrays as stored (what a product must read at least
+    /// once): row offsets, tile columns (32-bit, or the 16-bit form) and tiles.
     pub fn bytes(&self) -> usize {
-        4 * (self.tile_rows + 1) + 4 * self.ntiles + self.ntiles * self.k * self.k / 8
+        let cols = match &self.narrow {
+            Some(n) => 4 * self.tile_rows + 2 * self.ntiles + 4 * n.nescaped,
+            None => 4 * self.ntiles,
+        };
+        4 * (self.tile_rows + 1) + cols + self.ntiles * self.k * self.k / 8
     }
 
     fn upload_blocks<L: TileBits>(
@@ -141,14 +257,24 @@ impl DevB2sr {
         for t in b.tiles() {
             t.to_le_bytes(&mut bytes);
         }
-        DevB2sr::new(
+        // the host's form, as it is
+        let cols = match b.columns() {
+            TileColumns::Wide(c) => DevCols::Wide(dev.upload(c)?),
+            TileColumns::Narrow(n) => DevCols::Narrow(DevNarrow {
+                base: dev.upload(n.base())?,
+                offset: dev.upload(n.offset())?,
+                escaped: dev.upload(n.escaped())?,
+                nescaped: n.escaped().len(),
+            }),
+        };
+        DevB2sr::assemble(
             dev,
             L::K,
             nrows,
             ncols,
             b.tiles().len(),
             dev.upload(b.tile_row_ptr())?,
-            dev.upload(b.tile_col_idx())?,
+            cols,
             dev.upload(&bytes)?,
         )
     }
@@ -170,8 +296,10 @@ impl DevB2sr {
             &dev.download_bytes(&self.rowptr, self.tile_rows + 1)?,
             self.tile_rows + 1,
         );
-        let colidx =
-            from_bytes::<u32>(&dev.download_bytes(&self.colidx, self.ntiles)?, self.ntiles);
+        let colidx = from_bytes::<u32>(
+            &dev.download_bytes(self.colidx(dev)?, self.ntiles)?,
+            self.ntiles,
+        );
         let tb = self.k * self.k / 8;
         let bytes = dev.download_bytes(&self.tiles, self.ntiles * tb)?;
         fn blocks<L: TileBits>(r: Vec<u32>, c: Vec<u32>, bytes: &[u8]) -> B2srBlocks<L> {
@@ -186,6 +314,50 @@ impl DevB2sr {
         };
         B2sr::from_parts(self.nrows, self.ncols, tiles)
     }
+}
+
+/// The 16-bit form of the tile columns `colidx` of a device pattern, where
+/// it saves what [`narrow_pays`] asks (else `None`): escaped rows counted and
+/// scanned on the device, one count read back.
+fn narrow_cols(
+    dev: &Dev,
+    rowptr: &DBuf<u32>,
+    colidx: &DBuf<u32>,
+    tile_rows: usize,
+    ntiles: usize,
+    k: usize,
+) -> Result<Option<DevNarrow>> {
+    if ntiles == 0 {
+        return Ok(None);
+    }
+    let esc_off = dev.alloc::<u32>(tile_rows + 1)?;
+    pack::cols_escaped(rowptr.ptr(), colidx.ptr(), tile_rows as u32, esc_off.ptr())
+        .run(dev, tile_rows + 1)?;
+    dev.scan(&esc_off, tile_rows + 1)?;
+    let nescaped = dev.read_u32(&esc_off, tile_rows)? as usize;
+    let wide = 4 * ntiles;
+    let narrow = 4 * tile_rows + 2 * ntiles + 4 * nescaped;
+    let whole = 4 * (tile_rows + 1) + wide + ntiles * k * k / 8;
+    if nescaped >= ESCAPE as usize || !narrow_pays(whole as f64, wide as f64, narrow as f64) {
+        return Ok(None);
+    }
+    let n = DevNarrow {
+        base: dev.alloc::<u32>(tile_rows)?,
+        offset: dev.alloc::<u16>(ntiles)?,
+        escaped: dev.alloc::<u32>(nescaped)?,
+        nescaped,
+    };
+    pack::cols_narrow(
+        rowptr.ptr(),
+        colidx.ptr(),
+        tile_rows as u32,
+        esc_off.ptr(),
+        n.base.ptr(),
+        n.offset.ptr(),
+        n.escaped.ptr(),
+    )
+    .run(dev, tile_rows * 32)?;
+    Ok(Some(n))
 }
 
 pub(crate) fn no_kernel(op: &'static str, what: impl Into<String>) -> Error {
@@ -347,6 +519,11 @@ impl<T: Scalar> CudaMatrix<T> {
             DMat::B2sr { pat, .. } => pat.bytes(),
             DMat::Csr { nnz, .. } => 4 * (self.nrows + 1) + nnz * (4 + std::mem::size_of::<T>()),
         }
+    }
+    /// Whether a B2SR matrix stores its tile columns in the 16-bit form
+    /// (`false` for 32-bit columns and for CSR).
+    pub fn narrow_columns(&self) -> bool {
+        matches!(&self.repr, DMat::B2sr { pat, .. } if pat.narrow.is_some())
     }
     /// Number of non-empty tiles (B2SR) or stored entries (CSR).
     pub fn ntiles(&self) -> usize {

@@ -148,7 +148,7 @@ impl BackendExt for CudaBackend {
                 )
             }
             DMat::B2sr { pat, .. } => {
-                let (k, t, tr) = (pat.k, Tiles::of(pat), pat.tile_rows as u32);
+                let (k, t, tr) = (pat.k, Tiles::of(&self.dev, pat)?, pat.tile_rows as u32);
                 (
                     visit::bfs_block_b2sr(k, t, tr, search),
                     visit::bfs_push_b2sr(k, t, tr, search),
@@ -218,9 +218,12 @@ impl BackendExt for CudaBackend {
             DMat::Csr { rowptr, colidx, .. } => {
                 visit::bfs_pull_csr(rowptr.ptr(), colidx.ptr(), pull)
             }
-            DMat::B2sr { pat, .. } => {
-                visit::bfs_pull_b2sr(pat.k, Tiles::of(pat), pat.tile_rows as u32, pull)
-            }
+            DMat::B2sr { pat, .. } => visit::bfs_pull_b2sr(
+                pat.k,
+                Tiles::of(&self.dev, pat)?,
+                pat.tile_rows as u32,
+                pull,
+            ),
         };
         level.run(&self.dev, bit_words(n) * 32)?;
         drop(dview);

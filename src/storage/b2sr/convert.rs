@@ -2,7 +2,10 @@
 
 use rayon::prelude::*;
 
-use super::{for_tile_size, with_blocks, B2sr, B2srBlocks, B2srTiles, Profile, TileBits, TileSize};
+use super::{
+    for_tile_size, with_blocks, B2sr, B2srBlocks, B2srTiles, ColumnForm, Profile, TileBits,
+    TileColumns, TileSize,
+};
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::csr::{check_u32, Csr};
@@ -90,11 +93,7 @@ fn pack<L: TileBits, T: Scalar>(csr: &Csr<T>) -> B2srBlocks<L> {
         tile_col_idx.extend_from_slice(&c);
         tiles.extend_from_slice(&t);
     }
-    B2srBlocks {
-        tile_row_ptr,
-        tile_col_idx,
-        tiles,
-    }
+    B2srBlocks::from_raw(tile_row_ptr, tile_col_idx, tiles)
 }
 
 fn unpack<L: TileBits, T: Scalar>(
@@ -113,10 +112,11 @@ fn unpack<L: TileBits, T: Scalar>(
             let rows = (nrows - tr * k).min(k);
             let mut lens = Vec::with_capacity(rows);
             let mut cols = Vec::new();
+            let tile_cols = b.row_columns(tr);
             for r in 0..rows {
                 let before = cols.len();
-                for t in range.clone() {
-                    let base = b.tile_col_idx[t] * k as u32;
+                for (i, t) in range.clone().enumerate() {
+                    let base = tile_cols.get(i) * k as u32;
                     let mut w = b.tiles[t].row(r);
                     while w != 0 {
                         cols.push(base + w.trailing_zeros());
@@ -147,8 +147,10 @@ fn transpose_blocks<L: TileBits>(
     tile_cols: usize,
 ) -> B2srBlocks<L> {
     let mut ptr = vec![0u32; tile_cols + 1];
-    for &c in &b.tile_col_idx {
-        ptr[c as usize + 1] += 1;
+    for tr in 0..tile_rows {
+        for c in b.row_columns(tr).iter() {
+            ptr[c as usize + 1] += 1;
+        }
     }
     for j in 0..tile_cols {
         ptr[j + 1] += ptr[j];
@@ -157,18 +159,14 @@ fn transpose_blocks<L: TileBits>(
     let mut col_idx = vec![0u32; b.tiles.len()];
     let mut tiles = vec![L::default(); b.tiles.len()];
     for tr in 0..tile_rows {
-        for t in b.tile_range(tr) {
-            let p = &mut next[b.tile_col_idx[t] as usize];
+        for (c, t) in b.row_columns(tr).iter().zip(b.tile_range(tr)) {
+            let p = &mut next[c as usize];
             col_idx[*p as usize] = tr as u32;
             tiles[*p as usize] = b.tiles[t].transpose();
             *p += 1;
         }
     }
-    B2srBlocks {
-        tile_row_ptr: ptr,
-        tile_col_idx: col_idx,
-        tiles,
-    }
+    B2srBlocks::from_raw(ptr, col_idx, tiles)
 }
 
 fn validate_blocks<L: TileBits>(b: &B2srBlocks<L>, nrows: usize, ncols: usize) -> Result<()> {
@@ -181,18 +179,22 @@ fn validate_blocks<L: TileBits>(b: &B2srBlocks<L>, nrows: usize, ncols: usize) -
             b.tile_row_ptr.len()
         ));
     }
-    if b.tile_row_ptr[0] != 0 || b.tile_row_ptr[tile_rows] as usize != b.tile_col_idx.len() {
+    if b.tile_row_ptr[0] != 0 || b.tile_row_ptr[tile_rows] as usize != b.columns.len() {
         return bad("tile_row_ptr does not span the tiles".into());
     }
-    if b.tiles.len() != b.tile_col_idx.len() {
+    if b.tiles.len() != b.columns.len() {
         return bad(format!(
             "{} tiles for {} tile column indices",
             b.tiles.len(),
-            b.tile_col_idx.len()
+            b.columns.len()
         ));
     }
     if b.tile_row_ptr.windows(2).any(|w| w[0] > w[1]) {
         return bad("tile_row_ptr decreases".into());
+    }
+    if let TileColumns::Narrow(n) = &b.columns {
+        n.check(&b.tile_row_ptr)
+            .map_err(|d| Error::storage("B2SR", format!("16-bit tile columns: {d}")))?;
     }
     let row_pad = match nrows % k {
         0 => k,
@@ -212,24 +214,30 @@ fn validate_blocks<L: TileBits>(b: &B2srBlocks<L>, nrows: usize, ncols: usize) -
             return bad(format!("tile_row_ptr decreases at tile row {tr}"));
         }
         let range = b.tile_range(tr);
-        let cols = &b.tile_col_idx[range.clone()];
+        // In u64: a corrupt 16-bit base plus its offset may pass u32::MAX.
+        let cols: Vec<u64> = match b.row_columns(tr) {
+            super::RowColumns::Wide(c) => c.iter().map(|&c| c as u64).collect(),
+            super::RowColumns::Offsets { base, offsets } => {
+                offsets.iter().map(|&o| base as u64 + o as u64).collect()
+            }
+        };
         if cols.windows(2).any(|w| w[0] >= w[1]) {
             return bad(format!(
                 "tile row {tr}: tile columns not strictly increasing"
             ));
         }
         if let Some(&c) = cols.last() {
-            if c as usize >= tile_cols {
+            if c >= tile_cols as u64 {
                 return bad(format!("tile row {tr}: tile column {c} >= {tile_cols}"));
             }
         }
-        for t in range {
+        for (i, t) in range.enumerate() {
             let tile = &b.tiles[t];
             if tile.is_zero() {
                 return bad(format!("tile row {tr}: stored tile {t} is empty"));
             }
             let last_row = tr + 1 == tile_rows;
-            let last_col = b.tile_col_idx[t] as usize + 1 == tile_cols;
+            let last_col = cols[i] + 1 == tile_cols as u64;
             for r in 0..k {
                 let w = tile.row(r);
                 if (last_row && r >= row_pad && w != 0) || (last_col && w & !col_mask != 0) {
@@ -309,12 +317,32 @@ impl B2sr {
 }
 
 impl<L: TileBits> B2srBlocks<L> {
-    /// From raw arrays; validate the result through [`B2sr::from_parts`].
+    /// From raw arrays, the columns in the form [`TileColumns::choose`]
+    /// picks; validate the result through [`B2sr::from_parts`].
     pub fn from_raw(tile_row_ptr: Vec<u32>, tile_col_idx: Vec<u32>, tiles: Vec<L>) -> Self {
+        let columns = TileColumns::choose(&tile_row_ptr, tile_col_idx, L::BYTES);
         B2srBlocks {
             tile_row_ptr,
-            tile_col_idx,
+            columns,
             tiles,
+        }
+    }
+
+    /// From row offsets, columns in either form and tiles (for loaders);
+    /// validate the result through [`B2sr::from_parts`].
+    pub fn from_columns(tile_row_ptr: Vec<u32>, columns: TileColumns, tiles: Vec<L>) -> Self {
+        B2srBlocks {
+            tile_row_ptr,
+            columns,
+            tiles,
+        }
+    }
+
+    /// Stores the columns in `form`.
+    pub(crate) fn set_column_form(&mut self, form: ColumnForm) {
+        if self.columns.form() != form {
+            let cols = self.columns.to_vec(&self.tile_row_ptr);
+            self.columns = TileColumns::build(&self.tile_row_ptr, cols, form);
         }
     }
 }

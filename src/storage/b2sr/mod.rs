@@ -4,7 +4,9 @@
 //! (one entry per tile row, plus one), `tile_col_idx` (one per non-empty tile,
 //! strictly increasing within a tile row) and the packed bits of every tile in
 //! the same order (see [`tile`] for the bit order). Dimensions that are not
-//! multiples of `k` are padded; padding bits are always 0. All indices are 32-bit.
+//! multiples of `k` are padded; padding bits are always 0. Row offsets are
+//! 32-bit; tile columns 32-bit, or 16-bit offsets from a base per tile row
+//! where that saves bytes ([`columns`]).
 //!
 //! ```
 //! use bitgraphblas::storage::{B2sr, Csr, TileSize};
@@ -15,11 +17,13 @@
 //! assert_eq!(b.to_csr(1.0f32).unwrap(), a);
 //! ```
 
+pub mod columns;
 mod convert;
 pub mod profile;
 pub mod tile;
 
 use crate::error::{Error, Result};
+pub use columns::{ColumnForm, NarrowColumns, RowColumns, TileColumns};
 pub use profile::{Profile, TileEstimate};
 pub use tile::{Tile16, Tile32, Tile4, Tile64, Tile8, TileBits};
 
@@ -125,21 +129,42 @@ impl std::fmt::Display for TileSize {
 /// assert_eq!((blk.tiles()[0].row(0), blk.tiles()[0].row(1)), (0b0010, 0b0100));
 /// # Ok::<(), bitgraphblas::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct B2srBlocks<L> {
     pub(crate) tile_row_ptr: Vec<u32>,
-    pub(crate) tile_col_idx: Vec<u32>,
+    pub(crate) columns: TileColumns,
     pub(crate) tiles: Vec<L>,
 }
 
+/// Equal when the tiles are (whatever form the columns are stored in).
+impl<L: PartialEq> PartialEq for B2srBlocks<L> {
+    fn eq(&self, other: &Self) -> bool {
+        self.tile_row_ptr == other.tile_row_ptr
+            && self.tiles == other.tiles
+            && self.columns.to_vec(&self.tile_row_ptr) == other.columns.to_vec(&other.tile_row_ptr)
+    }
+}
+
+impl<L: Eq> Eq for B2srBlocks<L> {}
+
 impl<L: TileBits> B2srBlocks<L> {
-    /// `tile_rows + 1` offsets into `tile_col_idx` and `tiles`.
+    /// `tile_rows + 1` offsets into the tile columns and `tiles`.
     pub fn tile_row_ptr(&self) -> &[u32] {
         &self.tile_row_ptr
     }
-    /// The tile column of every non-empty tile.
-    pub fn tile_col_idx(&self) -> &[u32] {
-        &self.tile_col_idx
+    /// The tile column of every non-empty tile, as 32-bit indices (a copy when
+    /// they are stored in 16 bits; kernels read [`Self::row_columns`]).
+    pub fn tile_col_idx(&self) -> std::borrow::Cow<'_, [u32]> {
+        self.columns.as_wide(&self.tile_row_ptr)
+    }
+    /// The tile columns as stored.
+    pub fn columns(&self) -> &TileColumns {
+        &self.columns
+    }
+    /// The tile columns of tile row `tr`.
+    #[inline]
+    pub fn row_columns(&self, tr: usize) -> RowColumns<'_> {
+        self.columns.row(&self.tile_row_ptr, tr)
     }
     /// The packed tiles.
     pub fn tiles(&self) -> &[L] {
@@ -270,10 +295,35 @@ impl B2sr {
     pub fn nnz(&self) -> usize {
         with_blocks!(&self.tiles, b => b.tiles.iter().map(|t| t.count_ones() as usize).sum())
     }
-    /// Exact bytes of the three arrays: `4 (tile_rows + 1) + 4 ntiles + ntiles k²/8`.
+    /// Exact bytes of the arrays: `4 (tile_rows + 1)` row offsets, the tile
+    /// columns ([`TileColumns::bytes`]: `4 ntiles` in 32 bits) and `ntiles k²/8`.
     pub fn bytes(&self) -> usize {
         let t = self.ntiles();
-        4 * (self.tile_rows() + 1) + 4 * t + t * self.tile_size().tile_bytes().expect("fixed")
+        let cols = with_blocks!(&self.tiles, b => b.columns.bytes());
+        4 * (self.tile_rows() + 1) + cols + t * self.tile_size().tile_bytes().expect("fixed")
+    }
+    /// How the tile columns are stored (chosen by [`TileColumns::choose`]
+    /// when the matrix is built).
+    pub fn column_form(&self) -> ColumnForm {
+        with_blocks!(&self.tiles, b => b.columns.form())
+    }
+    /// The same matrix with its tile columns stored in `form`.
+    ///
+    /// ```
+    /// use bitgraphblas::storage::{b2sr::ColumnForm, B2sr, Csr, TileSize};
+    /// // A 64x64 tridiagonal matrix: three 4x4 tiles in most tile rows.
+    /// let t = (0..64).flat_map(|i| [i.max(1) - 1, i, (i + 1).min(63)].map(|j| (i, j, true)));
+    /// let a = Csr::from_triplets(64, 64, t, |x, _| x)?;
+    /// let b = B2sr::from_csr(&a, TileSize::T4)?;
+    /// assert_eq!(b.column_form(), ColumnForm::Narrow); // chosen: saves 25% of the bytes
+    /// let w = b.clone().with_columns(ColumnForm::Wide);
+    /// assert_eq!((w.column_form(), w == b), (ColumnForm::Wide, true));
+    /// assert_eq!(w.bytes() - b.bytes(), 2 * b.ntiles() - 4 * b.tile_rows());
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    pub fn with_columns(mut self, form: ColumnForm) -> B2sr {
+        with_blocks!(&mut self.tiles, b => b.set_column_form(form));
+        self
     }
     /// Average fraction of bits set in a non-empty tile (0 when there are no tiles).
     pub fn fill(&self) -> f64 {

@@ -8,6 +8,7 @@
 //! several rows of one tile row is counted once). When the sample covers every
 //! tile row the estimate is exact.
 
+use super::columns::narrow_pays;
 use super::TileSize;
 use crate::generate::SplitMix64;
 use crate::scalar::Scalar;
@@ -31,8 +32,11 @@ pub struct TileEstimate {
     pub tiles: f64,
     /// Estimated average fraction of bits set in a non-empty tile.
     pub fill: f64,
-    /// Estimated bytes of the B2SR arrays (32-bit indices).
+    /// Estimated bytes of the B2SR arrays, tile columns in the form the
+    /// matrix would get ([`crate::storage::b2sr::TileColumns::choose`]).
     pub bytes: f64,
+    /// Whether the tile columns would be stored in 16 bits.
+    pub narrow_columns: bool,
     /// Estimated work of a boolean `mxv` on this tile size (see the module
     /// docs), in units of 1/16 ns (`WORK_PER_NS` per nanosecond); only the ratios
     /// between sizes matter.
@@ -121,7 +125,7 @@ impl Profile {
             trs.sort_unstable();
             trs.dedup();
             sampled_rows = sampled_rows.max(trs.len());
-            let (mut tiles, mut nnz) = (0usize, 0usize);
+            let (mut tiles, mut nnz, mut escaped) = (0usize, 0usize, 0usize);
             let mut cols: Vec<u32> = Vec::new();
             for &tr in &trs {
                 cols.clear();
@@ -133,6 +137,11 @@ impl Profile {
                 cols.sort_unstable();
                 cols.dedup();
                 tiles += cols.len();
+                if let (Some(&lo), Some(&hi)) = (cols.first(), cols.last()) {
+                    if hi - lo > u16::MAX as u32 {
+                        escaped += cols.len();
+                    }
+                }
             }
             let scale = if trs.is_empty() {
                 0.0
@@ -145,13 +154,19 @@ impl Profile {
             } else {
                 nnz as f64 / (tiles * k * k) as f64
             };
-            let bytes = 4.0 * (tile_rows + 1) as f64 + est_tiles * (4 + k * k / 8) as f64;
+            let row_ptr = 4.0 * (tile_rows + 1) as f64;
+            let tile_bytes = est_tiles * (k * k / 8) as f64;
+            let wide = 4.0 * est_tiles;
+            let narrow = 4.0 * tile_rows as f64 + 2.0 * est_tiles + 4.0 * escaped as f64 * scale;
+            let narrow_columns = narrow_pays(row_ptr + wide + tile_bytes, wide, narrow);
+            let bytes = row_ptr + tile_bytes + if narrow_columns { narrow } else { wide };
             let cost = est_tiles * tile_work(k) as f64 + (tile_rows * TILE_ROW_WORK) as f64;
             estimates.push(TileEstimate {
                 tile,
                 tiles: est_tiles,
                 fill,
                 bytes,
+                narrow_columns,
                 cost,
             });
         }
@@ -188,9 +203,20 @@ impl Profile {
 
     /// The tile size to convert to ([`Profile::best_tile`]), or `None` ("keep
     /// CSR") when no tile size is estimated to store fewer bytes than
-    /// pattern-only CSR (the paper's rule).
+    /// pattern-only CSR (the paper's rule, both sides with 32-bit indices:
+    /// 16-bit tile columns make B2SR smaller without making a scattered
+    /// pattern's tiles fuller, and the kernels' cost follows the tiles).
     pub fn recommend(&self) -> Option<TileSize> {
-        (self.min_bytes() < self.csr_bytes as f64).then(|| self.best_tile())
+        let wide = |e: &TileEstimate| {
+            let k = e.tile.k().expect("fixed");
+            4.0 * (self.nrows.div_ceil(k) + 1) as f64 + e.tiles * (4 + k * k / 8) as f64
+        };
+        let fewest = self
+            .estimates
+            .iter()
+            .map(wide)
+            .fold(f64::INFINITY, f64::min);
+        (fewest < self.csr_bytes as f64).then(|| self.best_tile())
     }
 
     /// The estimate for one tile size.

@@ -21,6 +21,7 @@ use crate::storage::{B2sr, BitVec, DenseMatrix};
 /// `a`, `bt` and `m` share the tile size: for each mask tile `(I, J)` the tiles
 /// of tile rows `I` of `A` and `J` of `Bt` are merged on their tile column.
 fn masked_count<L: TileOps>(m: &B2srBlocks<L>, a: &B2srBlocks<L>, bt: &B2srBlocks<L>) -> u64 {
+    let (m_cols, a_cols, bt_cols) = (m.tile_col_idx(), a.tile_col_idx(), bt.tile_col_idx());
     balanced_ranges(&m.tile_row_ptr, 1)
         .into_par_iter()
         .map(|range| {
@@ -31,14 +32,14 @@ fn masked_count<L: TileOps>(m: &B2srBlocks<L>, a: &B2srBlocks<L>, bt: &B2srBlock
                     continue;
                 }
                 for mt in m.tile_range(ti) {
-                    let tj = m.tile_col_idx[mt] as usize;
+                    let tj = m_cols[mt] as usize;
                     let mask = &m.tiles[mt];
                     // The mask tile's non-empty rows: only these need a dot product.
                     let mrows = mask.any_rows(u64::MAX >> (64 - L::K));
                     let bc = bt.tile_range(tj);
                     let (mut p, mut q) = (ac.start, bc.start);
                     while p < ac.end && q < bc.end {
-                        let (x, y) = (a.tile_col_idx[p], bt.tile_col_idx[q]);
+                        let (x, y) = (a_cols[p], bt_cols[q]);
                         if x < y {
                             p += 1;
                         } else if x > y {
@@ -165,6 +166,7 @@ fn bool_product<L: TileOps>(
     tile_cols: usize,
 ) -> B2srBlocks<L> {
     let ranges = balanced_ranges(&a.tile_row_ptr, 1);
+    let (a_cols, b_cols) = (a.tile_col_idx(), b.tile_col_idx());
     let parts: Vec<(Vec<u32>, Vec<u32>, Vec<L>)> = ranges
         .into_par_iter()
         .map(|range| {
@@ -174,9 +176,9 @@ fn bool_product<L: TileOps>(
             for ti in range {
                 for p in a.tile_range(ti) {
                     let ta = &a.tiles[p];
-                    let tk = a.tile_col_idx[p] as usize;
+                    let tk = a_cols[p] as usize;
                     for q in b.tile_range(tk) {
-                        let tj = b.tile_col_idx[q];
+                        let tj = b_cols[q];
                         let prod = ta.bool_mul(&b.tiles[q]);
                         if prod.is_zero() {
                             continue;
@@ -294,9 +296,9 @@ fn dense_product<S: Semiring, L: TileOps>(
             // The first term of a row initialises it (never `zero ⊕ x`: ANY has no identity).
             let mut seen = vec![false; rows.len() / n];
             for tr in range {
-                for t in a.tile_range(tr) {
+                for (t, tc) in a.tile_range(tr).zip(a.row_columns(tr).iter()) {
                     let tile = &a.tiles[t];
-                    let tc = a.tile_col_idx[t] as usize;
+                    let tc = tc as usize;
                     let k0 = tc * L::K;
                     let cols = live.map_or(u64::MAX, |w| super::slice::<L>(w, tc));
                     if cols == 0 {

@@ -25,7 +25,7 @@ use super::{add_class, repeat_add, slice, AddClass};
 use crate::algebra::Semiring;
 use crate::container::{Vector, VectorRepr};
 use crate::scalar::Scalar;
-use crate::storage::b2sr::{with_blocks, B2srBlocks};
+use crate::storage::b2sr::{with_blocks, B2srBlocks, RowColumns};
 use crate::storage::{B2sr, BitVec, Csr};
 
 /// Average tiles per tile row from which [`bits_pull`] stops a tile row early.
@@ -146,28 +146,68 @@ fn pull_rows<L: TileOps, H: RowHits<L>>(
         if m == 0 {
             continue;
         }
-        let span = b.tile_range(tr);
-        let (cols, tiles) = (&b.tile_col_idx[span.clone()], &b.tiles[span]);
-        // Rows the mask rules out count as hit, so "all hit" needs no mask.
-        let mut hits = H::new(!m);
-        let mut start = 0;
-        if early_exit {
-            while tiles.len() - start > EXIT_CHECK_EVERY && !hits.all() {
-                let end = start + EXIT_CHECK_EVERY;
-                for (&tc, tile) in cols[start..end].iter().zip(&tiles[start..end]) {
-                    hits.add(tile, slice::<L>(x, tc as usize));
-                }
-                start = end;
+        let tiles = &b.tiles[b.tile_range(tr)];
+        let hits = match b.row_columns(tr) {
+            RowColumns::Wide(cols) => pull_row::<L, H>(tiles, cols, x, !m, early_exit),
+            RowColumns::Offsets { base, offsets } => {
+                pull_row::<L, H>(tiles, Offsets(base, offsets), x, !m, early_exit)
             }
-        }
-        if !(early_exit && hits.all()) {
-            for (&tc, tile) in cols[start..].iter().zip(&tiles[start..]) {
-                hits.add(tile, slice::<L>(x, tc as usize));
-            }
-        }
+        };
         let bit = tr * L::K;
         words[bit / 64 - w0] |= (hits.rows() & m) << (bit % 64);
     }
+}
+
+/// The columns of a tile row stored as 16-bit offsets from `base`.
+#[derive(Clone, Copy)]
+struct Offsets<'a>(u32, &'a [u16]);
+
+/// A tile row's columns in either stored form, read by index.
+trait ColumnsAt: Copy {
+    fn at(self, i: usize) -> usize;
+}
+
+impl ColumnsAt for &[u32] {
+    #[inline(always)]
+    fn at(self, i: usize) -> usize {
+        self[i] as usize
+    }
+}
+
+impl ColumnsAt for Offsets<'_> {
+    #[inline(always)]
+    fn at(self, i: usize) -> usize {
+        (self.0 + self.1[i] as u32) as usize
+    }
+}
+
+/// The hits of one tile row with tiles `tiles` at columns `cols`, rows
+/// `ruled_out` counting as hit (so "all hit" needs no mask).
+#[inline(always)]
+fn pull_row<L: TileOps, H: RowHits<L>>(
+    tiles: &[L],
+    cols: impl ColumnsAt,
+    x: &[u64],
+    ruled_out: u64,
+    early_exit: bool,
+) -> H {
+    let mut hits = H::new(ruled_out);
+    let mut start = 0;
+    if early_exit {
+        while tiles.len() - start > EXIT_CHECK_EVERY && !hits.all() {
+            let end = start + EXIT_CHECK_EVERY;
+            for (i, tile) in tiles.iter().enumerate().take(end).skip(start) {
+                hits.add(tile, slice::<L>(x, cols.at(i)));
+            }
+            start = end;
+        }
+    }
+    if !(early_exit && hits.all()) {
+        for (i, tile) in tiles.iter().enumerate().skip(start) {
+            hits.add(tile, slice::<L>(x, cols.at(i)));
+        }
+    }
+    hits
 }
 
 /// [`pull_rows`] compiled for AVX2: a 16x16 tile is one 256-bit register
@@ -229,8 +269,8 @@ fn bits_push<L: TileOps>(
             if xs == 0 {
                 continue;
             }
-            for t in b.tile_range(tr) {
-                let bit = b.tile_col_idx[t] as usize * L::K;
+            for (t, tc) in b.tile_range(tr).zip(b.row_columns(tr).iter()) {
+                let bit = tc as usize * L::K;
                 let (w, sh) = (bit / 64, bit % 64);
                 let mut bits = b.tiles[t].or_rows(xs) << sh;
                 if let Some(m) = allowed {
@@ -418,8 +458,8 @@ fn count_pull<L: TileOps, T: Scalar>(
                 continue;
             }
             cnt[..L::K].fill(0);
-            for t in b.tile_range(tr) {
-                let xs = slice::<L>(x, b.tile_col_idx[t] as usize);
+            for (t, tc) in b.tile_range(tr).zip(b.row_columns(tr).iter()) {
+                let xs = slice::<L>(x, tc as usize);
                 if xs != 0 {
                     b.tiles[t].count_rows(xs, &mut cnt);
                 }
@@ -462,11 +502,7 @@ fn value_pull<S: Semiring, L: TileOps>(
                 continue;
             }
             let mut have = 0u64;
-            let tr_range = b.tile_range(tr);
-            for (&tc, tile) in b.tile_col_idx[tr_range.clone()]
-                .iter()
-                .zip(&b.tiles[tr_range])
-            {
+            for (tc, tile) in b.row_columns(tr).iter().zip(&b.tiles[b.tile_range(tr)]) {
                 let tc = tc as usize;
                 let xs = upresent.map_or(full, |p| slice::<L>(p, tc));
                 let uj = &u[tc * L::K..];
@@ -512,8 +548,8 @@ fn value_push<S: Semiring, L: TileOps>(
     let limit = ncols / 8;
     let mut out = Out::Pairs(Vec::new());
     let flush = |tr: usize, xs: u64, uv: &[S::T; 64], out: &mut Out<S::T>| {
-        for t in b.tile_range(tr) {
-            let tc = b.tile_col_idx[t] as usize;
+        for (t, tc) in b.tile_range(tr).zip(b.row_columns(tr).iter()) {
+            let tc = tc as usize;
             let cols = row_mask::<L>(allowed, tc);
             match out {
                 Out::Pairs(p) => b.tiles[t].for_each_bit(cols, xs, |r, c| {

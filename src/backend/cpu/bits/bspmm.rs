@@ -44,8 +44,8 @@ fn tile_entries<L: TileBits>(
 ) {
     let k = L::K;
     for tr in rows.start / k..rows.end.div_ceil(k) {
-        for t in blk.tile_range(tr) {
-            let (tile, tc) = (&blk.tiles()[t], blk.tile_col_idx()[t] as usize);
+        for (t, tc) in blk.tile_range(tr).zip(blk.row_columns(tr).iter()) {
+            let (tile, tc) = (&blk.tiles()[t], tc as usize);
             for r in 0..k {
                 let mut bits = tile.row(r);
                 while bits != 0 {

@@ -15,7 +15,7 @@ impl CudaBackend {
     /// tiles whose product is all zero.
     fn bool_product(&self, a: &DevB2sr, b: &DevB2sr) -> Result<DevB2sr> {
         let (k, tr) = (a.k, a.tile_rows);
-        let (at, bt) = (Tiles::of(a), Tiles::of(b));
+        let (at, bt) = (Tiles::of(&self.dev, a)?, Tiles::of(&self.dev, b)?);
         let (a_rowptr, a_colidx, b_rowptr, b_colidx) = (at.rowptr, at.colidx, bt.rowptr, bt.colidx);
         let hoff = self.dev.alloc::<u32>(tr + 1)?;
         let total = self.dev.zeros::<u64>(1)?;

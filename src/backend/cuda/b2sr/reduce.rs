@@ -123,11 +123,11 @@ impl CudaBackend {
         };
         count(
             a.k,
-            Tiles::of(m),
+            Tiles::of(&self.dev, m)?,
             m.tile_rows as u32,
             m.ntiles as u64,
-            Tiles::of(a),
-            Tiles::of(bt),
+            Tiles::of(&self.dev, a)?,
+            Tiles::of(&self.dev, bt)?,
             total.ptr(),
         )
         .run(&self.dev, m.ntiles * 32)?;

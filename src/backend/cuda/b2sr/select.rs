@@ -63,7 +63,7 @@ impl CudaBackend {
         let keep = self.dev.zeros::<u32>(pat.ntiles + 1)?;
         pack::b2sr_select(
             k,
-            Tiles::of(pat),
+            Tiles::of(&self.dev, pat)?,
             pat.tile_rows as u32,
             code,
             kk,
@@ -79,7 +79,7 @@ impl CudaBackend {
         let tiles = self.dev.zeros::<u8>(nt * tb)?;
         let selected = Tiles {
             tiles: tmp_tiles.ptr(),
-            ..Tiles::of(pat)
+            ..Tiles::of(&self.dev, pat)?
         };
         let out = Tiles {
             rowptr: rowptr.ptr(),

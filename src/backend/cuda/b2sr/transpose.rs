@@ -17,12 +17,13 @@ impl CudaBackend {
         let (k, nt) = (p.k, p.ntiles);
         let tile_cols = p.ncols.div_ceil(k);
         let rowptr = self.dev.zeros::<u32>(tile_cols + 1)?;
-        transpose::b2sr_tr_count(p.colidx.ptr(), nt as u64, rowptr.ptr()).run(&self.dev, nt)?;
+        transpose::b2sr_tr_count(p.colidx(&self.dev)?.ptr(), nt as u64, rowptr.ptr())
+            .run(&self.dev, nt)?;
         self.dev.scan(&rowptr, tile_cols + 1)?;
         let cursor = self.dev.zeros::<u32>(tile_cols)?;
         let perm = self.dev.alloc::<u32>(nt)?;
         transpose::b2sr_tr_fill(
-            p.colidx.ptr(),
+            p.colidx(&self.dev)?.ptr(),
             nt as u64,
             rowptr.ptr(),
             cursor.ptr(),

@@ -156,7 +156,8 @@ impl CudaBackend {
             _ => None,
         };
         let tr = t.tile_rows;
-        let (c_old, m_pat) = (Tiles::opt(old.map(|(p, _)| p)), Tiles::opt(mp));
+        let c_old = Tiles::opt(&self.dev, old.map(|(p, _)| p))?;
+        let (m_pat, t_pat) = (Tiles::opt(&self.dev, mp)?, Tiles::of(&self.dev, &t)?);
         let merge = |counts: &DBuf<u32>, out: Option<(&DBuf<u32>, &DBuf<u8>)>| {
             let (counts, out) = match out {
                 None => (counts.ptr(), Tiles::null()),
@@ -171,7 +172,7 @@ impl CudaBackend {
             };
             mxm::b2sr_merge(
                 k,
-                Tiles::of(&t),
+                t_pat,
                 c_old,
                 m_pat,
                 mode,

@@ -176,7 +176,7 @@ impl CudaBackend {
                 let flags = u32::from(f.need_deg) | (u32::from(narrow) << 1);
                 TILED[planes][kind](
                     pat.k,
-                    Tiles::of(pat),
+                    Tiles::of(&self.dev, pat)?,
                     pat.tile_rows as u32,
                     m as u64,
                     f.x,

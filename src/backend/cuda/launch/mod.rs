@@ -5,7 +5,8 @@
 //! device pointers ([`DevPtr`]) for pointers, `u64`/`u32`/`i32`/`i64`
 //! scalars, `bool` for the kernels' `int` flags, and a few groups the
 //! kernels take together ([`Tiles`] for a B2SR pattern's three arrays,
-//! [`Segments`] for its load-balance segments,
+//! [`NarrowCols`] for its 16-bit tile columns, [`Segments`] for its
+//! load-balance segments,
 //! `visit::Search`/`visit::Pull` for the BFS parameter lists). The entry name is
 //! spelled once, in the [`kernels!`] declaration that generates the function
 //! and the family's `Entry` list (checked against the module table in this
@@ -80,17 +81,28 @@ pub(crate) struct Tiles {
 }
 
 impl Tiles {
-    /// A pattern's arrays.
-    pub(crate) fn of(p: &DevB2sr) -> Tiles {
-        Tiles {
+    /// A pattern's arrays (its 32-bit tile columns made first where it
+    /// stores 16-bit ones).
+    pub(crate) fn of(dev: &Dev, p: &DevB2sr) -> Result<Tiles> {
+        Ok(Tiles {
             rowptr: p.rowptr.ptr(),
-            colidx: p.colidx.ptr(),
+            colidx: p.colidx(dev)?.ptr(),
             tiles: p.tiles.ptr(),
-        }
+        })
     }
     /// An optional pattern's arrays (NULL when absent).
-    pub(crate) fn opt(p: Option<&DevB2sr>) -> Tiles {
-        p.map_or(Tiles::null(), Tiles::of)
+    pub(crate) fn opt(dev: &Dev, p: Option<&DevB2sr>) -> Result<Tiles> {
+        p.map_or(Ok(Tiles::null()), |p| Tiles::of(dev, p))
+    }
+    /// A pattern's arrays as stored: `colidx` NULL where the tile columns
+    /// are in 16 bits ([`NarrowCols`] then holds them), for the kernels that
+    /// read either form.
+    pub(crate) fn stored(p: &DevB2sr) -> Tiles {
+        Tiles {
+            rowptr: p.rowptr.ptr(),
+            colidx: p.stored_colidx(),
+            tiles: p.tiles.ptr(),
+        }
     }
     /// No pattern.
     pub(crate) fn null() -> Tiles {
@@ -107,6 +119,42 @@ impl KernelArg for Tiles {
         self.rowptr.push_to(args);
         self.colidx.push_to(args);
         self.tiles.push_to(args);
+    }
+}
+
+/// A B2SR pattern's 16-bit tile columns as kernels take them (`cbase,
+/// coffset, cescaped`; all NULL where the columns are stored in 32 bits):
+/// see `cuda/columns.cuh`.
+#[derive(Clone, Copy)]
+pub(crate) struct NarrowCols {
+    pub base: DevPtr<u32>,
+    pub offset: DevPtr<u16>,
+    pub escaped: DevPtr<u32>,
+}
+
+impl NarrowCols {
+    /// A pattern's 16-bit tile columns (NULL where it has none).
+    pub(crate) fn of(p: &DevB2sr) -> NarrowCols {
+        match &p.narrow {
+            Some(n) => NarrowCols {
+                base: n.base.ptr(),
+                offset: n.offset.ptr(),
+                escaped: n.escaped.ptr(),
+            },
+            None => NarrowCols {
+                base: DevPtr::null(),
+                offset: DevPtr::null(),
+                escaped: DevPtr::null(),
+            },
+        }
+    }
+}
+
+impl KernelArg for NarrowCols {
+    fn push_to(self, args: &mut Vec<Arg>) {
+        self.base.push_to(args);
+        self.offset.push_to(args);
+        self.escaped.push_to(args);
     }
 }
 

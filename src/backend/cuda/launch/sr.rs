@@ -5,7 +5,7 @@
 
 use super::super::device::{Dev, DevPtr};
 use super::Sr;
-use super::{Segments, Tiles};
+use super::{NarrowCols, Segments, Tiles};
 use crate::error::Result;
 use crate::scalar::Scalar;
 
@@ -55,7 +55,7 @@ super::kernels! {
     fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, vbits: u64, b: DevPtr<T>, nfeat: u64,
         c: DevPtr<T>);
     /// The one-launch `mxv` on B2SR (k = 4, 8): segments, then short tile rows.
-    fn b2sr_mxv_fused[k](pattern: Tiles, segments: Segments, tile_rows: u32, short_max: u32,
+    fn b2sr_mxv_fused[k](pattern: Tiles, narrow: NarrowCols, segments: Segments, tile_rows: u32, short_max: u32,
         llog: u32, nrows: u64, ulen: u64, vbits: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>,
         allowed: DevPtr<u32>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>, part_vals: DevPtr<T>,
         part_has: DevPtr<u32>, counter: DevPtr<u32>, accum: i32, d_vals: DevPtr<T>, affine: bool,

@@ -4,7 +4,7 @@
 
 use super::super::codes::ACCUM_NONE;
 use super::super::device::{bits_of, opt_ptr, DBuf, DevPtr};
-use super::super::launch::{sr, Segments, Sr, Tiles};
+use super::super::launch::{sr, NarrowCols, Segments, Sr, Tiles};
 use super::super::mem::{bit_words, DVec, DevB2sr, SHORT_MAX};
 use super::super::{CudaBackend, CudaVector};
 use super::Io;
@@ -67,7 +67,8 @@ impl CudaBackend {
         sr::b2sr_mxv_fused(
             m,
             k,
-            Tiles::of(pat),
+            Tiles::stored(pat),
+            NarrowCols::of(pat),
             Segments::of(pat),
             pat.tile_rows as u32,
             SHORT_MAX,
@@ -181,7 +182,7 @@ impl CudaBackend {
     ) -> Result<()> {
         let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
         let k = pat.k;
-        let tiles = Tiles::of(pat);
+        let tiles = Tiles::of(&self.dev, pat)?;
         let nrows = pat.nrows as u64;
         // k lanes per tile row
         let lanes = pat.tile_rows.div_ceil(32 / k) * 32;

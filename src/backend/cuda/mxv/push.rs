@@ -115,7 +115,7 @@ impl CudaBackend {
             .run(&self.dev, in_words * 32)?,
             DMat::B2sr { pat, value } => {
                 let k = pat.k;
-                let tiles = Tiles::of(pat);
+                let tiles = Tiles::of(&self.dev, pat)?;
                 let (nrows, vbits) = (pat.nrows as u64, bits_of(*value));
                 push::b2sr_push(
                     module,
