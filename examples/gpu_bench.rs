@@ -466,7 +466,7 @@ fn main() -> Result<()> {
     ));
     md.push_str("| graph | n | nnz | cuSPARSE ms | k | tiles | B2SR MB (column bits) | pack ms (G nnz/s) | bin_full_full ms (x cuSP, %bw) | bin_bin_full ms (x cuSP, %bw) | bin_bin_bin ms (x cuSP, %bw) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     let mut reorder_md = String::from("\n| graph | order | reorder s | tile fill 4x4 (gain) | tile fill 8x8 (gain) | cuSPARSE on the given order ms |\n|---|---|---|---|---|---|\n");
-    let mut wide_md = String::from("\n16-bit tile columns (chosen on the device where they save a tenth of the bytes) against 32-bit ones (packed on the host, uploaded as they are), the same products in this run; ms 32-bit / 16-bit (ratio > 1: 16-bit faster).\n\n| graph | k | MB, 32-bit columns | MB, 16-bit | bin_full_full | bin_bin_full | bin_bin_bin |\n|---|---|---|---|---|---|---|\n");
+    let mut forms_md = String::from("\nTile columns in 32 and 16 bits (k <= 8): the form the device chose (`chosen`: 16 where they save a tenth of the bytes) and the other one (packed on the host, forced, uploaded as it is), the same products in this run; ms 32-bit / 16-bit (ratio > 1: 16-bit faster).\n\n| graph | k | chosen | MB, 32-bit columns | MB, 16-bit | bin_full_full | bin_bin_full | bin_bin_bin |\n|---|---|---|---|---|---|---|---|\n");
     let mut auto_md = String::from("\n| graph | cuSPARSE ms | ours CSR ms (x cuSP) | Auto picks | choice + convert ms | Auto bin_full_full ms (x cuSP) |\n|---|---|---|---|---|---|\n");
     let mut floor_md = String::from(
         "\n| graph | product | k | HBM MB | L2 MB | HBM floor ms | L2 figure ms | bound | ms | floor / ms |\n|---|---|---|---|---|---|---|---|---|---|\n",
@@ -721,70 +721,71 @@ fn main() -> Result<()> {
                 }
                 (bff, bbf, bbb)
             };
-            // Where the device chose 16-bit tile columns: the same three
-            // products on 32-bit ones (packed on the host, uploaded as they
-            // are), timed and checked in this run, for what the smaller index
-            // saves.
-            let wide = if gb.narrow_columns() {
-                let pat = B2sr::from_csr(&a.as_csr(), t)?.with_columns(ColumnForm::Wide);
+            // The same three products with the tile columns in the other form
+            // (packed on the host, forced, uploaded as they are), timed and
+            // checked in this run: what 16-bit columns save where the device
+            // chose them, and what they would where it did not (k <= 8: the
+            // kernel that reads them).
+            let other = if k > 8 {
+                String::new()
+            } else {
+                let narrow = gb.narrow_columns();
+                let form = if narrow {
+                    ColumnForm::Wide
+                } else {
+                    ColumnForm::Narrow
+                };
+                let pat = B2sr::from_csr(&a.as_csr(), t)?.with_columns(form);
                 let iso = a.iso_value().unwrap_or(1.0);
                 let gf = gpu.upload_matrix(&Matrix::from_b2sr(pat.clone(), iso))?;
                 let gc = gpu.upload_matrix(&Matrix::from_b2sr(pat.clone(), 1u32))?;
                 let gbo = gpu.upload_matrix(&Matrix::from_b2sr(pat.clone(), true))?;
-                let mut ww = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
-                let mut wwc = gpu.vector_new::<u32>(n, None, VectorFormat::Dense)?;
-                let mut wwb = gpu.vector_new::<bool>(n, None, VectorFormat::Bits)?;
-                let ff = time_ms(&gpu, 3, reps, || {
-                    gpu.mxv(
-                        &mut ww,
-                        None,
-                        NoAccum,
-                        PlusTimes::<f32>::new(),
-                        &gf,
-                        &u_full,
-                        f,
-                    )
+                let mut ow = gpu.vector_new::<f32>(n, None, VectorFormat::Dense)?;
+                let mut owc = gpu.vector_new::<u32>(n, None, VectorFormat::Dense)?;
+                let mut owb = gpu.vector_new::<bool>(n, None, VectorFormat::Bits)?;
+                let pt = PlusTimes::<f32>::new();
+                let of = time_ms(&gpu, 3, reps, || {
+                    gpu.mxv(&mut ow, None, NoAccum, pt, &gf, &u_full, f)
                 })?;
-                let fc = time_ms(&gpu, 3, reps, || {
-                    gpu.mxv(
-                        &mut wwc,
-                        None,
-                        NoAccum,
-                        PlusPair::<u32>::new(),
-                        &gc,
-                        &u_bits_c,
-                        f,
-                    )
+                let pp = PlusPair::<u32>::new();
+                let oc = time_ms(&gpu, 3, reps, || {
+                    gpu.mxv(&mut owc, None, NoAccum, pp, &gc, &u_bits_c, f)
                 })?;
-                let fb = time_ms(&gpu, 3, reps, || {
-                    gpu.mxv(&mut wwb, None, NoAccum, LorLand, &gbo, &u_bits_b, f)
+                let ob = time_ms(&gpu, 3, reps, || {
+                    gpu.mxv(&mut owb, None, NoAccum, LorLand, &gbo, &u_bits_b, f)
                 })?;
                 // the same kernel in the same order: the same bits
-                let same = gpu.download_vector(&ww)?.to_vec(0.0)
+                let same = gpu.download_vector(&ow)?.to_vec(0.0)
                     == gpu.download_vector(&w)?.to_vec(0.0)
-                    && gpu.download_vector(&wwc)?.to_vec(0) == gpu.download_vector(&wc)?.to_vec(0)
-                    && gpu.download_vector(&wwb)?.to_vec(false)
+                    && gpu.download_vector(&owc)?.to_vec(0) == gpu.download_vector(&wc)?.to_vec(0)
+                    && gpu.download_vector(&owb)?.to_vec(false)
                         == gpu.download_vector(&wb)?.to_vec(false);
                 if !same {
-                    failed.push(format!(
-                        "{name} k={k}: 32-bit and 16-bit tile columns differ"
-                    ));
+                    failed.push(format!("{name} k={k}: the two tile column forms differ"));
                     println!("CHECK FAILED: {}", failed.last().expect("pushed"));
                 }
+                let bits = |n: bool| if n { 16 } else { 32 };
+                let (ob_bits, o_bytes) = (bits(!narrow), pat.bytes());
                 println!(
-                    "k={k:2}: 32-bit tile columns {:.1} MB: bin_full_full {ff:.4} ms, bin_bin_full {fc:.4} ms, bin_bin_bin {fb:.4} ms",
-                    pat.bytes() as f64 / 1e6
+                    "k={k:2}: {ob_bits}-bit tile columns {:.1} MB: bin_full_full {of:.4} ms, bin_bin_full {oc:.4} ms, bin_bin_bin {ob:.4} ms",
+                    o_bytes as f64 / 1e6
                 );
-                wide_md.push_str(&format!(
-                    "| {name} | {k} | {:.2} | {:.2} | {ff:.4} / {bff:.4} ({:.2}x) | {fc:.4} / {bbf:.4} ({:.2}x) | {fb:.4} / {bbb:.4} ({:.2}x) |\n",
-                    pat.bytes() as f64 / 1e6, bytes as f64 / 1e6, ff / bff, fc / bbf, fb / bbb
+                // columns: 32-bit then 16-bit, whichever was chosen
+                let (mb32, mb16) = if narrow {
+                    (o_bytes, bytes)
+                } else {
+                    (bytes, o_bytes)
+                };
+                let pair = |o: f64, c: f64| if narrow { (o, c) } else { (c, o) };
+                let ((f32_, f16_), (c32, c16), (b32, b16)) =
+                    (pair(of, bff), pair(oc, bbf), pair(ob, bbb));
+                forms_md.push_str(&format!(
+                    "| {name} | {k} | {} | {:.2} | {:.2} | {f32_:.4} / {f16_:.4} ({:.2}x) | {c32:.4} / {c16:.4} ({:.2}x) | {b32:.4} / {b16:.4} ({:.2}x) |\n",
+                    bits(narrow), mb32 as f64 / 1e6, mb16 as f64 / 1e6, f32_ / f16_, c32 / c16, b32 / b16
                 ));
                 format!(
-                    ",\"wide_columns\":{{\"b2sr_bytes\":{},\"bin_full_full_ms\":{ff:.5},\"bin_bin_full_ms\":{fc:.5},\"bin_bin_bin_ms\":{fb:.5}}}",
-                    pat.bytes()
+                    ",\"other_columns\":{{\"column_bits\":{ob_bits},\"b2sr_bytes\":{o_bytes},\"bin_full_full_ms\":{of:.5},\"bin_bin_full_ms\":{oc:.5},\"bin_bin_bin_ms\":{ob:.5}}}"
                 )
-            } else {
-                String::new()
             };
             let bits_n = n.div_ceil(8) as f64;
             let bf = (bytes as f64 + 4.0 * m as f64 + 4.0 * n as f64 + bits_n) / (bff * 1e-3) / bw;
@@ -827,7 +828,7 @@ fn main() -> Result<()> {
                 gb.ntiles(), bytes as f64 / 1e6, cus_ms / bff, 100.0 * bf, cus_ms / bbf, 100.0 * bc, cus_ms / bbb, 100.0 * bb
             ));
             tiles_json.push(format!(
-                "{{\"k\":{k},\"tiles\":{},\"b2sr_bytes\":{bytes},\"column_bits\":{col_bits},\"pack_ms\":{pack_ms:.5},\"pack_gnnz_per_s\":{rate:.4},\"bin_full_full_ms\":{bff:.5},\"bin_bin_full_ms\":{bbf:.5},\"bin_bin_bin_ms\":{bbb:.5},\"bin_full_full_bw_frac\":{bf:.4},\"bin_bin_full_bw_frac\":{bc:.4},\"bin_bin_bin_bw_frac\":{bb:.4},\"speedup_bin_full_full\":{:.4},\"speedup_bin_bin_full\":{:.4},\"speedup_bin_bin_bin\":{:.4}{wide}}}",
+                "{{\"k\":{k},\"tiles\":{},\"b2sr_bytes\":{bytes},\"column_bits\":{col_bits},\"pack_ms\":{pack_ms:.5},\"pack_gnnz_per_s\":{rate:.4},\"bin_full_full_ms\":{bff:.5},\"bin_bin_full_ms\":{bbf:.5},\"bin_bin_bin_ms\":{bbb:.5},\"bin_full_full_bw_frac\":{bf:.4},\"bin_bin_full_bw_frac\":{bc:.4},\"bin_bin_bin_bw_frac\":{bb:.4},\"speedup_bin_full_full\":{:.4},\"speedup_bin_bin_full\":{:.4},\"speedup_bin_bin_bin\":{:.4}{other}}}",
                 gb.ntiles(), cus_ms / bff, cus_ms / bbf, cus_ms / bbb
             ));
         }
@@ -987,7 +988,7 @@ fn main() -> Result<()> {
     if reorder != Order::None {
         md.push_str(&reorder_md);
     }
-    md.push_str(&wide_md);
+    md.push_str(&forms_md);
     md.push_str(&auto_md);
     md.push_str(&floor_md);
     md.push_str(&tc_md);
