@@ -120,10 +120,10 @@ struct MxvIn {
 };
 
 // Folds tile t of the tile row `rc` describes into the rows `ok` of a.
-template <int K>
+template <int K, bool NARROW>
 __device__ __forceinline__ void rows_tile(Rows<K>& a, const MxvIn& in, RowCols rc, u32 t, u32 ok) {
   const u32 RM = (1u << K) - 1u;
-  const u64 base = (u64)tile_col(in.cols, rc, t) * K;
+  const u64 base = (u64)tile_col<NARROW>(in.cols, rc, t) * K;
   const u64 tile = K == 4 ? (u64)((const u16*)in.tiles)[t] : ((const u64*)in.tiles)[t];
   const u32 ucols = in.u_pres ? bits_chunk<K>(in.u_pres, base) : RM;
   if (in.u_vals != 0 && !SR::y_free) {
@@ -254,7 +254,7 @@ __device__ __forceinline__ void pres_set(u32* p, u32 bits, u32 own) {
   if (bits) atomicOr(p, bits);
 }
 
-template <int K>
+template <int K, bool NARROW>
 __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, const Cols cols,
                                                const u8* __restrict__ tiles, const u32* __restrict__ seg_row,
                                                const u32* __restrict__ seg_off, u32 nseg, u32 seg_len,
@@ -287,9 +287,9 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       const u32 t0 = rowptr[tr] + (s - first) * seg_len, t1 = min(t0 + seg_len, rowptr[tr + 1]);
       const u32 ok = rows_ok<K>(tr, nrows, allowed);
       if (ok) {
-        const RowCols rc = row_cols(cols, tr, rowptr[tr]);
+        const RowCols rc = row_cols<NARROW>(cols, tr, rowptr[tr]);
         for (u32 tb = t0; tb < t1; tb += 32) {
-          if (tb + lane < t1) rows_tile(a, in, rc, tb + lane, ok);
+          if (tb + lane < t1) rows_tile<K, NARROW>(a, in, rc, tb + lane, ok);
           if constexpr (SR_SATURATES) {
             u32 sat = rows_saturated(a);
 #pragma unroll
@@ -342,9 +342,9 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
       const bool mine = tr < tile_rows && t1 - t0 <= short_max;
       const u32 ok = mine ? rows_ok<K>(tr, nrows, allowed) : 0u;
       if (ok) {
-        const RowCols rc = row_cols(cols, tr, t0);
+        const RowCols rc = row_cols<NARROW>(cols, tr, t0);
         for (u32 t = t0 + l; t < t1; t += L) {
-          rows_tile(a, in, rc, t, ok);
+          rows_tile<K, NARROW>(a, in, rc, t, ok);
           if constexpr (SR_SATURATES) {
             if ((rows_saturated(a) & ok) == ok) break;
           }
@@ -373,19 +373,24 @@ __device__ __forceinline__ void mxv_fused_body(const u32* __restrict__ rowptr, c
   }
 }
 
-// mxv for K <= 8: one fused launch. The tile columns: `colidx` (32 bits) or,
-// where `cbase` is not NULL, `cbase`, `coffset` and `cescaped` (16 bits).
-#define SR_NARROW_KERNELS(K)                                                                               \
-  extern "C" __global__ void CAT(CAT(b2sr_mxv_fused_k, K), CAT(_, SR_NAME))(                               \
+// mxv for K <= 8: one fused launch, `b2sr_mxv_fused_k*` on 32-bit tile
+// columns (`colidx`), `b2sr_mxv_fused_c16_k*` on the 16-bit form (`cbase`,
+// `coffset`, `cescaped`); both take every array (the other form's NULL).
+#define SR_FUSED_KERNEL(NAME, K, NARROW)                                                                   \
+  extern "C" __global__ void CAT(CAT(NAME, K), CAT(_, SR_NAME))(                                           \
       const u32* rowptr, const u32* colidx, const u8* tiles, const u32* cbase, const u16* coffset,         \
       const u32* cescaped, const u32* seg_row, const u32* seg_off, u32 nseg, u32 seg_len, u32 tile_rows,   \
       u32 short_max, u32 llog, u64 nrows, u64 ulen, u64 vbits, const T* u_vals, const u32* u_pres,         \
       const u32* allowed, T* out_vals, u32* out_pres, T* part_vals, u32* part_has, u32* counter, int accum, \
       const T* d_vals, int affine, u64 cbits) {                                                            \
-    mxv_fused_body<K>(rowptr, Cols{colidx, cbase, coffset, cescaped}, tiles, seg_row, seg_off, nseg,       \
-                      seg_len, tile_rows, short_max, llog, nrows, ulen, vbits, u_vals, u_pres, allowed,    \
-                      out_vals, out_pres, part_vals, part_has, counter, accum, d_vals, affine, cbits);     \
+    mxv_fused_body<K, NARROW>(rowptr, Cols{colidx, cbase, coffset, cescaped}, tiles, seg_row, seg_off,     \
+                              nseg, seg_len, tile_rows, short_max, llog, nrows, ulen, vbits, u_vals,       \
+                              u_pres, allowed, out_vals, out_pres, part_vals, part_has, counter, accum,    \
+                              d_vals, affine, cbits);                                                      \
   }
+#define SR_NARROW_KERNELS(K)                  \
+  SR_FUSED_KERNEL(b2sr_mxv_fused_k, K, false) \
+  SR_FUSED_KERNEL(b2sr_mxv_fused_c16_k, K, true)
 
 SR_NARROW_KERNELS(4)
 SR_NARROW_KERNELS(8)

@@ -227,7 +227,7 @@ extern "C" __global__ void cols_widen(const u32* __restrict__ rowptr, u32 tile_r
   const Cols c{nullptr, base, offset, escaped};
   for (u64 tr = warp; tr < tile_rows; tr += nwarps) {
     const u32 t0 = rowptr[tr], t1 = rowptr[tr + 1];
-    const RowCols rc = row_cols(c, tr, t0);
-    for (u32 t = t0 + lane; t < t1; t += 32) colidx[t] = tile_col(c, rc, t);
+    const RowCols rc = row_cols<true>(c, tr, t0);
+    for (u32 t = t0 + lane; t < t1; t += 32) colidx[t] = tile_col<true>(c, rc, t);
   }
 }

@@ -915,7 +915,10 @@ fn sixteen_bit_tile_columns_match_cpu() {
                 .unwrap();
             y
         };
-        let (want, want_t) = (cpu(f), cpu(ft));
+        // (stored entries, values): the CPU gives a full vector where every
+        // row has a value, the GPU a dense one with presence
+        let view = |y: &Vector<f32>| (y.nvals(), y.to_vec(-1.0));
+        let (want, want_t) = (view(&cpu(f)), view(&cpu(ft)));
         let mut want_b = Vector::<bool>::empty(n);
         Cpu::new()
             .mxv(&mut want_b, None, NoAccum, LorLand, &host_b, &xb, f)
@@ -947,7 +950,7 @@ fn sixteen_bit_tile_columns_match_cpu() {
                     flags,
                 )
                 .unwrap();
-                gpu.download_vector(&y).unwrap()
+                view(&gpu.download_vector(&y).unwrap())
             };
             assert_eq!(run(f), want, "{ctx}: A x");
             assert_eq!(run(ft), want_t, "{ctx}: A' x");

@@ -125,7 +125,7 @@ pub(crate) const MAT_ENTRIES: [&str; 15] = [
 /// Per-tile-size entries of `sr_<semiring>_<type>` (`b2sr_mxm_dense_k8_plus_times_f32`).
 pub(crate) const SR_TILED: [&str; 1] = ["b2sr_mxm_dense"];
 /// Entries of `sr_<semiring>_<type>` for k = 4 and 8 only (`mxv` in one launch).
-pub(crate) const SR_NARROW: [&str; 1] = ["b2sr_mxv_fused"];
+pub(crate) const SR_NARROW: [&str; 2] = ["b2sr_mxv_fused", "b2sr_mxv_fused_c16"];
 /// Entries of `sr_<semiring>_<type>` for k = 16 and 32 only.
 pub(crate) const SR_WIDE: [&str; 3] = ["b2sr_mxv_short", "b2sr_mxv", "b2sr_mxv_fix"];
 /// Entries of `sr_<semiring>_<type>` without a tile size.

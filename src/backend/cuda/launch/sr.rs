@@ -54,12 +54,19 @@ super::kernels! {
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
     fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, vbits: u64, b: DevPtr<T>, nfeat: u64,
         c: DevPtr<T>);
-    /// The one-launch `mxv` on B2SR (k = 4, 8): segments, then short tile rows.
-    fn b2sr_mxv_fused[k](pattern: Tiles, narrow: NarrowCols, segments: Segments, tile_rows: u32, short_max: u32,
-        llog: u32, nrows: u64, ulen: u64, vbits: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>,
-        allowed: DevPtr<u32>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>, part_vals: DevPtr<T>,
-        part_has: DevPtr<u32>, counter: DevPtr<u32>, accum: i32, d_vals: DevPtr<T>, affine: bool,
-        cbits: u64);
+    /// The one-launch `mxv` on B2SR (k = 4, 8): segments, then short tile rows;
+    /// 32-bit tile columns (`narrow` NULL).
+    fn b2sr_mxv_fused[k](pattern: Tiles, narrow: NarrowCols, segments: Segments, tile_rows: u32,
+        short_max: u32, llog: u32, nrows: u64, ulen: u64, vbits: u64, u_vals: DevPtr<T>,
+        u_pres: DevPtr<u32>, allowed: DevPtr<u32>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>,
+        part_vals: DevPtr<T>, part_has: DevPtr<u32>, counter: DevPtr<u32>, accum: i32,
+        d_vals: DevPtr<T>, affine: bool, cbits: u64);
+    /// The same on 16-bit tile columns (`pattern.colidx` NULL).
+    fn b2sr_mxv_fused_c16[k](pattern: Tiles, narrow: NarrowCols, segments: Segments,
+        tile_rows: u32, short_max: u32, llog: u32, nrows: u64, ulen: u64, vbits: u64,
+        u_vals: DevPtr<T>, u_pres: DevPtr<u32>, allowed: DevPtr<u32>, out_vals: DevPtr<T>,
+        out_pres: DevPtr<u32>, part_vals: DevPtr<T>, part_has: DevPtr<u32>, counter: DevPtr<u32>,
+        accum: i32, d_vals: DevPtr<T>, affine: bool, cbits: u64);
     /// The segments of long tile rows (k = 16, 32).
     fn b2sr_mxv[k](pattern: Tiles, segments: Segments, nrows: u64, vbits: u64, u_vals: DevPtr<T>,
         u_pres: DevPtr<u32>, allowed: DevPtr<u32>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>,
@@ -73,15 +80,22 @@ super::kernels! {
         out_vals: DevPtr<T>, out_pres: DevPtr<u32>);
 }
 
-/// Blocks of `block` threads of `b2sr_mxv_fused` (tile size `k`) resident
-/// on one multiprocessor, `None` where the driver cannot say.
+/// Blocks of `block` threads of `b2sr_mxv_fused` (tile size `k`; on 16-bit
+/// tile columns with `narrow`) resident on one multiprocessor, `None` where
+/// the driver cannot say.
 pub(crate) fn b2sr_mxv_fused_per_sm<T: Scalar>(
     dev: &Dev,
     sr: Sr<T>,
     k: usize,
+    narrow: bool,
     block: u32,
 ) -> Result<Option<u32>> {
-    let f = dev.func(sr.id(), Entry::b2sr_mxv_fused.name(), Some(k))?;
+    let entry = if narrow {
+        Entry::b2sr_mxv_fused_c16
+    } else {
+        Entry::b2sr_mxv_fused
+    };
+    let f = dev.func(sr.id(), entry.name(), Some(k))?;
     Ok(
         f.occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
             .ok(),

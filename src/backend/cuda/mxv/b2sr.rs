@@ -60,36 +60,47 @@ impl CudaBackend {
             None
         };
         // resident lanes of this kernel (its registers set how many)
-        let per_sm =
-            sr::b2sr_mxv_fused_per_sm(&self.dev, m, k, 256)?.map_or(8, |b| b.max(1) as usize);
+        let narrow = pat.narrow.is_some();
+        let per_sm = sr::b2sr_mxv_fused_per_sm(&self.dev, m, k, narrow, 256)?
+            .map_or(8, |b| b.max(1) as usize);
         let llog = short_lanes_log(pat, 256 * per_sm * self.dev.sm_count as usize);
         let nshort = pat.tile_rows.div_ceil(32 >> llog);
-        sr::b2sr_mxv_fused(
-            m,
-            k,
-            Tiles::stored(pat),
-            NarrowCols::of(pat),
-            Segments::of(pat),
-            pat.tile_rows as u32,
-            SHORT_MAX,
-            llog,
-            pat.nrows as u64,
-            pat.ncols as u64,
-            vbits,
-            u_vals,
-            u_pres,
-            allowed,
-            out_vals,
-            out_pres,
-            opt_ptr(scratch.map(|s| &s.part_vals)).cast::<T>(),
-            opt_ptr(scratch.map(|s| &s.part_has)),
-            opt_ptr(scratch.map(|s| &s.counter)),
-            accum,
-            d_vals,
-            affine.is_some(),
-            cbits,
-        )
-        .run(&self.dev, (pat.nseg + nshort).max(1) * 32)
+        // one kernel per tile column form, the same arguments
+        macro_rules! fused {
+            ($kernel:path) => {
+                $kernel(
+                    m,
+                    k,
+                    Tiles::stored(pat),
+                    NarrowCols::of(pat),
+                    Segments::of(pat),
+                    pat.tile_rows as u32,
+                    SHORT_MAX,
+                    llog,
+                    pat.nrows as u64,
+                    pat.ncols as u64,
+                    vbits,
+                    u_vals,
+                    u_pres,
+                    allowed,
+                    out_vals,
+                    out_pres,
+                    opt_ptr(scratch.map(|s| &s.part_vals)).cast::<T>(),
+                    opt_ptr(scratch.map(|s| &s.part_has)),
+                    opt_ptr(scratch.map(|s| &s.counter)),
+                    accum,
+                    d_vals,
+                    affine.is_some(),
+                    cbits,
+                )
+            };
+        }
+        let launch = if narrow {
+            fused!(sr::b2sr_mxv_fused_c16)
+        } else {
+            fused!(sr::b2sr_mxv_fused)
+        };
+        launch.run(&self.dev, (pat.nseg + nshort).max(1) * 32)
     }
 
     /// `t = A ⊕.⊗ u` on B2SR. With `into`, a vector of the result's length
