@@ -1,7 +1,6 @@
 // cuda/b2sr_pack.cu: CSR <-> B2SR: packing (a group of k lanes merges the k
 // rows of a tile row: no host loop; power-law hubs cut into chunks) and
-// unpacking (row lengths, then entries); tile columns into the 16-bit form
-// and back. Part of the type-free module `pack` (cuda/pack.cu).
+// unpacking (row lengths, then entries); 16-bit tile columns widened. Part of the type-free module `pack` (cuda/pack.cu).
 #include "common.cuh"
 #include "columns.cuh"
 
@@ -182,43 +181,9 @@ B2SR_PACK_KERNELS(16)
 B2SR_PACK_KERNELS(32)
 
 // ---- 16-bit tile columns (cuda/columns.cuh) ------------------------------------
-// A warp per tile row throughout: escaped rows (power-law hubs) are long.
 
-// esc_len[tr] = tiles of tile row tr if its columns span more than a u16
-// (it must be escaped), else 0; esc_len[tile_rows] = 0 (for the scan).
-extern "C" __global__ void cols_escaped(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                        u32 tile_rows, u32* __restrict__ esc_len) {
-  for (u64 tr = gtid(); tr <= tile_rows; tr += gthreads()) {
-    u32 n = 0;
-    if (tr < tile_rows) {
-      const u32 t0 = rowptr[tr], t1 = rowptr[tr + 1];
-      if (t1 > t0 && colidx[t1 - 1] - colidx[t0] > 0xffffu) n = t1 - t0;
-    }
-    esc_len[tr] = n;
-  }
-}
-
-// The 16-bit form of `colidx`: base, offset and escaped columns, the escaped
-// rows' columns at esc_off[tr] (the scan of `cols_escaped`).
-extern "C" __global__ void cols_narrow(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                       u32 tile_rows, const u32* __restrict__ esc_off, u32* __restrict__ base,
-                                       u16* __restrict__ offset, u32* __restrict__ escaped) {
-  const int lane = threadIdx.x & 31;
-  const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
-  for (u64 tr = warp; tr < tile_rows; tr += nwarps) {
-    const u32 t0 = rowptr[tr], t1 = rowptr[tr + 1];
-    const bool esc = esc_off[tr + 1] > esc_off[tr];
-    const u32 b = esc ? (COL_ESCAPE | esc_off[tr]) : (t1 > t0 ? colidx[t0] : 0u);
-    if (lane == 0) base[tr] = b;
-    for (u32 t = t0 + lane; t < t1; t += 32) {
-      const u32 c = colidx[t];
-      offset[t] = esc ? (u16)0 : (u16)(c - b);
-      if (esc) escaped[esc_off[tr] + (t - t0)] = c;
-    }
-  }
-}
-
-// The 32-bit columns of a pattern stored in the 16-bit form.
+// The 32-bit columns of a pattern stored in the 16-bit form: a warp per tile
+// row (escaped rows, power-law hubs, are long).
 extern "C" __global__ void cols_widen(const u32* __restrict__ rowptr, u32 tile_rows, const u32* __restrict__ base,
                                       const u16* __restrict__ offset, const u32* __restrict__ escaped,
                                       u32* __restrict__ colidx) {

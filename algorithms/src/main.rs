@@ -468,8 +468,16 @@ fn info(path: &Path, reorder: Option<Order>, lim: &Limits) -> AnyResult<()> {
         profile.csr_bytes
     ))?;
     out.line(&format!(
-        "{:>4} {:>10} {:>8} {:>12} {:>4} {:>7} {:>12} {:>8} {:>7}",
-        "tile", "tiles", "fill", "B2SR bytes", "cols", "/CSR", "est. bytes", "est.fill", "est/CSR"
+        "{:>4} {:>10} {:>8} {:>12} {:>7} {:>12} {:>12} {:>8} {:>7}",
+        "tile",
+        "tiles",
+        "fill",
+        "B2SR bytes",
+        "/CSR",
+        "16-bit cols",
+        "est. bytes",
+        "est.fill",
+        "est/CSR"
     ))?;
     for t in TileSize::FIXED {
         let (b, _) = with_spinner(format!("packing {t}x{t} tiles"), || B2sr::from_csr(&csr, t));
@@ -479,16 +487,13 @@ fn info(path: &Path, reorder: Option<Order>, lim: &Limits) -> AnyResult<()> {
             .ok_or("the profile has every fixed tile size")?;
         let csr_b = profile.csr_bytes.max(1) as f64;
         out.line(&format!(
-            "{:>4} {:>10} {:>8.4} {:>12} {:>4} {:>7.3} {:>12.0} {:>8.4} {:>7.3}",
+            "{:>4} {:>10} {:>8.4} {:>12} {:>7.3} {:>12} {:>12.0} {:>8.4} {:>7.3}",
             t.to_string(),
             b.ntiles(),
             b.fill(),
             b.bytes(),
-            match b.column_form() {
-                ColumnForm::Wide => "32",
-                ColumnForm::Narrow => "16",
-            },
             b.bytes() as f64 / csr_b,
+            b.clone().with_columns(ColumnForm::Narrow).bytes(),
             e.bytes,
             e.fill,
             e.bytes / csr_b

@@ -67,14 +67,12 @@ pub(crate) const PACK_TILED: [&str; 6] = [
     "b2sr_select",
 ];
 /// Entries of `pack` without a tile size.
-pub(crate) const PACK_PLAIN: [&str; 13] = [
+pub(crate) const PACK_PLAIN: [&str; 11] = [
     "pack_chunks",
     "scan_block",
     "scan_add",
     "seg_count",
     "seg_fill",
-    "cols_escaped",
-    "cols_narrow",
     "cols_widen",
     "tiles_compact",
     "popc_words",

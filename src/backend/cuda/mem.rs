@@ -7,7 +7,6 @@ use crate::backend::{MatrixShape, VectorShape};
 use crate::container::{Matrix, MatrixRepr, Vector, VectorRepr};
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
-use crate::storage::b2sr::columns::{narrow_pays, ESCAPE};
 use crate::storage::b2sr::{with_blocks, B2srBlocks, B2srTiles, TileBits, TileColumns};
 use crate::storage::{B2sr, BitVec, Csr, DenseMatrix, TileSize};
 use std::sync::OnceLock;
@@ -31,10 +30,11 @@ pub(crate) fn bit_words(n: usize) -> usize {
 }
 
 /// A B2SR pattern on the device, with its load-balance segments. Its tile
-/// columns are stored in 32 bits, or in the 16-bit form (as on the host,
-/// [`crate::storage::b2sr::columns`]) where that saves bytes: the one-launch
-/// `mxv` reads that form; other kernels get 32-bit columns made from it at
-/// their first use ([`DevB2sr::colidx`]).
+/// columns are stored in 32 bits, or in the 16-bit form where the host
+/// matrix uploaded has them ([`crate::storage::b2sr::columns`]): the
+/// one-launch `mxv` reads that form; other kernels get 32-bit columns made
+/// from it at their first use ([`DevB2sr::colidx`]). Patterns made on the
+/// device have 32-bit columns.
 pub(crate) struct DevB2sr {
     pub k: usize,
     pub nrows: usize,
@@ -68,10 +68,8 @@ pub(crate) struct DevNarrow {
 
 /// Tile columns as a pattern is built from them.
 pub(crate) enum DevCols {
-    /// 32-bit: kept so.
+    /// 32-bit.
     Wide(DBuf<u32>),
-    /// 32-bit: stored in 16 bits where [`narrow_pays`] says so.
-    Choose(DBuf<u32>),
     /// 16-bit.
     Narrow(DevNarrow),
 }
@@ -87,9 +85,8 @@ pub(crate) struct MxvScratch {
 }
 
 impl DevB2sr {
-    /// Wraps device arrays made on the device and builds the segments on the
-    /// device; the tile columns go into the 16-bit form where that pays (the
-    /// rule packing uses on the host).
+    /// Wraps device arrays made on the device (32-bit tile columns) and
+    /// builds the segments on the device.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         dev: &Dev,
@@ -101,7 +98,7 @@ impl DevB2sr {
         colidx: DBuf<u32>,
         tiles: DBuf<u8>,
     ) -> Result<DevB2sr> {
-        let cols = DevCols::Choose(colidx);
+        let cols = DevCols::Wide(colidx);
         DevB2sr::assemble(dev, k, nrows, ncols, ntiles, rowptr, cols, tiles)
     }
 
@@ -143,10 +140,6 @@ impl DevB2sr {
         let nsplit = dev.read_u32(&counter, 0)? as usize;
         let (colidx, narrow) = match cols {
             DevCols::Wide(c) => (OnceLock::from(c), None),
-            DevCols::Choose(c) => match narrow_cols(dev, &rowptr, &c, tile_rows, ntiles, k)? {
-                Some(n) => (OnceLock::new(), Some(n)),
-                None => (OnceLock::from(c), None),
-            },
             DevCols::Narrow(n) => (OnceLock::new(), Some(n)),
         };
         Ok(DevB2sr {
@@ -314,50 +307,6 @@ impl DevB2sr {
         };
         B2sr::from_parts(self.nrows, self.ncols, tiles)
     }
-}
-
-/// The 16-bit form of the tile columns `colidx` of a device pattern, where
-/// it saves what [`narrow_pays`] asks (else `None`): escaped rows counted and
-/// scanned on the device, one count read back.
-fn narrow_cols(
-    dev: &Dev,
-    rowptr: &DBuf<u32>,
-    colidx: &DBuf<u32>,
-    tile_rows: usize,
-    ntiles: usize,
-    k: usize,
-) -> Result<Option<DevNarrow>> {
-    if ntiles == 0 {
-        return Ok(None);
-    }
-    let esc_off = dev.alloc::<u32>(tile_rows + 1)?;
-    pack::cols_escaped(rowptr.ptr(), colidx.ptr(), tile_rows as u32, esc_off.ptr())
-        .run(dev, tile_rows + 1)?;
-    dev.scan(&esc_off, tile_rows + 1)?;
-    let nescaped = dev.read_u32(&esc_off, tile_rows)? as usize;
-    let wide = 4 * ntiles;
-    let narrow = 4 * tile_rows + 2 * ntiles + 4 * nescaped;
-    let whole = 4 * (tile_rows + 1) + wide + ntiles * k * k / 8;
-    if nescaped >= ESCAPE as usize || !narrow_pays(whole as f64, wide as f64, narrow as f64) {
-        return Ok(None);
-    }
-    let n = DevNarrow {
-        base: dev.alloc::<u32>(tile_rows)?,
-        offset: dev.alloc::<u16>(ntiles)?,
-        escaped: dev.alloc::<u32>(nescaped)?,
-        nescaped,
-    };
-    pack::cols_narrow(
-        rowptr.ptr(),
-        colidx.ptr(),
-        tile_rows as u32,
-        esc_off.ptr(),
-        n.base.ptr(),
-        n.offset.ptr(),
-        n.escaped.ptr(),
-    )
-    .run(dev, tile_rows * 32)?;
-    Ok(Some(n))
 }
 
 pub(crate) fn no_kernel(op: &'static str, what: impl Into<String>) -> Error {

@@ -9,9 +9,13 @@
 //! [`ESCAPE`] set and the rest of it is where the row's columns start in a
 //! side array of 32-bit columns.
 //!
-//! [`TileColumns::choose`] keeps 32-bit indices unless 16-bit ones save at
-//! least [`NARROW_MIN_SAVING`] of the matrix's bytes, so the form is a
-//! function of the pattern alone; [`super::B2sr::with_columns`] forces either.
+//! Packing gives 32-bit columns; [`super::B2sr::with_columns`] stores them in
+//! 16 bits. Measured on the H100 (`benches/results/gpu-kernels.md`), the
+//! 16-bit form saves 9-32% of a 4x4 or 8x8 matrix's bytes on meshes, roads,
+//! grids and small power-law graphs, but the GPU product reading it was 2-8%
+//! slower on the graphs large enough to time well (it is bound by dependent
+//! loads, not bytes): it is the form for a matrix that must fit in less
+//! memory, not the default. The sampling profile reports both sizes.
 //!
 //! ```
 //! use bitgraphblas::storage::b2sr::{ColumnForm, TileColumns};
@@ -27,19 +31,6 @@
 /// Set in a tile row's base when the row is escaped (its columns are stored
 /// whole in the side array, from the position the other bits give).
 pub const ESCAPE: u32 = 1 << 31;
-
-/// The least share of the whole matrix's bytes (row offsets, indices and
-/// tiles) that 16-bit indices must save before [`TileColumns::choose`] takes
-/// them (a tenth: below that, the extra base read per tile row is not worth
-/// it).
-pub const NARROW_MIN_SAVING: f64 = 0.10;
-
-/// Whether 16-bit tile columns taking `narrow` bytes pay against 32-bit ones
-/// taking `wide`, in a matrix of `whole` bytes with 32-bit columns: they must
-/// save at least [`NARROW_MIN_SAVING`] of it.
-pub(crate) fn narrow_pays(whole: f64, wide: f64, narrow: f64) -> bool {
-    wide - narrow >= NARROW_MIN_SAVING * whole
-}
 
 /// How the tile column indices are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -223,23 +214,6 @@ impl<'a> RowColumns<'a> {
 }
 
 impl TileColumns {
-    /// The columns `cols` (of the tile rows `row_ptr` delimits) in the
-    /// form that saves at least [`NARROW_MIN_SAVING`] of the matrix's bytes,
-    /// `tile_bytes` bytes a tile: 16 bits where that pays, else 32.
-    pub fn choose(row_ptr: &[u32], cols: Vec<u32>, tile_bytes: usize) -> TileColumns {
-        let narrow = match NarrowColumns::encode(row_ptr, &cols) {
-            Some(n) => n,
-            None => return TileColumns::Wide(cols),
-        };
-        let (n, wide) = (cols.len(), 4 * cols.len());
-        let whole = 4 * row_ptr.len() + wide + tile_bytes * n;
-        if narrow_pays(whole as f64, wide as f64, narrow.bytes() as f64) {
-            TileColumns::Narrow(narrow)
-        } else {
-            TileColumns::Wide(cols)
-        }
-    }
-
     /// The columns `cols` in the form `form` (32 bits where 16 cannot hold
     /// them: `row_ptr` not spanning `cols`, or 2^31 escaped columns).
     pub fn build(row_ptr: &[u32], cols: Vec<u32>, form: ColumnForm) -> TileColumns {

@@ -317,13 +317,12 @@ impl B2sr {
 }
 
 impl<L: TileBits> B2srBlocks<L> {
-    /// From raw arrays, the columns in the form [`TileColumns::choose`]
-    /// picks; validate the result through [`B2sr::from_parts`].
+    /// From raw arrays (32-bit tile columns); validate the result through
+    /// [`B2sr::from_parts`].
     pub fn from_raw(tile_row_ptr: Vec<u32>, tile_col_idx: Vec<u32>, tiles: Vec<L>) -> Self {
-        let columns = TileColumns::choose(&tile_row_ptr, tile_col_idx, L::BYTES);
         B2srBlocks {
             tile_row_ptr,
-            columns,
+            columns: TileColumns::Wide(tile_col_idx),
             tiles,
         }
     }

@@ -125,7 +125,7 @@ impl std::fmt::Display for TileSize {
 /// let a = Csr::from_triplets(8, 8, vec![(0, 5, true), (1, 6, true)], |x, _| x)?;
 /// let b = B2sr::from_csr(&a, TileSize::T4)?;
 /// let B2srTiles::T4(blk) = b.tiles() else { unreachable!() };
-/// assert_eq!((blk.tile_row_ptr(), blk.tile_col_idx()), (&[0, 1, 1][..], &[1][..]));
+/// assert_eq!((blk.tile_row_ptr(), &*blk.tile_col_idx()), (&[0, 1, 1][..], &[1][..]));
 /// assert_eq!((blk.tiles()[0].row(0), blk.tiles()[0].row(1)), (0b0010, 0b0100));
 /// # Ok::<(), bitgraphblas::Error>(())
 /// ```
@@ -184,7 +184,7 @@ impl<L: TileBits> B2srBlocks<L> {
 /// let a = Csr::from_triplets(40, 40, vec![(0, 39, true)], |x, _| x)?;
 /// let b = B2sr::from_csr(&a, TileSize::T32)?;
 /// match b.tiles() {
-///     B2srTiles::T32(blk) => assert_eq!(blk.tile_col_idx(), &[1]),
+///     B2srTiles::T32(blk) => assert_eq!(&*blk.tile_col_idx(), &[1]),
 ///     _ => unreachable!("packed at 32x32"),
 /// }
 /// # Ok::<(), bitgraphblas::Error>(())
@@ -302,12 +302,13 @@ impl B2sr {
         let cols = with_blocks!(&self.tiles, b => b.columns.bytes());
         4 * (self.tile_rows() + 1) + cols + t * self.tile_size().tile_bytes().expect("fixed")
     }
-    /// How the tile columns are stored (chosen by [`TileColumns::choose`]
-    /// when the matrix is built).
+    /// How the tile columns are stored (32-bit from packing; see
+    /// [`Self::with_columns`]).
     pub fn column_form(&self) -> ColumnForm {
         with_blocks!(&self.tiles, b => b.columns.form())
     }
-    /// The same matrix with its tile columns stored in `form`.
+    /// The same matrix with its tile columns stored in `form` (16 bits: fewer
+    /// bytes, a slightly slower product; [`columns`]).
     ///
     /// ```
     /// use bitgraphblas::storage::{b2sr::ColumnForm, B2sr, Csr, TileSize};
@@ -315,10 +316,10 @@ impl B2sr {
     /// let t = (0..64).flat_map(|i| [i.max(1) - 1, i, (i + 1).min(63)].map(|j| (i, j, true)));
     /// let a = Csr::from_triplets(64, 64, t, |x, _| x)?;
     /// let b = B2sr::from_csr(&a, TileSize::T4)?;
-    /// assert_eq!(b.column_form(), ColumnForm::Narrow); // chosen: saves 25% of the bytes
-    /// let w = b.clone().with_columns(ColumnForm::Wide);
-    /// assert_eq!((w.column_form(), w == b), (ColumnForm::Wide, true));
-    /// assert_eq!(w.bytes() - b.bytes(), 2 * b.ntiles() - 4 * b.tile_rows());
+    /// assert_eq!(b.column_form(), ColumnForm::Wide);
+    /// let n = b.clone().with_columns(ColumnForm::Narrow);
+    /// assert_eq!((n.column_form(), n == b), (ColumnForm::Narrow, true));
+    /// assert_eq!(b.bytes() - n.bytes(), 2 * b.ntiles() - 4 * b.tile_rows());
     /// # Ok::<(), bitgraphblas::Error>(())
     /// ```
     pub fn with_columns(mut self, form: ColumnForm) -> B2sr {

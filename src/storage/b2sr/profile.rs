@@ -8,7 +8,6 @@
 //! several rows of one tile row is counted once). When the sample covers every
 //! tile row the estimate is exact.
 
-use super::columns::narrow_pays;
 use super::TileSize;
 use crate::generate::SplitMix64;
 use crate::scalar::Scalar;
@@ -32,11 +31,11 @@ pub struct TileEstimate {
     pub tiles: f64,
     /// Estimated average fraction of bits set in a non-empty tile.
     pub fill: f64,
-    /// Estimated bytes of the B2SR arrays, tile columns in the form the
-    /// matrix would get ([`crate::storage::b2sr::TileColumns::choose`]).
+    /// Estimated bytes of the B2SR arrays (32-bit tile columns).
     pub bytes: f64,
-    /// Whether the tile columns would be stored in 16 bits.
-    pub narrow_columns: bool,
+    /// Estimated bytes with 16-bit tile columns
+    /// ([`crate::storage::b2sr::columns`]).
+    pub narrow_bytes: f64,
     /// Estimated work of a boolean `mxv` on this tile size (see the module
     /// docs), in units of 1/16 ns (`WORK_PER_NS` per nanosecond); only the ratios
     /// between sizes matter.
@@ -158,15 +157,15 @@ impl Profile {
             let tile_bytes = est_tiles * (k * k / 8) as f64;
             let wide = 4.0 * est_tiles;
             let narrow = 4.0 * tile_rows as f64 + 2.0 * est_tiles + 4.0 * escaped as f64 * scale;
-            let narrow_columns = narrow_pays(row_ptr + wide + tile_bytes, wide, narrow);
-            let bytes = row_ptr + tile_bytes + if narrow_columns { narrow } else { wide };
+            let (bytes, narrow_bytes) =
+                (row_ptr + tile_bytes + wide, row_ptr + tile_bytes + narrow);
             let cost = est_tiles * tile_work(k) as f64 + (tile_rows * TILE_ROW_WORK) as f64;
             estimates.push(TileEstimate {
                 tile,
                 tiles: est_tiles,
                 fill,
                 bytes,
-                narrow_columns,
+                narrow_bytes,
                 cost,
             });
         }

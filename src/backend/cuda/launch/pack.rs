@@ -22,11 +22,6 @@ super::kernels! {
     fn pack_chunks(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, nrows: u64, tile_rows: u32, k: u32,
         chunk_len: u32, mode: i32, chunk_off: DevPtr<u32>, chunk_row: DevPtr<u32>,
         chunk_lo: DevPtr<u32>, unit_tiles: DevPtr<u32>, tile_rowptr: DevPtr<u32>);
-    /// Tiles of each tile row whose columns need escaping in the 16-bit form.
-    fn cols_escaped(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, tile_rows: u32, esc_len: DevPtr<u32>);
-    /// Tile columns into the 16-bit form.
-    fn cols_narrow(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, tile_rows: u32, esc_off: DevPtr<u32>,
-        base: DevPtr<u32>, offset: DevPtr<u16>, escaped: DevPtr<u32>);
     /// Tile columns from the 16-bit form.
     fn cols_widen(rowptr: DevPtr<u32>, tile_rows: u32, base: DevPtr<u32>, offset: DevPtr<u16>,
         escaped: DevPtr<u32>, colidx: DevPtr<u32>);
