@@ -474,7 +474,7 @@ fn info(path: &Path, reorder: Option<Order>, lim: &Limits) -> AnyResult<()> {
         "fill",
         "B2SR bytes",
         "/CSR",
-        "16-bit cols",
+        "16-bit bytes",
         "est. bytes",
         "est.fill",
         "est/CSR"
