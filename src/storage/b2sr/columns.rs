@@ -12,9 +12,9 @@
 //! Packing gives 32-bit columns; [`super::B2sr::with_columns`] stores them in
 //! 16 bits. Measured on the H100 (`benches/results/gpu-kernels.md`), the
 //! 16-bit form saves 9-32% of a 4x4 or 8x8 matrix's bytes on meshes, roads,
-//! grids and small power-law graphs, but the GPU product reading it was 2-8%
-//! slower on the graphs large enough to time well (it is bound by dependent
-//! loads, not bytes): it is the form for a matrix that must fit in less
+//! grids and small power-law graphs, but the GPU product reading it ran at
+//! 0.92-1.00x the 32-bit speed on grids, ego-Twitter, cnr-2000 and R-MAT 22
+//! (it is bound by dependent loads, not bytes): it is the form for a matrix that must fit in less
 //! memory, not the default. The sampling profile reports both sizes.
 //!
 //! ```
