@@ -2,7 +2,7 @@
 // `csr_mxv` (row groups), `csr_mxv_long` and `csr_mxv_fix` (long rows in
 // chunks). Part of the semiring modules `sr_<semiring>_<type>` (cuda/sr.cu:
 // compiled with -DSR_T, -DSR_ADD, -DSR_MUL, -DSR_NAME; entries end in
-// `_<SR_NAME>`). The merge-path product is cuda/csr_merge.cu.
+// `_<SR_NAME>`). The row-block product is cuda/csr_blocks.cu.
 #include "semiring.cuh"
 #include "sr_csr.cuh"
 

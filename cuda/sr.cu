@@ -11,7 +11,7 @@
 // - b2sr_mxv_fused.cu: B2SR `mxv` for K <= 8, one launch;
 // - b2sr_mxv_wide.cu: B2SR `mxv` for K >= 16 (short rows, segments, fix-up);
 // - csr_mxv.cu: CSR `mxv` by row groups, long rows in chunks;
-// - csr_merge.cu: CSR `mxv` on the merge path;
+// - csr_blocks.cu: CSR `mxv` by row blocks (hub rows in pieces);
 // - b2sr_spmm.cu: B2SR times dense row-major;
 // - csr_spmm.cu: CSR times dense row-major;
 // - csr_dot.cu: `mxm_reduce` on CSR, masked dot products;
@@ -34,7 +34,7 @@
 #include "b2sr_mxv_fused.cu"
 #include "b2sr_mxv_wide.cu"
 #include "csr_mxv.cu"
-#include "csr_merge.cu"
+#include "csr_blocks.cu"
 #include "b2sr_spmm.cu"
 #include "csr_spmm.cu"
 #include "csr_dot.cu"

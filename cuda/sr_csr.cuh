@@ -1,5 +1,5 @@
 // cuda/sr_csr.cuh: what the CSR products of the semiring modules share
-// (cuda/csr_mxv.cu, cuda/csr_merge.cu): writing a row's result.
+// (cuda/csr_mxv.cu, cuda/csr_blocks.cu): writing a row's result.
 #pragma once
 #include "semiring.cuh"
 

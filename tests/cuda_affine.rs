@@ -1,9 +1,9 @@
 //! `ext::mxv_affine` (`w = c ⊕ A ⊕.⊗ (d ⊗ u)`) on the CUDA backend: the
 //! quickcheck property of `tests/ops_affine.rs` (against the plain
 //! reference, every format, full and partial `d`, `u`), and the fused
-//! kernels (B2SR with 4x4 and 8x8 tiles, CSR merge path) against the CPU
+//! kernels (B2SR with 4x4 and 8x8 tiles, CSR row blocks) against the CPU
 //! backend on larger matrices: hub rows long enough to be cut into segments
-//! and merge-path chunks, empty rows, sizes off the tile grid, the output
+//! and hub pieces, empty rows, sizes off the tile grid, the output
 //! reused in place or replaced, `d ⊗ u` gathered in the product or scaled
 //! in a pass of its own first.
 //!
@@ -49,8 +49,8 @@ affine_props! {
 }
 
 /// An `n x n` pattern: density `p`, every 13th row empty, row 3 and column
-/// 5 full (a hub row of `n` entries: segments of a long tile row, a row
-/// across many merge-path chunks), a dense block.
+/// 5 full (a hub row of `n` entries: segments of a long tile row, a CSR hub
+/// row in pieces), a dense block.
 fn pattern(rng: &mut StdRng, n: usize, p: f64) -> Vec<(usize, usize, f64)> {
     let mut e = std::collections::BTreeSet::new();
     for i in (0..n).filter(|i| i % 13 != 7) {

@@ -267,20 +267,21 @@ fn csr_mxv_iso_and_accumulate_in_place_match_cpu() {
     );
 }
 
-/// Patterns that put the CSR merge-path product's chunk edges (192 items:
-/// row ends and entries) in awkward places: long runs of empty rows (chunks
-/// of row ends only), rows of 191, 192, 193, 255, 256 and 257 entries, rows
-/// spanning 7 to 10 chunks (`csr_merge_fix` folds a row of at most 8 chunks
-/// in one lane, a longer one with the warp), one row spanning many chunks, a
-/// last row that is empty or long; against the CPU, and the same product
-/// twice on the device gives the same bits.
+/// Patterns that put the CSR row-block product's edges (`cuda/csr_blocks.cu`:
+/// blocks of at most 128 rows and 512 entries, hub rows of more than 512
+/// entries in pieces of 2048, rows of more than 16 x G entries in a block
+/// left to a warp) in awkward places: long runs of empty rows, rows of 511,
+/// 512, 513, 2047, 2048, 2049 entries and of several pieces, a block whose
+/// rows are short but one, one hub row between short rows, a last row that
+/// is empty or long; against the CPU, and the same product twice on the
+/// device gives the same bits (the hub rows' counters are left zeroed).
 #[test]
-fn csr_mxv_merge_chunk_edges_match_cpu() {
-    let Some(gpu) = cuda_or_skip("csr_mxv_merge_chunk_edges_match_cpu") else {
+fn csr_mxv_blocks_edges_match_cpu() {
+    let Some(gpu) = cuda_or_skip("csr_mxv_blocks_edges_match_cpu") else {
         return;
     };
     let mut rng = StdRng::seed_from_u64(seed());
-    let m = 3000;
+    let m = 7000;
     let mut shapes: Vec<(&str, Vec<usize>)> = vec![];
     // runs of empty rows between short rows
     shapes.push((
@@ -289,19 +290,25 @@ fn csr_mxv_merge_chunk_edges_match_cpu() {
             .map(|i| if (i / 700) % 2 == 0 { 0 } else { i % 4 })
             .collect(),
     ));
-    // lengths around the chunk size, offset so rows start anywhere in a chunk
+    // lengths around a block's entries and a hub's piece
     shapes.push((
-        "near 192 and 256",
+        "near 512 and 2048",
         (0..80)
-            .map(|i| [191, 192, 193, 1, 0, 255, 256, 257][i % 8])
+            .map(|i| [511, 512, 513, 1, 0, 2047, 2048, 2049, 255, 256, 257][i % 11])
             .collect(),
     ));
-    // rows around the serial fold's limit (8 chunks of 192 items), offset
-    // by short rows so that they start anywhere in a chunk
+    // hub rows of several pieces, offset by short rows
     shapes.push((
-        "near 8 chunks",
-        (0..60)
-            .map(|i| [1343, 1344, 1345, 1535, 1536, 1537, 1727, 1728, 1729, 2, 5][i % 11])
+        "pieces",
+        (0..44)
+            .map(|i| [4095, 4096, 4097, 6143, 6144, 6145, 2, 5, 0, 40, 3][i % 11])
+            .collect(),
+    ));
+    // blocks of short rows with one longer row each (left to a warp)
+    shapes.push((
+        "one long row a block",
+        (0..2000)
+            .map(|i| if i % 97 == 0 { 60 + i % 200 } else { i % 3 })
             .collect(),
     ));
     // one row over many chunks between short rows, an empty last row

@@ -1,5 +1,5 @@
-//! `mxv`/`vxm` on every semiring, tile size, mask and format; CSR row and
-//! merge-path products; skewed tile rows.
+//! `mxv`/`vxm` on every semiring, tile size, mask and format; CSR row-group
+//! and row-block products; skewed tile rows.
 
 #![allow(unused_imports)]
 use super::*;

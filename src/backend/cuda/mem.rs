@@ -374,8 +374,8 @@ pub(crate) type CsrParts<'a, T> = (
 /// row pointers alone), made at the first product that needs it.
 #[derive(Default)]
 pub(crate) struct CsrPlans {
-    /// The merge-path `mxv`'s.
-    pub merge: OnceLock<MergePlan>,
+    /// The row-block `mxv`'s.
+    pub blocks: OnceLock<BlockPlan>,
     /// BSpMM's long rows (`bits/bspmm.rs`).
     pub long_rows: OnceLock<LongRows>,
 }
@@ -388,15 +388,17 @@ pub(crate) struct LongRows {
     pub count: usize,
 }
 
-/// What the merge-path `mxv` on a CSR matrix (`cuda/csr_merge.cu`) keeps
-/// between products: the first row of each chunk (which depends on the row
-/// pointers alone) and the scratch of the pieces of rows crossing chunks (two
-/// slots a chunk, values of up to 8 bytes).
-pub(crate) struct MergePlan {
-    pub nchunks: usize,
-    pub start_row: DBuf<u32>,
+/// What the row-block `mxv` on a CSR matrix (`cuda/csr_blocks.cu`) keeps
+/// between products: the blocks (which depend on the row pointers alone),
+/// a partial slot a block for the pieces of hub rows (values of up to 8
+/// bytes) and a counter a block (zero between products).
+pub(crate) struct BlockPlan {
+    pub nblocks: usize,
+    pub brow: DBuf<u32>,
+    pub bpiece: DBuf<u32>,
     pub part_vals: DBuf<u64>,
     pub part_has: DBuf<u8>,
+    pub count: DBuf<u32>,
 }
 
 /// A [`DMat`] borrowed as its parts, for a match on the format.

@@ -1,6 +1,6 @@
 //! Typed launches of the semiring modules `sr_<semiring>_<type>`
-//! (`cuda/sr.cu`): `mxv` on CSR (row groups, long-row chunks, the merge
-//! path) and on B2SR (one launch for k <= 8, short rows and segments for
+//! (`cuda/sr.cu`): `mxv` on CSR (row groups, long-row chunks, row
+//! blocks) and on B2SR (one launch for k <= 8, short rows and segments for
 //! k >= 16), and B2SR times dense.
 
 use super::super::device::{Dev, DevPtr};
@@ -22,19 +22,13 @@ super::kernels! {
     /// Folds the long rows' partials in order.
     fn csr_mxv_fix(rowptr: DevPtr<u32>, nrows: u64, long_min: u32, part_vals: DevPtr<T>,
         part_has: DevPtr<u8>, out_vals: DevPtr<T>, out_pres: DevPtr<u32>, accum: i32);
-    /// The first row of each merge-path chunk.
-    fn csr_merge_start(rowptr: DevPtr<u32>, nrows: u64, nnz: u64, nchunks: u64,
-        start_row: DevPtr<u32>);
-    /// The merge-path product, a warp per chunk.
-    fn csr_mxv_merge(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, avals: DevPtr<T>, isobits: u64,
-        nrows: u64, nnz: u64, u_vals: DevPtr<T>, u_pres: DevPtr<u32>, allowed: DevPtr<u32>,
-        out_vals: DevPtr<T>, out_pres: DevPtr<u32>, accum: i32, start_row: DevPtr<u32>,
-        nchunks: u64, part_vals: DevPtr<T>, part_has: DevPtr<u8>, d_vals: DevPtr<T>, affine: bool,
-        cbits: u64);
-    /// Folds the rows crossing merge-path chunks.
-    fn csr_merge_fix(rowptr: DevPtr<u32>, nrows: u64, start_row: DevPtr<u32>, nchunks: u64,
-        part_vals: DevPtr<T>, part_has: DevPtr<u8>, allowed: DevPtr<u32>, out_vals: DevPtr<T>,
-        out_pres: DevPtr<u32>, accum: i32, affine: bool, cbits: u64);
+    /// The product by row blocks (whole rows staged in shared memory, hub
+    /// rows in pieces), a block of 128 threads each.
+    fn csr_mxv_blocks(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, avals: DevPtr<T>, isobits: u64,
+        u_vals: DevPtr<T>, u_pres: DevPtr<u32>, allowed: DevPtr<u32>, out_vals: DevPtr<T>,
+        out_pres: DevPtr<u32>, accum: i32, brow: DevPtr<u32>, bpiece: DevPtr<u32>,
+        part_vals: DevPtr<T>, part_has: DevPtr<u8>, count: DevPtr<u32>, d_vals: DevPtr<T>,
+        affine: bool, cbits: u64);
     /// Row `i`'s `⊕` over the masked dot products `A(i,:) ⊕.⊗ Bt(j,:)`, `(i, j)` in
     /// the mask's pattern, into `out_vals[i]` and presence bit `i`.
     fn csr_mxm_reduce_dot(m_rowptr: DevPtr<u32>, m_colidx: DevPtr<u32>, nrows: u64,

@@ -1,8 +1,8 @@
 //! The affine product `w = c ⊕ A ⊕.⊗ (d ⊗ u)` ([`crate::ext::mxv_affine`])
 //! in one pass: the product kernels of `cuda/sr.cu` read `d_j ⊗ u_j` where
 //! they gather `u_j`, and write every row as `c ⊕ value` instead of reading
-//! the output (B2SR with tiles of at most 8x8: `b2sr_mxv_fused`; CSR: the
-//! merge path). PageRank's iteration `x' = c + A' (x ⊙ s)` then reads `x`,
+//! the output (B2SR with tiles of at most 8x8: `b2sr_mxv_fused`; CSR: row
+//! blocks). PageRank's iteration `x' = c + A' (x ⊙ s)` then reads `x`,
 //! `s` and the matrix and writes `x'` once.
 //!
 //! On CSR with more than [`PRESCALE_ENTRIES`] entries per column on
@@ -24,7 +24,6 @@ use super::super::device::{bits_of, DBuf, DevPtr};
 use super::super::launch::Sr;
 use super::super::mem::{DMat, DVec, Parts};
 use super::super::{CudaBackend, CudaMatrix, CudaVector};
-use super::csr::operand;
 use super::Io;
 use crate::algebra::Semiring;
 use crate::backend::{Backend, EwiseKind};
@@ -139,10 +138,7 @@ impl CudaBackend {
             Parts::B2sr(pat, value) => {
                 self.b2sr_mxv_fused(m, pat, bits_of(value), io, ACCUM_NONE, affine)
             }
-            Parts::Csr(csr) => {
-                let (operand, nnz, plan) = (operand(csr), csr.3, &csr.5.merge);
-                self.csr_mxv_merge(m, operand, plan, nnz, a.nrows, io, ACCUM_NONE, affine)
-            }
+            Parts::Csr(csr) => self.csr_mxv_blocks(m, csr, a.nrows, io, ACCUM_NONE, affine),
         }
     }
 }

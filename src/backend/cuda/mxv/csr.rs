@@ -1,20 +1,60 @@
-//! `mxv` on CSR (`cuda/sr.cu`): the merge path for every semiring but LOR
-//! and ANY, which keep the row-group kernel (a row stops at its first hit),
-//! with long rows cut into chunks for whole warps.
+//! `mxv` on CSR (`cuda/sr.cu`): row blocks (`cuda/csr_blocks.cu`) for every
+//! semiring but LOR and ANY, which keep the row-group kernel (a row stops at
+//! its first hit), with long rows cut into chunks for whole warps.
 
 use super::super::device::{bits_of, DevPtr};
 use super::super::launch::{sr, Sr};
-use super::super::mem::{CsrParts, MergePlan};
+use super::super::mem::{BlockPlan, CsrParts};
+use super::super::transfer::from_bytes;
 use super::super::CudaBackend;
 use super::Io;
 use crate::algebra::SemiringKind;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::scalar::Scalar;
-use std::sync::OnceLock;
 
-/// Items (row ends and entries) per warp of the CSR merge-path product
-/// (`MERGE_D = 32 * MERGE_E` in `cuda/sr.cu`, 6 items a lane).
-const CSR_MERGE_ITEMS: usize = 192;
+/// Threads of a block of the CSR product, and the most rows it takes
+/// (`BLOCKS_NT` in `cuda/csr_blocks.cu`).
+const BLOCK_ROWS: usize = 128;
+/// The most entries a block of whole rows stages (`BLOCKS_CAP`).
+const BLOCK_ENTRIES: u32 = 512;
+/// Entries of a hub row (one of more than [`BLOCK_ENTRIES`]) a block takes
+/// (`BLOCKS_PIECE`).
+const HUB_PIECE: u32 = 2048;
+/// Marks a block that is a piece of a hub row (`BLOCKS_HUB`).
+const HUB: u32 = 1 << 31;
+
+/// The blocks of the CSR product for the row pointers `rowptr`, made once
+/// per matrix: consecutive whole rows, at most [`BLOCK_ROWS`] of them and
+/// [`BLOCK_ENTRIES`] entries, or a piece of [`HUB_PIECE`] entries of a hub
+/// row. Returns each block's first row (`brow`, one entry more: the row
+/// count) and what it is (`bpiece`: 0 for whole rows, `HUB | j` for piece `j`
+/// of a hub row; its pieces are consecutive blocks).
+pub(crate) fn row_blocks(rowptr: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let n = rowptr.len().saturating_sub(1);
+    let mut brow = vec![0u32];
+    let mut bpiece = Vec::new();
+    let mut r = 0;
+    while r < n {
+        let len = rowptr[r + 1] - rowptr[r];
+        if len > BLOCK_ENTRIES {
+            let pieces = len.div_ceil(HUB_PIECE);
+            for j in 0..pieces {
+                bpiece.push(HUB | j);
+                brow.push(if j + 1 == pieces { r + 1 } else { r } as u32);
+            }
+            r += 1;
+            continue;
+        }
+        // rows r + 1 .. hi join while the block's entries fit
+        let hi = (r + BLOCK_ROWS).min(n);
+        let start = rowptr[r];
+        let end = r + 1 + rowptr[r + 2..=hi].partition_point(|&p| p - start <= BLOCK_ENTRIES);
+        bpiece.push(0);
+        brow.push(end as u32);
+        r = end;
+    }
+    (brow, bpiece)
+}
 
 /// The matrix of a CSR product: row pointers, columns, values (NULL when
 /// iso) and the iso value's bits.
@@ -50,23 +90,16 @@ impl CudaBackend {
         accum: i32,
     ) -> Result<()> {
         let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
-        let (nnz, plan) = (a.3, &a.5.merge);
-        let (rowptr, colidx, avals, isobits) = operand(a);
+        let nnz = a.3;
         // LOR and ANY stop a row at its first hit: the row kernel keeps them.
-        // Every other semiring takes the merge path: measured on the H100
-        // (`gpu_bench`, f32 PLUS.TIMES, both in one run) the row-group kernel
-        // is slower on all nine graphs of the benchmark, also where rows are
-        // long (ego-Twitter 0.047 against 0.029 ms, cnr-2000 0.056 against
-        // 0.033, R-MAT 18 0.096 against 0.060).
+        // Every other semiring takes the row blocks (docs/gpu-csr-row-blocks.md).
         if !matches!(
             m.kind(),
             Some(SemiringKind::LorLand | SemiringKind::AnyPair)
         ) {
-            return self.csr_mxv_merge(
+            return self.csr_mxv_blocks(
                 m,
-                (rowptr, colidx, avals, isobits),
-                plan,
-                nnz,
+                a,
                 nrows,
                 Io {
                     u: (u_vals, u_pres),
@@ -77,6 +110,7 @@ impl CudaBackend {
                 None,
             );
         }
+        let (rowptr, colidx, avals, isobits) = operand(a);
         let avg = nnz / nrows.max(1);
         let vlog = (usize::BITS - 1 - avg.max(1).leading_zeros()).clamp(1, 5);
         let long_min = (32u32 << vlog).max(256);
@@ -103,24 +137,18 @@ impl CudaBackend {
             .run(&self.dev, nrows)
     }
 
-    /// [`Self::csr_mxv`] by the merge path (`cuda/csr_merge.cu`), into
-    /// zeroed presence: the row ends and the entries merged and cut into
-    /// equal chunks of `CSR_MERGE_ITEMS` items, a warp per chunk, so every
-    /// lane does the same work whatever the row lengths (power-law rows,
-    /// empty rows). Rows crossing chunks are folded by `csr_merge_fix` (a
-    /// lane per chunk) in a fixed order: deterministic. The chunks' first
-    /// rows and the pieces' scratch are made at the matrix's first product
-    /// and kept with it (`plan`): a product is two launches, no allocation.
+    /// [`Self::csr_mxv`] by row blocks (`cuda/csr_blocks.cu`), into zeroed
+    /// presence: blocks of whole rows staged in shared memory and hub rows
+    /// cut into pieces ([`row_blocks`]), one launch; every row is folded in
+    /// an order that depends on the matrix alone (deterministic). The plan is
+    /// made at the matrix's first product and kept with it (`a`'s plans).
     /// `affine = Some((d, c))` as in [`Self::b2sr_mxv_fused`]: the gather
     /// reads `d_j ⊗ u_j`, every row becomes `c ⊕ value` (the output full,
     /// not read).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn csr_mxv_merge<T: Scalar>(
+    pub(crate) fn csr_mxv_blocks<T: Scalar>(
         &self,
         m: Sr<T>,
-        (rowptr, colidx, avals, isobits): CsrOperand<T>,
-        plan: &OnceLock<MergePlan>,
-        nnz: usize,
+        a: CsrParts<'_, T>,
         nrows: usize,
         io: Io<T>,
         accum: i32,
@@ -128,61 +156,123 @@ impl CudaBackend {
     ) -> Result<()> {
         let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
         let (d_vals, cbits) = affine.unwrap_or((DevPtr::null(), 0));
-        let affine = affine.is_some();
-        let plan = self.merge_plan(m, plan, rowptr, nnz, nrows)?;
-        if plan.nchunks == 0 {
+        let plan = self.block_plan(a, nrows)?;
+        if plan.nblocks == 0 {
             return Ok(());
         }
-        let (n, nc) = (nrows as u64, plan.nchunks as u64);
-        let (start, pv, ph) = (
-            plan.start_row.ptr(),
+        let (rowptr, colidx, avals, isobits) = operand(a);
+        sr::csr_mxv_blocks(
+            m,
+            rowptr,
+            colidx,
+            avals,
+            isobits,
+            u_vals,
+            u_pres,
+            allowed,
+            out_vals,
+            out_pres,
+            accum,
+            plan.brow.ptr(),
+            plan.bpiece.ptr(),
             plan.part_vals.ptr().cast::<T>(),
             plan.part_has.ptr(),
-        );
-        sr::csr_mxv_merge(
-            m, rowptr, colidx, avals, isobits, n, nnz as u64, u_vals, u_pres, allowed, out_vals,
-            out_pres, accum, start, nc, pv, ph, d_vals, affine, cbits,
+            plan.count.ptr(),
+            d_vals,
+            affine.is_some(),
+            cbits,
         )
-        .run(&self.dev, plan.nchunks * 32)?;
-        sr::csr_merge_fix(
-            m, rowptr, n, start, nc, pv, ph, allowed, out_vals, out_pres, accum, affine, cbits,
-        )
-        .run(&self.dev, plan.nchunks.next_multiple_of(32))
+        .grid(&self.dev, plan.nblocks as u32, BLOCK_ROWS as u32)
     }
 
-    /// The matrix's merge plan, made at its first product: each chunk's
-    /// first row (`csr_merge_start`, the merge-path search) and the scratch
-    /// of the pieces of rows crossing chunks (two slots a chunk).
-    fn merge_plan<'a, T: Scalar>(
-        &self,
-        m: Sr<T>,
-        cell: &'a OnceLock<MergePlan>,
-        rowptr: DevPtr<u32>,
-        nnz: usize,
-        nrows: usize,
-    ) -> Result<&'a MergePlan> {
+    /// The matrix's row blocks, made at its first product from its row
+    /// pointers (read back once): [`row_blocks`], a partial slot a block and
+    /// the hub rows' counters (zeroed; each product leaves them zeroed).
+    fn block_plan<'a, T: Scalar>(&self, a: CsrParts<'a, T>, nrows: usize) -> Result<&'a BlockPlan> {
+        let cell = &a.5.blocks;
         if let Some(p) = cell.get() {
             return Ok(p);
         }
-        let nchunks = (nrows + nnz).div_ceil(CSR_MERGE_ITEMS);
-        let start_row = self.dev.alloc::<u32>(nchunks + 1)?;
-        if nchunks > 0 {
-            sr::csr_merge_start(
-                m,
-                rowptr,
-                nrows as u64,
-                nnz as u64,
-                nchunks as u64,
-                start_row.ptr(),
-            )
-            .run(&self.dev, nchunks + 1)?;
+        let rowptr = from_bytes::<u32>(&self.dev.download_bytes(a.0, nrows + 1)?, nrows + 1);
+        let (brow, bpiece) = row_blocks(&rowptr);
+        let nblocks = bpiece.len();
+        if nblocks > i32::MAX as usize {
+            return Err(Error::TooLarge {
+                what: "matrix",
+                detail: format!("{nblocks} row blocks for one CSR product (at most 2^31 - 1)"),
+            });
         }
-        let plan = MergePlan {
-            nchunks,
-            start_row,
-            part_vals: self.dev.alloc(2 * nchunks)?,
-            part_has: self.dev.alloc(2 * nchunks)?,
+        let plan = BlockPlan {
+            nblocks,
+            brow: self.dev.upload(&brow)?,
+            bpiece: self.dev.upload(&bpiece)?,
+            part_vals: self.dev.alloc(nblocks)?,
+            part_has: self.dev.alloc(nblocks)?,
+            count: self.dev.zeros(nblocks)?,
         };
         Ok(cell.get_or_init(|| plan))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks a plan against its row pointers: every row in exactly one
+    /// block of whole rows or in the pieces of its own blocks, the limits
+    /// kept.
+    fn check(rowptr: &[u32]) {
+        let (brow, bpiece) = row_blocks(rowptr);
+        let n = rowptr.len() - 1;
+        assert_eq!(brow.len(), bpiece.len() + 1);
+        assert_eq!((brow[0], *brow.last().unwrap()), (0, n as u32));
+        let mut b = 0;
+        while b < bpiece.len() {
+            let (r0, r1) = (brow[b] as usize, brow[b + 1] as usize);
+            let len = rowptr[r0 + 1] - rowptr[r0];
+            if bpiece[b] & HUB != 0 {
+                assert!(len > BLOCK_ENTRIES, "block {b}: a piece of a short row");
+                let pieces = len.div_ceil(HUB_PIECE) as usize;
+                for j in 0..pieces {
+                    assert_eq!(bpiece[b + j], HUB | j as u32);
+                    assert_eq!(
+                        brow[b + j + 1] as usize,
+                        if j + 1 == pieces { r0 + 1 } else { r0 }
+                    );
+                }
+                b += pieces;
+                continue;
+            }
+            assert_eq!(bpiece[b], 0);
+            assert!(
+                r1 > r0 && r1 - r0 <= BLOCK_ROWS,
+                "block {b}: rows {r0}..{r1}"
+            );
+            assert!(
+                rowptr[r1] - rowptr[r0] <= BLOCK_ENTRIES,
+                "block {b}: too many entries"
+            );
+            b += 1;
+        }
+    }
+
+    #[test]
+    fn row_blocks_cover_every_row_once() {
+        check(&[0]);
+        check(&[0, 0, 0, 0]);
+        // 300 rows of 3 entries: blocks of 128 rows (384 entries)
+        check(&(0..=300).map(|i| 3 * i).collect::<Vec<u32>>());
+        // rows of 513, 2048, 2049 and 9000 entries among short and empty rows
+        let lens = [0u32, 5, 513, 1, 2048, 2049, 0, 9000, 512, 511, 2, 0];
+        let mut rowptr = vec![0u32];
+        for l in lens.iter().cycle().take(200) {
+            rowptr.push(rowptr.last().unwrap() + l);
+        }
+        check(&rowptr);
+        let (_, bpiece) = row_blocks(&[0, 9000]);
+        assert_eq!(bpiece, [HUB, HUB | 1, HUB | 2, HUB | 3, HUB | 4]);
+        // a block stops where the next row would pass 512 entries
+        let (brow, _) = row_blocks(&[0, 200, 400, 600]);
+        assert_eq!(brow, [0, 2, 3]);
     }
 }
