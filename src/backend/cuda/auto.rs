@@ -9,17 +9,19 @@
 //! choice is safe for them too) from the sizes of the pattern, in
 //! microseconds:
 //!
-//! - CSR: `CSR_FIXED + CSR_PER_ROW * nrows + CSR_PER_ENTRY * nnz`;
+//! - CSR: `CSR_FIXED + CSR_PER_ENTRY * nnz` (the row-block product's time
+//!   follows its entries; a per-row term fitted negative);
 //! - B2SR `k`: `fixed + tiles * (per_tile + per_sparse_tile * tiles / nnz)`:
 //!   a tile costs more the emptier tiles are (`tiles / nnz`), as the gathers
 //!   of the input then land on scattered columns.
 //!
 //! Least-squares fits (relative error, `scripts/fit-auto-cost.py`) to the
-//! nine graphs of the benchmark (`gpu_bench --skip-tc --ks 4,8`, H200, commit
-//! `0b53ae9`, after the CSR product stopped allocating and searching its
-//! chunks per call: its fixed cost fell from about 22 µs to 10 µs). On those
-//! graphs (in sample, with exact tile counts) the model picks the fastest of
-//! the three formats, or one within 1% of it, on all nine.
+//! nine graphs of the benchmark (`gpu_bench --skip-tc --ks 4,8`, H100, commit
+//! `3e7f9aa`, the CSR product by row blocks). On those graphs (in sample,
+//! with exact tile counts) the model picks the fastest of the three formats
+//! on eight; on ego-Twitter it picks 4x4 tiles (27.9 µs) where CSR took
+//! 20.3 µs (predicted 18.8 against 19.1): the tile term misses the cost of
+//! that graph's scattered tiles.
 //!
 //! Tiles are counted exactly on the device when [`Format::Auto`] is given to
 //! `convert`, or estimated by the sampling profile
@@ -36,7 +38,6 @@ pub(crate) const CANDIDATES: [TileSize; 2] = [TileSize::T4, TileSize::T8];
 /// What the model reads of a pattern.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct PatternSize {
-    pub(crate) nrows: usize,
     pub(crate) nnz: usize,
     /// Non-empty tiles at each of [`CANDIDATES`].
     pub(crate) tiles: [f64; CANDIDATES.len()],
@@ -46,7 +47,6 @@ impl PatternSize {
     /// The sizes the sampling profile estimates.
     pub(crate) fn estimated(p: &Profile) -> PatternSize {
         PatternSize {
-            nrows: p.nrows,
             nnz: p.nnz,
             tiles: CANDIDATES.map(|t| p.estimate(t).map_or(f64::INFINITY, |e| e.tiles)),
         }
@@ -54,21 +54,20 @@ impl PatternSize {
 }
 
 // Microseconds; fitted on the GPU (see the module docs).
-const CSR_FIXED: f64 = 10.19;
-const CSR_PER_ROW: f64 = 1.449e-5;
-const CSR_PER_ENTRY: f64 = 5.899e-6;
+const CSR_FIXED: f64 = 5.57;
+const CSR_PER_ENTRY: f64 = 5.05e-6;
 
 /// `(fixed, per_tile, per_sparse_tile)` of B2SR with tiles of `k` (see the module docs).
 fn b2sr_weights(k: usize) -> (f64, f64, f64) {
     match k {
-        4 => (5.41, 4.7516e-6, 8.9549e-6),
-        _ => (5.66, 1.2183e-5, 1.6849e-5),
+        4 => (5.67, 4.5552e-6, 9.7961e-6),
+        _ => (6.75, 1.1702e-5, 1.7396e-5),
     }
 }
 
 /// Predicted microseconds of the valued product on CSR.
 pub(crate) fn csr_cost(s: &PatternSize) -> f64 {
-    CSR_FIXED + CSR_PER_ROW * s.nrows as f64 + CSR_PER_ENTRY * s.nnz as f64
+    CSR_FIXED + CSR_PER_ENTRY * s.nnz as f64
 }
 
 /// Predicted microseconds of the valued product on B2SR with tiles of `t`.
@@ -108,13 +107,11 @@ mod tests {
     fn fuller_tiles_choose_b2sr() {
         let n = 1 << 20;
         let dense_tiles = PatternSize {
-            nrows: n,
             nnz: 4 * n,
             tiles: [n as f64 / 4.0 * 1.25, n as f64 / 8.0 * 1.25],
         };
         assert!(matches!(choose(&dense_tiles, true), Format::B2sr(_)));
         let scattered = PatternSize {
-            nrows: n,
             nnz: 16 * n,
             tiles: [16.0 * n as f64, 16.0 * n as f64],
         };

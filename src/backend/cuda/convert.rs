@@ -312,11 +312,7 @@ impl CudaBackend {
             let k = t.k().expect("a fixed tile size");
             *count = self.count_tiles(rowptr, colidx, m.nrows, k)?.ntiles as f64;
         }
-        let size = auto::PatternSize {
-            nrows: m.nrows,
-            nnz,
-            tiles,
-        };
+        let size = auto::PatternSize { nnz, tiles };
         Ok(auto::choose(&size, requested == Format::Auto))
     }
 

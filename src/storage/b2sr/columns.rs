@@ -164,18 +164,44 @@ impl NarrowColumns {
     }
 }
 
+/// A tile row's columns read by position, in one stored form: the one place
+/// the 16-bit form is decoded. Hot loops take it as a type parameter (match
+/// on [`RowColumns`] once per row), so each form gets its own loop.
+pub trait ColumnsAt: Copy {
+    /// The column of the row's `i`-th tile.
+    fn at(self, i: usize) -> u32;
+}
+
+impl ColumnsAt for &[u32] {
+    #[inline(always)]
+    fn at(self, i: usize) -> u32 {
+        self[i]
+    }
+}
+
+/// A tile row's columns as 16-bit offsets from its first column.
+#[derive(Clone, Copy, Debug)]
+pub struct OffsetColumns<'a> {
+    /// The row's first column (below 2^31: `base + offset` never wraps).
+    pub base: u32,
+    /// Every tile's distance from `base`.
+    pub offsets: &'a [u16],
+}
+
+impl ColumnsAt for OffsetColumns<'_> {
+    #[inline(always)]
+    fn at(self, i: usize) -> u32 {
+        self.base + self.offsets[i] as u32
+    }
+}
+
 /// The tile columns of one tile row.
 #[derive(Clone, Copy, Debug)]
 pub enum RowColumns<'a> {
     /// 32-bit columns.
     Wide(&'a [u32]),
     /// `base + offset` for every offset.
-    Offsets {
-        /// The row's first column.
-        base: u32,
-        /// Every tile's distance from `base`.
-        offsets: &'a [u16],
-    },
+    Offsets(OffsetColumns<'a>),
 }
 
 impl<'a> RowColumns<'a> {
@@ -184,7 +210,7 @@ impl<'a> RowColumns<'a> {
     pub fn len(&self) -> usize {
         match self {
             RowColumns::Wide(c) => c.len(),
-            RowColumns::Offsets { offsets, .. } => offsets.len(),
+            RowColumns::Offsets(o) => o.offsets.len(),
         }
     }
     /// Whether the row has no tiles.
@@ -196,20 +222,26 @@ impl<'a> RowColumns<'a> {
     #[inline]
     pub fn get(&self, i: usize) -> u32 {
         match self {
-            RowColumns::Wide(c) => c[i],
-            RowColumns::Offsets { base, offsets } => base + offsets[i] as u32,
+            RowColumns::Wide(c) => c.at(i),
+            RowColumns::Offsets(o) => o.at(i),
         }
     }
     /// The columns in order.
     #[inline]
     pub fn iter(self) -> impl Iterator<Item = u32> + 'a {
-        let (wide, base, offsets): (&[u32], u32, &[u16]) = match self {
-            RowColumns::Wide(c) => (c, 0, &[]),
-            RowColumns::Offsets { base, offsets } => (&[], base, offsets),
+        let (wide, narrow): (&[u32], OffsetColumns<'a>) = match self {
+            RowColumns::Wide(c) => (
+                c,
+                OffsetColumns {
+                    base: 0,
+                    offsets: &[],
+                },
+            ),
+            RowColumns::Offsets(o) => (&[], o),
         };
         wide.iter()
             .copied()
-            .chain(offsets.iter().map(move |&o| base + o as u32))
+            .chain((0..narrow.offsets.len()).map(move |i| narrow.at(i)))
     }
 }
 
@@ -268,10 +300,10 @@ impl TileColumns {
                     let s = (b & !ESCAPE) as usize;
                     RowColumns::Wide(&n.escaped[s..s + hi - lo])
                 } else {
-                    RowColumns::Offsets {
+                    RowColumns::Offsets(OffsetColumns {
                         base: b,
                         offsets: &n.offset[lo..hi],
-                    }
+                    })
                 }
             }
         }

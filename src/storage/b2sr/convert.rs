@@ -214,20 +214,16 @@ fn validate_blocks<L: TileBits>(b: &B2srBlocks<L>, nrows: usize, ncols: usize) -
             return bad(format!("tile_row_ptr decreases at tile row {tr}"));
         }
         let range = b.tile_range(tr);
-        // In u64: a corrupt 16-bit base plus its offset may pass u32::MAX.
-        let cols: Vec<u64> = match b.row_columns(tr) {
-            super::RowColumns::Wide(c) => c.iter().map(|&c| c as u64).collect(),
-            super::RowColumns::Offsets { base, offsets } => {
-                offsets.iter().map(|&o| base as u64 + o as u64).collect()
-            }
-        };
-        if cols.windows(2).any(|w| w[0] >= w[1]) {
+        // A 16-bit row's base is below 2^31 (not escaped), so base + offset
+        // cannot wrap.
+        let cols = b.row_columns(tr);
+        if (1..cols.len()).any(|i| cols.get(i - 1) >= cols.get(i)) {
             return bad(format!(
                 "tile row {tr}: tile columns not strictly increasing"
             ));
         }
-        if let Some(&c) = cols.last() {
-            if c >= tile_cols as u64 {
+        if let Some(c) = cols.len().checked_sub(1).map(|i| cols.get(i)) {
+            if c as u64 >= tile_cols as u64 {
                 return bad(format!("tile row {tr}: tile column {c} >= {tile_cols}"));
             }
         }
@@ -237,7 +233,7 @@ fn validate_blocks<L: TileBits>(b: &B2srBlocks<L>, nrows: usize, ncols: usize) -
                 return bad(format!("tile row {tr}: stored tile {t} is empty"));
             }
             let last_row = tr + 1 == tile_rows;
-            let last_col = cols[i] + 1 == tile_cols as u64;
+            let last_col = cols.get(i) as u64 + 1 == tile_cols as u64;
             for r in 0..k {
                 let w = tile.row(r);
                 if (last_row && r >= row_pad && w != 0) || (last_col && w & !col_mask != 0) {

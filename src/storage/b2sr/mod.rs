@@ -23,7 +23,7 @@ pub mod profile;
 pub mod tile;
 
 use crate::error::{Error, Result};
-pub use columns::{ColumnForm, NarrowColumns, RowColumns, TileColumns};
+pub use columns::{ColumnForm, ColumnsAt, NarrowColumns, OffsetColumns, RowColumns, TileColumns};
 pub use profile::{Profile, TileEstimate};
 pub use tile::{Tile16, Tile32, Tile4, Tile64, Tile8, TileBits};
 
@@ -308,7 +308,10 @@ impl B2sr {
         with_blocks!(&self.tiles, b => b.columns.form())
     }
     /// The same matrix with its tile columns stored in `form` (16 bits: fewer
-    /// bytes, a slightly slower product; [`columns`]).
+    /// bytes, a slightly slower product; [`columns`]). A matrix whose escaped
+    /// rows would hold 2^31 tiles or more (the side array's 31-bit starts
+    /// cannot address them) keeps 32-bit columns: [`Self::column_form`] says
+    /// which form it got.
     ///
     /// ```
     /// use bitgraphblas::storage::{b2sr::ColumnForm, B2sr, Csr, TileSize};

@@ -25,7 +25,7 @@ use super::{add_class, repeat_add, slice, AddClass};
 use crate::algebra::Semiring;
 use crate::container::{Vector, VectorRepr};
 use crate::scalar::Scalar;
-use crate::storage::b2sr::{with_blocks, B2srBlocks, RowColumns};
+use crate::storage::b2sr::{with_blocks, B2srBlocks, ColumnsAt, RowColumns};
 use crate::storage::{B2sr, BitVec, Csr};
 
 /// Average tiles per tile row from which [`bits_pull`] stops a tile row early.
@@ -149,35 +149,10 @@ fn pull_rows<L: TileOps, H: RowHits<L>>(
         let tiles = &b.tiles[b.tile_range(tr)];
         let hits = match b.row_columns(tr) {
             RowColumns::Wide(cols) => pull_row::<L, H>(tiles, cols, x, !m, early_exit),
-            RowColumns::Offsets { base, offsets } => {
-                pull_row::<L, H>(tiles, Offsets(base, offsets), x, !m, early_exit)
-            }
+            RowColumns::Offsets(cols) => pull_row::<L, H>(tiles, cols, x, !m, early_exit),
         };
         let bit = tr * L::K;
         words[bit / 64 - w0] |= (hits.rows() & m) << (bit % 64);
-    }
-}
-
-/// The columns of a tile row stored as 16-bit offsets from `base`.
-#[derive(Clone, Copy)]
-struct Offsets<'a>(u32, &'a [u16]);
-
-/// A tile row's columns in either stored form, read by index.
-trait ColumnsAt: Copy {
-    fn at(self, i: usize) -> usize;
-}
-
-impl ColumnsAt for &[u32] {
-    #[inline(always)]
-    fn at(self, i: usize) -> usize {
-        self[i] as usize
-    }
-}
-
-impl ColumnsAt for Offsets<'_> {
-    #[inline(always)]
-    fn at(self, i: usize) -> usize {
-        (self.0 + self.1[i] as u32) as usize
     }
 }
 
@@ -197,14 +172,14 @@ fn pull_row<L: TileOps, H: RowHits<L>>(
         while tiles.len() - start > EXIT_CHECK_EVERY && !hits.all() {
             let end = start + EXIT_CHECK_EVERY;
             for (i, tile) in tiles.iter().enumerate().take(end).skip(start) {
-                hits.add(tile, slice::<L>(x, cols.at(i)));
+                hits.add(tile, slice::<L>(x, cols.at(i) as usize));
             }
             start = end;
         }
     }
     if !(early_exit && hits.all()) {
         for (i, tile) in tiles.iter().enumerate().skip(start) {
-            hits.add(tile, slice::<L>(x, cols.at(i)));
+            hits.add(tile, slice::<L>(x, cols.at(i) as usize));
         }
     }
     hits
