@@ -12,7 +12,7 @@ mask, an accumulator, the affine form, twice in a row), then times it on the
 benchmark graphs beside cuSPARSE's default SpMV (plain loops for both) and
 writes $OUT/blocks.json.
 """
-import re, sys, os, json, gzip
+import re, sys, os, json
 
 NT, CAP, PIECE = 128, 512, 2048
 NULL = None  # np.uint64(0) once NumPy is loaded (run)
@@ -35,37 +35,6 @@ def plan(ip):
         e = r + 1 + int(np.searchsorted(ip[r + 2:hi + 1] - ip[r], CAP, side='right'))
         piece.append(0); brow.append(e); r = e
     return np.array(brow, np.uint32), np.array(piece, np.uint32)
-
-
-def load(path):
-    f = gzip.open(path) if path.endswith('.gz') else open(path, 'rb')
-    m = sp.csr_matrix(scipy.io.mmread(f))
-    m.setdiag(0); m.eliminate_zeros(); m.data[:] = 1.0
-    m.sum_duplicates(); m.sort_indices(); m.data[:] = 1.0
-    return m.astype(np.float32)
-
-
-def rmat(scale, ef, seed):
-    rng = np.random.default_rng(seed)
-    n = 1 << scale; m = ef * n
-    i = np.zeros(m, np.int64); j = np.zeros(m, np.int64)
-    for _ in range(scale):
-        r = rng.random(m)
-        i = (i << 1) | (r >= 0.76); j = (j << 1) | (((r >= 0.57) & (r < 0.76)) | (r >= 0.95))
-    a = sp.coo_matrix((np.ones(m, np.float32), (i, j)), shape=(n, n)).tocsr()
-    a = a + a.T
-    a.setdiag(0); a.eliminate_zeros(); a.sum_duplicates(); a.sort_indices(); a.data[:] = 1.0
-    return a.astype(np.float32)
-
-
-def grid(k):
-    n = k * k
-    idx = np.arange(n).reshape(k, k)
-    r = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
-    c = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
-    a = sp.coo_matrix((np.ones(len(r), np.float32), (r, c)), shape=(n, n)).tocsr()
-    a = a + a.T; a.sort_indices(); a.data[:] = 1.0
-    return a.astype(np.float32)
 
 
 class Prod:
@@ -197,9 +166,8 @@ def main():
         return flatten(sys.argv[2], sys.argv[3])
     if len(sys.argv) != 4 or sys.argv[1] != 'run':
         sys.exit(__doc__)
-    global np, scipy, sp, cp, cs, NULL
+    global np, sp, cp, cs, NULL
     import numpy as np
-    import scipy.io
     import scipy.sparse as sp
     import cupy as cp
     from cupy_backends.cuda.libs import cusparse as cs
@@ -214,13 +182,9 @@ def main():
     check(fn, np.random.default_rng(7), failures)
     stream = cp.cuda.Stream(non_blocking=True)
     h = cp.cuda.device.get_cusparse_handle(); cs.setStream(h, stream.ptr)
-    graphs = [('delaunay_n14', lambda: load(f'{d}/delaunay_n14.mtx')),
-              ('USA-road-d.NY', lambda: load(f'{d}/USA-road-d.NY.mtx.gz')),
-              ('cit-HepPh', lambda: load(f'{d}/cit-HepPh.mtx.gz')),
-              ('ego-Twitter', lambda: load(f'{d}/ego-Twitter.mtx.gz')),
-              ('cnr-2000', lambda: load(f'{d}/cnr-2000.mtx.gz')),
-              ('grid-1024', lambda: grid(1024)), ('rmat-18', lambda: rmat(18, 16, 18)),
-              ('grid-4096', lambda: grid(4096)), ('rmat-22', lambda: rmat(22, 16, 22))]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from csr_bench_graphs import graphs as bench_graphs
+    graphs = bench_graphs(d)
     out = []
     for name, f in graphs:
         a = f(); n = a.shape[0]; nnz = a.nnz
@@ -253,4 +217,5 @@ def main():
     print('FAILURES' if failures else 'ALL OK', failures)
 
 
-main()
+if __name__ == "__main__":
+    main()

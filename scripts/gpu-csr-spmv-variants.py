@@ -7,10 +7,12 @@ Compiles the bare variants (f32 pattern, y = A x) with CuPy, checks each against
 SciPy in float64 and times it (CUDA-graph replays) beside cuSPARSE's default
 SpMV (a plain loop); writes $OUT/spmv.json. Needs CuPy, SciPy and a GPU.
 """
-import gzip, sys, json, time
+import os, sys, json
 import numpy as np
-import scipy.io, scipy.sparse as sp
 import cupy as cp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from csr_bench_graphs import graphs as bench_graphs  # noqa: E402
 
 SRC = r'''
 typedef unsigned int u32;
@@ -216,37 +218,6 @@ __global__ void adtwo(const u32* __restrict__ rp, const u32* __restrict__ ci, co
 }
 '''
 
-def load(path):
-    f = gzip.open(path) if path.endswith('.gz') else open(path, 'rb')
-    m = sp.csr_matrix(scipy.io.mmread(f))
-    m.setdiag(0); m.eliminate_zeros()
-    m.data[:] = 1.0
-    m.sum_duplicates(); m.sort_indices(); m.data[:] = 1.0
-    return m.astype(np.float32)
-
-def rmat(scale, ef, seed):
-    rng = np.random.default_rng(seed)
-    n = 1 << scale; m = ef * n
-    i = np.zeros(m, np.int64); j = np.zeros(m, np.int64)
-    for _ in range(scale):
-        r = rng.random(m)
-        bi = (r >= 0.76).astype(np.int64)  # c or d
-        bj = (((r >= 0.57) & (r < 0.76)) | (r >= 0.95)).astype(np.int64)
-        i = (i << 1) | bi; j = (j << 1) | bj
-    a = sp.coo_matrix((np.ones(m, np.float32), (i, j)), shape=(n, n)).tocsr()
-    a = a + a.T
-    a.setdiag(0); a.eliminate_zeros(); a.sum_duplicates(); a.sort_indices(); a.data[:] = 1.0
-    return a.astype(np.float32)
-
-def grid(k):
-    n = k * k
-    idx = np.arange(n).reshape(k, k)
-    r = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
-    c = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
-    a = sp.coo_matrix((np.ones(len(r), np.float32), (r, c)), shape=(n, n)).tocsr()
-    a = a + a.T; a.sort_indices(); a.data[:] = 1.0
-    return a.astype(np.float32)
-
 def time_loop(fn, reps=200, batches=5):
     s = STREAM
     with s:
@@ -301,15 +272,7 @@ def main():
         f'vec<{v},{u}>' for v in VS for u in (4,)] + [
         f'adaptive<{nt},{e}>' for nt, e in ADS] + [f'admp<{nt},{dd}>' for nt, dd in MPS] + [f'adtwo<{nt},{e},{lim}>' for nt, e, lim in TWO])
     from cupy_backends.cuda.libs import cusparse as cs
-    graphs = [('delaunay_n14', lambda: load(f'{d}/delaunay_n14.mtx')),
-              ('USA-road-d.NY', lambda: load(f'{d}/USA-road-d.NY.mtx.gz')),
-              ('cit-HepPh', lambda: load(f'{d}/cit-HepPh.mtx.gz')),
-              ('ego-Twitter', lambda: load(f'{d}/ego-Twitter.mtx.gz')),
-              ('cnr-2000', lambda: load(f'{d}/cnr-2000.mtx.gz')),
-              ('grid-1024', lambda: grid(1024)),
-              ('rmat-18', lambda: rmat(18, 16, 18)),
-              ('grid-4096', lambda: grid(4096)),
-              ('rmat-22', lambda: rmat(22, 16, 22))]
+    graphs = bench_graphs(d)
     rows = []
     for name, f in graphs:
         a = f()
@@ -430,7 +393,7 @@ def main():
         errs = {k: res[k] for k in res if k.endswith('_err') and (res[k] == 'nan' or res[k] > 1e-5)}
         if errs: print('   ERR', errs)
         if 'cusparse_note' in res or 'cusparse_error' in res: print('   ', res.get('cusparse_note'), res.get('cusparse_error'))
-    import os
     with open(os.path.join(os.environ.get('OUT', '.'), 'spmv.json'), 'w') as fh: json.dump(rows, fh)
 
-main()
+if __name__ == "__main__":
+    main()

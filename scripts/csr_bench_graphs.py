@@ -1,0 +1,67 @@
+"""The graphs of `examples/gpu_bench.rs` as SciPy CSR patterns (f32, values one, no
+diagonal), for the CuPy scripts gpu-csr-spmv-variants.py and gpu-csr-blocks-check.py.
+
+R-MAT and the grids use the parameters of `bitgraphblas::generate` (Graph500
+A/B/C, edge factor 16, symmetrised; 4-neighbour grids), not the same draws.
+"""
+import gzip
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+
+def pattern(m):
+    """The pattern of `m`: CSR, sorted, no duplicates, no diagonal, values one."""
+    m = sp.csr_matrix(m)
+    m.setdiag(0)
+    m.eliminate_zeros()
+    m.data[:] = 1.0
+    m.sum_duplicates()
+    m.sort_indices()
+    m.data[:] = 1.0
+    return m.astype(np.float32)
+
+
+def load(path):
+    """A Matrix Market file (gzipped where its name ends in .gz)."""
+    with (gzip.open(path) if path.endswith('.gz') else open(path, 'rb')) as f:
+        return pattern(scipy.io.mmread(f))
+
+
+def rmat(scale, edge_factor, seed):
+    """R-MAT with 2^scale vertices and edge_factor * 2^scale edges, symmetrised."""
+    rng = np.random.default_rng(seed)
+    n = 1 << scale
+    m = edge_factor * n
+    i = np.zeros(m, np.int64)
+    j = np.zeros(m, np.int64)
+    for _ in range(scale):
+        r = rng.random(m)
+        i = (i << 1) | (r >= 0.76)
+        j = (j << 1) | (((r >= 0.57) & (r < 0.76)) | (r >= 0.95))
+    a = sp.coo_matrix((np.ones(m, np.float32), (i, j)), shape=(n, n)).tocsr()
+    return pattern(a + a.T)
+
+
+def grid(k):
+    """The k x k grid, 4 neighbours."""
+    n = k * k
+    idx = np.arange(n).reshape(k, k)
+    r = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+    c = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+    a = sp.coo_matrix((np.ones(len(r), np.float32), (r, c)), shape=(n, n)).tocsr()
+    return pattern(a + a.T)
+
+
+def graphs(data):
+    """(name, loader) of the nine graphs; `data` holds delaunay_n14.mtx and the .mtx.gz files."""
+    return [('delaunay_n14', lambda: load(f'{data}/delaunay_n14.mtx')),
+            ('USA-road-d.NY', lambda: load(f'{data}/USA-road-d.NY.mtx.gz')),
+            ('cit-HepPh', lambda: load(f'{data}/cit-HepPh.mtx.gz')),
+            ('ego-Twitter', lambda: load(f'{data}/ego-Twitter.mtx.gz')),
+            ('cnr-2000', lambda: load(f'{data}/cnr-2000.mtx.gz')),
+            ('grid-1024', lambda: grid(1024)),
+            ('rmat-18', lambda: rmat(18, 16, 18)),
+            ('grid-4096', lambda: grid(4096)),
+            ('rmat-22', lambda: rmat(22, 16, 22))]
