@@ -281,7 +281,8 @@ fn csr_mxv_blocks_edges_match_cpu() {
         return;
     };
     let mut rng = StdRng::seed_from_u64(seed());
-    let m = 7000;
+    // coprime with the column stride 7 below, so a row holds up to m distinct columns
+    let m = 7001;
     let mut shapes: Vec<(&str, Vec<usize>)> = vec![];
     // runs of empty rows between short rows
     shapes.push((
@@ -333,6 +334,11 @@ fn csr_mxv_blocks_edges_match_cpu() {
             let mut cols: Vec<usize> = (0..len).map(|q| (start + q * 7) % m).collect();
             cols.sort_unstable();
             cols.dedup();
+            assert_eq!(
+                cols.len(),
+                len,
+                "{name}: row {i} has the length it was meant to"
+            );
             e.extend(cols.into_iter().map(|j| (i, j)));
         }
         let ones =
