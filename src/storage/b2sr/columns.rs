@@ -167,6 +167,21 @@ impl NarrowColumns {
 /// A tile row's columns read by position, in one stored form: the one place
 /// the 16-bit form is decoded. Hot loops take it as a type parameter (match
 /// on [`RowColumns`] once per row), so each form gets its own loop.
+///
+/// ```
+/// use bitgraphblas::storage::b2sr::{ColumnForm, ColumnsAt, RowColumns, TileColumns};
+/// let row_ptr = [0, 3];
+/// let cols = TileColumns::build(&row_ptr, vec![7, 9, 10], ColumnForm::Narrow);
+/// // the sum of a row's columns, one loop per stored form
+/// fn sum(c: impl ColumnsAt, len: usize) -> u32 {
+///     (0..len).map(|i| c.at(i)).sum()
+/// }
+/// let total = match cols.row(&row_ptr, 0) {
+///     RowColumns::Wide(c) => sum(c, c.len()),
+///     RowColumns::Offsets(o) => sum(o, o.offsets().len()),
+/// };
+/// assert_eq!(total, 26);
+/// ```
 pub trait ColumnsAt: Copy {
     /// The column of the row's `i`-th tile.
     fn at(self, i: usize) -> u32;
@@ -179,13 +194,24 @@ impl ColumnsAt for &[u32] {
     }
 }
 
-/// A tile row's columns as 16-bit offsets from its first column.
+/// A tile row's columns as 16-bit offsets from its first column (made by
+/// [`TileColumns::row`] only: its base is below 2^31, so `base + offset`
+/// never wraps).
 #[derive(Clone, Copy, Debug)]
 pub struct OffsetColumns<'a> {
-    /// The row's first column (below 2^31: `base + offset` never wraps).
-    pub base: u32,
-    /// Every tile's distance from `base`.
-    pub offsets: &'a [u16],
+    base: u32,
+    offsets: &'a [u16],
+}
+
+impl<'a> OffsetColumns<'a> {
+    /// The row's first column.
+    pub fn base(&self) -> u32 {
+        self.base
+    }
+    /// Every tile's distance from [`Self::base`].
+    pub fn offsets(&self) -> &'a [u16] {
+        self.offsets
+    }
 }
 
 impl ColumnsAt for OffsetColumns<'_> {

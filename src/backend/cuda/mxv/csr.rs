@@ -72,11 +72,12 @@ pub(crate) fn operand<T: Scalar>(
 }
 
 impl CudaBackend {
-    /// `out = A ⊕.⊗ u` on CSR into zeroed presence: a group of lanes per row
-    /// (as many as the average row length, 2 to 32), and rows longer than
+    /// `out = A ⊕.⊗ u` on CSR into zeroed presence: by row blocks
+    /// ([`Self::csr_mxv_blocks`]) for every semiring but LOR and ANY; for
+    /// those, a group of lanes per row (as many as the average row length, 2
+    /// to 32) that stops at the row's first hit, and rows longer than
     /// `long_min` entries cut into chunks of that many entries for whole
-    /// warps, whose partials `csr_mxv_fix` folds in order (hub rows of
-    /// power-law graphs no longer serialise on one warp). With `iso` (every
+    /// warps, whose partials `csr_mxv_fix` folds in order. With `iso` (every
     /// entry holds that value) the values are not read. With `accum >= 0`
     /// the output is a full vector and each row with an entry in the product
     /// is folded into it in place (`out_pres` is then unused).
