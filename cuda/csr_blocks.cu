@@ -18,8 +18,10 @@
 // finish (a counter per row) folds them in piece order. Every fold order
 // depends on the matrix alone: results do not depend on scheduling.
 //
-// `accum`, `allowed` and presence as in `csr_mxv`; `d_vals` and `affine`
-// (with `cbits`: `c`) as in the fused B2SR product: the gather reads
+// `accum`, `allowed` and presence as in `csr_mxv`; `out_pres` NULL without
+// `accum`: the caller has written the output's presence (a full input, no
+// mask: the rows with an entry) and only values are written. `d_vals` and
+// `affine` (with `cbits`: `c`) as in the fused B2SR product: the gather reads
 // `d_j ⊗ u_j`, and every row is written once as `c ⊕ value` (`c` where it
 // has none), the output not read.
 //
@@ -49,7 +51,8 @@ struct RowOut {
 
 // Row i's final value into the output; whether its presence bit is to be
 // set (none where `allowed` excludes it; presence only without `accum` and
-// `affine`): the caller ORs it in, a word at a time.
+// `affine`, and where the output's presence is not given): the caller ORs it
+// in, a word at a time.
 __device__ __forceinline__ bool row_put(const RowOut& o, u64 i, T acc, bool has) {
   if (o.affine) {
     o.vals[i] = has ? SR::add(o.c, acc) : o.c;
@@ -57,7 +60,7 @@ __device__ __forceinline__ bool row_put(const RowOut& o, u64 i, T acc, bool has)
   }
   if (o.allowed && !bit_get(o.allowed, i)) has = false;
   csr_put(o.vals, i, o.accum, acc, has);
-  return o.accum < 0 && has;
+  return o.pres && o.accum < 0 && has;
 }
 
 // What a product reads besides the pattern: values (NULL: every entry is
@@ -77,6 +80,46 @@ __device__ __forceinline__ T row_term(const RowIn& in, u64 p, u32 j, bool& h) {
   T x = (in.u_vals && h) ? in.u_vals[j] : Sc<T>::one();
   if (in.d_vals && h) x = SR::mul(in.d_vals[j], x);
   return SR::mul(in.avals ? in.avals[p] : in.iso, x);
+}
+
+// The staged products of a block's entries [q0, q1) (at most BLOCKS_CAP; this
+// thread's are q0 + tid + j BLOCKS_NT) into `sv`, with their presence bits in
+// `sh` where the input has absent entries. `Plain`: every input present, a
+// value each, no `d`, iso matrix (`a_p ⊗ u_j`, every gather in flight before
+// any product: the general form's conditions would serialise them).
+template <bool Plain>
+__device__ __forceinline__ void stage(const u32* __restrict__ colidx, const RowIn& in, u32 q0, u32 q1, T* sv,
+                                      u32* sh, int tid) {
+  u32 col[BLOCKS_E];
+#pragma unroll
+  for (int j = 0; j < BLOCKS_E; ++j) {
+    const u32 p = q0 + tid + j * BLOCKS_NT;
+    col[j] = p < q1 ? __ldcs(colidx + p) : 0u;
+  }
+  if (Plain) {
+    T x[BLOCKS_E];
+#pragma unroll
+    for (int j = 0; j < BLOCKS_E; ++j) x[j] = q0 + tid + j * BLOCKS_NT < q1 ? in.u_vals[col[j]] : SR::zero();
+#pragma unroll
+    for (int j = 0; j < BLOCKS_E; ++j)
+      if (q0 + tid + j * BLOCKS_NT < q1) sv[tid + j * BLOCKS_NT] = SR::mul(in.iso, x[j]);
+    return;
+  }
+  const bool all = in.u_pres == nullptr;
+#pragma unroll
+  for (int j = 0; j < BLOCKS_E; ++j) {
+    const u32 p = q0 + tid + j * BLOCKS_NT;
+    bool h = false;
+    if (p < q1) sv[tid + j * BLOCKS_NT] = row_term(in, p, col[j], h);
+    if (all) continue;
+    const u32 bits = __ballot_sync(FULL_MASK, p < q1 && h);
+    if ((tid & 31) == 0) sh[(tid + j * BLOCKS_NT) >> 5] = bits;
+  }
+}
+
+// Whether `in` is plain (see `stage`).
+__device__ __forceinline__ bool is_plain(const RowIn& in) {
+  return !in.u_pres && in.u_vals && !in.d_vals && !in.avals;
 }
 
 // Folds the lanes' accumulators over groups of G lanes (a fixed tree).
@@ -124,12 +167,22 @@ __device__ __forceinline__ void hub_piece(const u32* __restrict__ rowptr, const 
   const u32 q0 = rowptr[r], q1 = rowptr[r + 1];
   const u32 p0 = q0 + piece * BLOCKS_PIECE, p1 = min(p0 + BLOCKS_PIECE, q1);
   const u32 npieces = (q1 - q0 + BLOCKS_PIECE - 1) / BLOCKS_PIECE;
+  const bool plain = is_plain(in);
   T acc = SR::zero();
   bool has = false;
   for (u32 p = p0 + tid; p < p1; p += 4 * BLOCKS_NT) {
     u32 col[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) col[j] = p + j * BLOCKS_NT < p1 ? __ldcs(colidx + p + j * BLOCKS_NT) : 0u;
+    if (plain) {
+      T x[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) x[j] = p + j * BLOCKS_NT < p1 ? in.u_vals[col[j]] : SR::zero();
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (p + j * BLOCKS_NT < p1) fold(acc, has, SR::mul(in.iso, x[j]));
+      continue;
+    }
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       if (p + j * BLOCKS_NT >= p1) continue;
@@ -209,23 +262,10 @@ extern "C" __global__ void CAT(csr_mxv_blocks_, SR_NAME)(const u32* __restrict__
   const u32 q0 = rowptr[r0], q1 = rowptr[r1];
   const bool all = in.u_pres == nullptr;
   if (tid == 0) nwait = 0;
-  {
-    u32 col[BLOCKS_E];
-#pragma unroll
-    for (int j = 0; j < BLOCKS_E; ++j) {
-      const u32 p = q0 + tid + j * BLOCKS_NT;
-      col[j] = p < q1 ? __ldcs(colidx + p) : 0u;
-    }
-#pragma unroll
-    for (int j = 0; j < BLOCKS_E; ++j) {
-      const u32 p = q0 + tid + j * BLOCKS_NT;
-      bool h = false;
-      if (p < q1) sv[tid + j * BLOCKS_NT] = row_term(in, p, col[j], h);
-      if (all) continue;
-      const u32 bits = __ballot_sync(FULL_MASK, p < q1 && h);
-      if (lane == 0) sh[(tid + j * BLOCKS_NT) >> 5] = bits;
-    }
-  }
+  if (is_plain(in))
+    stage<true>(colidx, in, q0, q1, sv, sh, tid);
+  else
+    stage<false>(colidx, in, q0, q1, sv, sh, tid);
   __syncthreads();
   // a group of G lanes a row; rows of more than BLOCKS_LIM x G entries wait
   // for a warp each (the order they are listed in does not change a result:

@@ -383,6 +383,22 @@ fn csr_mxv_blocks_edges_match_cpu() {
                 None,
                 &format!("{ctx} sparse u"),
             );
+            // into a vector with presence bits, first from the sparse input
+            // (presence zeroed, then set by the kernel), then over that
+            // result from the full one (presence copied from the matrix's
+            // rows with entries, the kernel writing values only)
+            let mut gw = gpu.vector_new::<f64>(n, None, VectorFormat::Dense).unwrap();
+            for (input, how) in [(&us, "sparse u"), (&u, "full u"), (&us, "sparse u again")] {
+                let mut cw = Vector::from_entries(n, vec![]).unwrap();
+                let f = Flags::default();
+                Cpu::new()
+                    .mxv(&mut cw, None, NoAccum, s, a, input, f)
+                    .unwrap();
+                let gu = gpu.upload_vector(input).unwrap();
+                gpu.mxv(&mut gw, None, NoAccum, s, &ga, &gu, f).unwrap();
+                let got = gpu.download_vector(&gw).unwrap();
+                same(&cw, &got, &format!("{ctx} into presence, {how}"));
+            }
             mxv_case(
                 gpu,
                 s,

@@ -130,6 +130,11 @@ impl<T> DBuf<T> {
             _t: PhantomData,
         }
     }
+
+    /// How many elements it holds.
+    pub fn elements(&self) -> usize {
+        self.len
+    }
 }
 
 /// The device and everything cached on it.
@@ -607,15 +612,26 @@ impl Dev {
     /// A device-to-device copy of a whole buffer.
     pub fn copy<T>(&self, b: &DBuf<T>) -> Result<DBuf<T>> {
         let out = self.alloc::<T>(b.len)?;
-        let n = (b.len * std::mem::size_of::<T>())
+        self.copy_into(b, &out)?;
+        Ok(out)
+    }
+
+    /// Copies the whole of `src` over `dst`, which holds as many elements.
+    pub fn copy_into<T>(&self, src: &DBuf<T>, dst: &DBuf<T>) -> Result<()> {
+        if src.len != dst.len {
+            return Err(Error::Cuda {
+                op: "copy on device",
+                detail: format!("{} elements into a buffer of {}", src.len, dst.len),
+            });
+        }
+        let n = (src.len * std::mem::size_of::<T>())
             .max(1)
             .next_multiple_of(4);
-        // SAFETY: both hold n bytes.
+        // SAFETY: both hold n bytes (allocations are rounded up alike).
         unsafe {
-            cudarc::driver::result::memcpy_dtod_async(out.ptr, b.ptr, n, self.stream.cu_stream())
+            cudarc::driver::result::memcpy_dtod_async(dst.ptr, src.ptr, n, self.stream.cu_stream())
         }
-        .map_err(drv("copy on device"))?;
-        Ok(out)
+        .map_err(drv("copy on device"))
     }
 
     /// In-place exclusive scan of the first `n` elements of `data`.

@@ -391,9 +391,12 @@ pub(crate) struct LongRows {
 /// What the row-block `mxv` on a CSR matrix (`cuda/csr_blocks.cu`) keeps
 /// between products: the blocks (which depend on the row pointers alone),
 /// a partial slot a block for the pieces of hub rows (values of up to 8
-/// bytes) and a counter a block (zero between products).
+/// bytes), a counter a block (zero between products), and the bits of the
+/// rows that hold an entry (a product's presence where every input entry is
+/// present and nothing masks it).
 pub(crate) struct BlockPlan {
     pub nblocks: usize,
+    pub nonempty: DBuf<u32>,
     pub brow: DBuf<u32>,
     pub bpiece: DBuf<u32>,
     pub part_vals: DBuf<u64>,

@@ -92,7 +92,7 @@ impl CudaBackend {
                 }
                 // `w = A u` with no mask or accumulator into a vector with
                 // presence: written into its buffers (the product writes
-                // every value; presence starts zeroed).
+                // every value; its presence is set as `csr_mxv_into` says).
                 if let (
                     None,
                     true,
@@ -102,13 +102,8 @@ impl CudaBackend {
                     },
                 ) = (&allowed, acc < 0 && w.len == a.nrows, &w.repr)
                 {
-                    self.dev.memset(w_pres, 0)?;
-                    let io = Io {
-                        u: (uv.vals, uv.pres),
-                        allowed: DevPtr::null(),
-                        out: (w_vals.ptr(), w_pres.ptr()),
-                    };
-                    return self.csr_mxv(sr, csr, a.nrows, io, ACCUM_NONE);
+                    let out = (w_vals.ptr(), w_pres);
+                    return self.csr_mxv_into(sr, csr, a.nrows, (uv.vals, uv.pres), out);
                 }
                 let out_vals = self.dev.alloc::<S::T>(a.nrows)?;
                 let out_pres = self.dev.zeros::<u32>(bit_words(a.nrows))?;
