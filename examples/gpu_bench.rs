@@ -582,6 +582,9 @@ fn main() -> Result<()> {
         // kernel), and the bytes both CSR products must move.
         let csr_host = a.as_csr();
         let csr_sectors = csr_gather_sectors(&csr_host);
+        let row_spread = bitgraphblas::storage::b2sr::row_spread(
+            csr_host.row_ptr().windows(2).map(|w| w[1] - w[0]),
+        );
         let csr_arrays = (4 * (n + 1) + 8 * nnz) as f64;
         let csr_b = Bytes {
             hbm: csr_arrays + 4.0 * (m + n) as f64,
@@ -969,7 +972,7 @@ fn main() -> Result<()> {
             }
         }
         rows_json.push(format!(
-            "{{\"graph\":{},{reorder_json}\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"ours_csr_ms\":{ours_csr_ms:.5},\"auto\":{{\"format\":{},\"convert_ms\":{auto_convert_ms:.5},\"bin_full_full_ms\":{auto_ms:.5}}},\"csr_bytes\":{csr_bytes},\"csr_gather_sectors\":{csr_sectors},\"tiles\":[{}],\"floors\":[{}],\"triangle_counting\":[{}]}}",
+            "{{\"graph\":{},{reorder_json}\"n\":{n},\"nnz\":{nnz},\"cusparse_spmv_ms\":{cus_ms:.5},\"ours_csr_ms\":{ours_csr_ms:.5},\"row_spread\":{row_spread:.4},\"auto\":{{\"format\":{},\"convert_ms\":{auto_convert_ms:.5},\"bin_full_full_ms\":{auto_ms:.5}}},\"csr_bytes\":{csr_bytes},\"csr_gather_sectors\":{csr_sectors},\"tiles\":[{}],\"floors\":[{}],\"triangle_counting\":[{}]}}",
             json_str(name),
             json_str(&auto_name),
             tiles_json.join(","),

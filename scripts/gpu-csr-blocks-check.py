@@ -9,8 +9,10 @@ On the GPU machine (CuPy, SciPy):
 compiles it for f32 PLUS.TIMES, checks it against SciPy on a pattern with
 awkward rows (empty, 513, 2048, 2049, 5000, 9000 entries; absent inputs, a
 mask, an accumulator, the affine form, twice in a row), then times it on the
-benchmark graphs beside cuSPARSE's default SpMV (plain loops for both) and
-writes $OUT/blocks.json.
+benchmark graphs beside cuSPARSE's default SpMV (plain loops for both; ours
+also as CUDA-graph replays, the kernel's own time, writing presence bits and
+with the presence given, as the library does for a full input) and writes
+$OUT/blocks.json.
 """
 import re, sys, os, json
 
@@ -139,6 +141,22 @@ def time_loop(fn, reps=200, batches=5, stream=None):
     return float(np.median(ts))
 
 
+def time_graph(fn, stream, per=50, batches=7):
+    """ms a call of `fn` as replays of a CUDA graph of `per` calls (no host work)."""
+    with stream:
+        fn(); stream.synchronize()
+        stream.begin_capture()
+        for _ in range(per): fn()
+        g = stream.end_capture()
+        g.launch(stream); stream.synchronize()
+        ts = []
+        for _ in range(batches):
+            e0 = cp.cuda.Event(); e1 = cp.cuda.Event()
+            e0.record(stream); g.launch(stream); e1.record(stream); e1.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(e0, e1) / per)
+    return float(np.median(ts))
+
+
 def flatten(codes_path, out_path):
     codes = open(codes_path).read()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'cuda')
@@ -199,6 +217,11 @@ def main():
         stream.synchronize()
         err = float(np.abs(cp.asnumpy(y) - ref).max() / max(1.0, np.abs(ref).max()))
         ours = time_loop(lambda: p(x, y, pres), stream=stream)
+        kernel = time_graph(lambda: p(x, y, pres), stream)
+        y.fill(np.nan)
+        given = time_graph(lambda: p(x, y, None), stream)
+        stream.synchronize()
+        err = max(err, float(np.abs(cp.asnumpy(y) - ref).max() / max(1.0, np.abs(ref).max())))
         mat = cs.createCsr(n, n, nnz, p.rp.data.ptr, p.ci.data.ptr, p.vals.data.ptr, 2, 2, 0, 0)
         xv = cs.createDnVec(n, x.data.ptr, 0); yv = cs.createDnVec(n, y.data.ptr, 0)
         one = np.array([1.0], np.float32); zero = np.array([0.0], np.float32)
@@ -206,10 +229,12 @@ def main():
         buf = cp.empty(max(bs, 1), np.uint8)
         cus = time_loop(lambda: cs.spMV(h, 0, one.ctypes.data, mat, xv, zero.ctypes.data, yv, 0, 0, buf.data.ptr),
                         stream=stream)
-        row = dict(graph=name, n=n, nnz=nnz, blocks=p.nb, ours_ms=ours, cusparse_ms=cus, err=err)
+        row = dict(graph=name, n=n, nnz=nnz, blocks=p.nb, ours_ms=ours, cusparse_ms=cus, err=err,
+                   kernel_ms=kernel, kernel_presence_given_ms=given)
         out.append(row)
         print(f'{name:14s} n {n:9d} nnz {nnz:10d} blocks {p.nb:8d} ours {ours:.4f} ms cuSPARSE {cus:.4f} ms '
-              f'({cus / ours:.2f}x) err {err:.1e}', flush=True)
+              f'({cus / ours:.2f}x) err {err:.1e}; kernel (graph replays) {kernel:.4f} ms, '
+              f'presence given {given:.4f} ms', flush=True)
         if not err < 1e-5: failures.append(f'{name}: err {err}')
         del p
     with open(os.path.join(os.environ.get('OUT', '.'), 'blocks.json'), 'w') as fh:

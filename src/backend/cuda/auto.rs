@@ -16,12 +16,21 @@
 //!   of the input then land on scattered columns.
 //!
 //! Least-squares fits (relative error, `scripts/fit-auto-cost.py`) to the
-//! nine graphs of the benchmark (`gpu_bench --skip-tc --ks 4,8`, H100, commit
-//! `3e7f9aa`, the CSR product by row blocks). On those graphs (in sample,
-//! with exact tile counts) the model picks the fastest of the three formats
-//! on eight; on ego-Twitter it picks 4x4 tiles (27.9 µs) where CSR took
-//! 20.3 µs (predicted 18.8 against 19.1): the tile term misses the cost of
-//! that graph's scattered tiles.
+//! nine graphs of the benchmark (`gpu_bench --skip-tc --ks 4,8`, H100,
+//! commit `75d842e`).
+//!
+//! The tile terms miss what very unequal rows cost the tile kernel (its
+//! lanes a tile row follow the average row; a long row holds its group
+//! while the others wait), where the CSR kernel cuts long rows into pieces:
+//! on ego-Twitter and cnr-2000, whose row lengths vary most among the
+//! graphs with full tiles (`row_spread`, the coefficient of variation of the
+//! row lengths: 2.05 and 2.12), 4x4 tiles took 27.6 and 21.5 µs where the
+//! model predicts 18.8 and 9.7, and CSR 16.1 and 17.1. So where the rows'
+//! spread passes [`SPREAD_MAX`] Auto keeps CSR: above it, CSR was the
+//! fastest format on every benchmark graph (ego-Twitter, cnr-2000, R-MAT 18
+//! and 22: 6.5 and 11.3), below it the model picks the fastest on every
+//! graph (in sample, with exact tile counts: the fit and the rule are made on
+//! the same nine graphs).
 //!
 //! Tiles are counted exactly on the device when [`Format::Auto`] is given to
 //! `convert`, or estimated by the sampling profile
@@ -41,6 +50,9 @@ pub(crate) struct PatternSize {
     pub(crate) nnz: usize,
     /// Non-empty tiles at each of [`CANDIDATES`].
     pub(crate) tiles: [f64; CANDIDATES.len()],
+    /// The coefficient of variation of the row lengths
+    /// ([`crate::storage::b2sr::row_spread`]).
+    pub(crate) row_spread: f64,
 }
 
 impl PatternSize {
@@ -49,19 +61,25 @@ impl PatternSize {
         PatternSize {
             nnz: p.nnz,
             tiles: CANDIDATES.map(|t| p.estimate(t).map_or(f64::INFINITY, |e| e.tiles)),
+            row_spread: p.row_spread,
         }
     }
 }
 
 // Microseconds; fitted on the GPU (see the module docs).
-const CSR_FIXED: f64 = 5.57;
-const CSR_PER_ENTRY: f64 = 5.05e-6;
+const CSR_FIXED: f64 = 6.37;
+const CSR_PER_ENTRY: f64 = 3.845e-6;
+
+/// The spread of row lengths above which Auto keeps CSR (see the module
+/// docs: cit-HepPh 1.25 is the largest below, ego-Twitter 2.05 the least
+/// above).
+pub(crate) const SPREAD_MAX: f64 = 1.5;
 
 /// `(fixed, per_tile, per_sparse_tile)` of B2SR with tiles of `k` (see the module docs).
 fn b2sr_weights(k: usize) -> (f64, f64, f64) {
     match k {
-        4 => (5.67, 4.5552e-6, 9.7961e-6),
-        _ => (6.75, 1.1702e-5, 1.7396e-5),
+        4 => (5.42, 4.7173e-6, 9.7699e-6),
+        _ => (6.13, 1.2445e-5, 1.6816e-5),
     }
 }
 
@@ -82,9 +100,13 @@ pub(crate) fn b2sr_cost(s: &PatternSize, t: TileSize) -> f64 {
     fixed + tiles * (per_tile + per_sparse_tile * tiles / s.nnz.max(1) as f64)
 }
 
-/// The format with the least predicted time; `allow_csr: false` (a caller
-/// asked for B2SR with the tile size left to Auto) weighs only tile sizes.
+/// The format with the least predicted time, CSR where the rows' spread
+/// passes [`SPREAD_MAX`]; `allow_csr: false` (a caller asked for B2SR with
+/// the tile size left to Auto) weighs only tile sizes.
 pub(crate) fn choose(s: &PatternSize, allow_csr: bool) -> Format {
+    if allow_csr && s.row_spread > SPREAD_MAX {
+        return Format::Csr;
+    }
     let (best, cost) = CANDIDATES
         .iter()
         .map(|&t| (t, b2sr_cost(s, t)))
@@ -109,13 +131,21 @@ mod tests {
         let dense_tiles = PatternSize {
             nnz: 4 * n,
             tiles: [n as f64 / 4.0 * 1.25, n as f64 / 8.0 * 1.25],
+            row_spread: 0.0,
         };
         assert!(matches!(choose(&dense_tiles, true), Format::B2sr(_)));
         let scattered = PatternSize {
             nnz: 16 * n,
             tiles: [16.0 * n as f64, 16.0 * n as f64],
+            row_spread: 0.0,
         };
         assert_eq!(choose(&scattered, true), Format::Csr);
         assert!(matches!(choose(&scattered, false), Format::B2sr(_)));
+        // the same full tiles on very unequal rows stay CSR
+        let unequal = PatternSize {
+            row_spread: 4.0,
+            ..dense_tiles
+        };
+        assert_eq!(choose(&unequal, true), Format::Csr);
     }
 }

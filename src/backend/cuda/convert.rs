@@ -11,6 +11,7 @@ use super::{CudaBackend, CudaMatrix};
 use crate::container::Format;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
+use crate::storage::b2sr::row_spread;
 use crate::storage::TileSize;
 
 /// The tiles a CSR pattern packs into at one tile size ([`CudaBackend::count_tiles`]).
@@ -312,7 +313,13 @@ impl CudaBackend {
             let k = t.k().expect("a fixed tile size");
             *count = self.count_tiles(rowptr, colidx, m.nrows, k)?.ntiles as f64;
         }
-        let size = auto::PatternSize { nnz, tiles };
+        let rows = from_bytes::<u32>(&self.dev.download_bytes(rowptr, m.nrows + 1)?, m.nrows + 1);
+        let row_spread = row_spread(rows.windows(2).map(|w| (w[1] - w[0]) as usize));
+        let size = auto::PatternSize {
+            nnz,
+            tiles,
+            row_spread,
+        };
         Ok(auto::choose(&size, requested == Format::Auto))
     }
 

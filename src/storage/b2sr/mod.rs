@@ -24,7 +24,7 @@ pub mod tile;
 
 use crate::error::{Error, Result};
 pub use columns::{ColumnForm, ColumnsAt, NarrowColumns, OffsetColumns, RowColumns, TileColumns};
-pub use profile::{Profile, TileEstimate};
+pub use profile::{row_spread, Profile, TileEstimate};
 pub use tile::{Tile16, Tile32, Tile4, Tile64, Tile8, TileBits};
 
 /// The tile edge `k`, or `Auto` to let the sampling profile choose.

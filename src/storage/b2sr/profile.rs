@@ -92,6 +92,33 @@ pub struct Profile {
     pub nnz: usize,
     /// How many tile rows were sampled per size (the largest count).
     pub sampled_rows: usize,
+    /// How unequal the rows are: the coefficient of variation (standard
+    /// deviation over mean) of the row lengths, over every row (exact).
+    pub row_spread: f64,
+}
+
+/// The coefficient of variation (standard deviation over mean) of the row
+/// lengths `lengths`; 0 for no rows or no entries. One pass (Welford).
+///
+/// ```
+/// use bitgraphblas::storage::b2sr::row_spread;
+/// assert_eq!(row_spread([2usize, 2, 2]), 0.0);
+/// // lengths 0 and 2: mean 1, deviation 1
+/// assert!((row_spread([0usize, 2]) - 1.0).abs() < 1e-12);
+/// ```
+pub fn row_spread(lengths: impl IntoIterator<Item = usize>) -> f64 {
+    let (mut n, mut mean, mut m2) = (0.0f64, 0.0f64, 0.0f64);
+    for len in lengths {
+        let x = len as f64;
+        n += 1.0;
+        let d = x - mean;
+        mean += d / n;
+        m2 += d * (x - mean);
+    }
+    if n == 0.0 || mean == 0.0 {
+        return 0.0;
+    }
+    (m2 / n).sqrt() / mean
 }
 
 /// Default number of rows sampled.
@@ -175,6 +202,7 @@ impl Profile {
             nrows: n,
             nnz: csr.nnz(),
             sampled_rows,
+            row_spread: row_spread(csr.row_ptr().windows(2).map(|w| w[1] - w[0])),
         }
     }
 
