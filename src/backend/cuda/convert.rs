@@ -313,7 +313,7 @@ impl CudaBackend {
             let k = t.k().expect("a fixed tile size");
             *count = self.count_tiles(rowptr, colidx, m.nrows, k)?.ntiles as f64;
         }
-        let rows = from_bytes::<u32>(&self.dev.download_bytes(rowptr, m.nrows + 1)?, m.nrows + 1);
+        let rows = self.dev.download_vec::<u32>(rowptr, m.nrows + 1)?;
         let row_spread = row_spread(rows.windows(2).map(|w| (w[1] - w[0]) as usize));
         let size = auto::PatternSize {
             nnz,

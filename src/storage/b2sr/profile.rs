@@ -98,7 +98,8 @@ pub struct Profile {
 }
 
 /// The coefficient of variation (standard deviation over mean) of the row
-/// lengths `lengths`; 0 for no rows or no entries. One pass (Welford).
+/// lengths `lengths`; 0 for no rows or no entries. One pass of exact
+/// integer sums (no dependent division a row: 16.7 M rows in a few ms).
 ///
 /// ```
 /// use bitgraphblas::storage::b2sr::row_spread;
@@ -107,18 +108,19 @@ pub struct Profile {
 /// assert!((row_spread([0usize, 2]) - 1.0).abs() < 1e-12);
 /// ```
 pub fn row_spread(lengths: impl IntoIterator<Item = usize>) -> f64 {
-    let (mut n, mut mean, mut m2) = (0.0f64, 0.0f64, 0.0f64);
+    let (mut n, mut sum, mut squares) = (0u128, 0u128, 0u128);
     for len in lengths {
-        let x = len as f64;
-        n += 1.0;
-        let d = x - mean;
-        mean += d / n;
-        m2 += d * (x - mean);
+        let x = len as u128;
+        n += 1;
+        sum += x;
+        squares += x * x;
     }
-    if n == 0.0 || mean == 0.0 {
+    if n == 0 || sum == 0 {
         return 0.0;
     }
-    (m2 / n).sqrt() / mean
+    // n^2 var = n * sum(x^2) - sum(x)^2, exact; / mean = / (sum / n)
+    let var_n2 = (n * squares - sum * sum) as f64;
+    var_n2.sqrt() / sum as f64
 }
 
 /// Default number of rows sampled.

@@ -6,7 +6,6 @@ use super::super::codes::ACCUM_NONE;
 use super::super::device::{bits_of, DBuf, DevPtr};
 use super::super::launch::{sr, Sr};
 use super::super::mem::{bit_words, BlockPlan, CsrParts};
-use super::super::transfer::from_bytes;
 use super::super::CudaBackend;
 use super::Io;
 use crate::algebra::SemiringKind;
@@ -253,7 +252,7 @@ impl CudaBackend {
         if let Some(p) = cell.get() {
             return Ok(p);
         }
-        let rowptr = from_bytes::<u32>(&self.dev.download_bytes(a.0, nrows + 1)?, nrows + 1);
+        let rowptr = self.dev.download_vec::<u32>(a.0, nrows + 1)?;
         let (brow, bpiece) = row_blocks(&rowptr);
         let nonempty = self.dev.upload(&nonempty_rows(&rowptr))?;
         let nblocks = bpiece.len();
