@@ -1,5 +1,6 @@
 """The graphs of `examples/gpu_bench.rs` as SciPy CSR patterns (f32, values one, no
-diagonal), for the CuPy scripts gpu-csr-spmv-variants.py and gpu-csr-blocks-check.py.
+diagonal), for the CuPy scripts gpu-csr-spmv-variants.py and gpu-csr-blocks-check.py,
+and the kernel timer they share (`time_graph`, CUDA-graph replays; needs CuPy).
 
 R-MAT and the grids use the parameters of `bitgraphblas::generate` (Graph500
 A/B/C, edge factor 16, symmetrised; 4-neighbour grids), not the same draws.
@@ -65,3 +66,38 @@ def graphs(data):
             ('rmat-18', lambda: rmat(18, 16, 18)),
             ('grid-4096', lambda: grid(4096)),
             ('rmat-22', lambda: rmat(22, 16, 22))]
+
+
+def time_graph(fn, stream, reps=50, batches=7):
+    """ms a call of `fn` (launches on `stream`), as replays of a CUDA graph of
+    `reps` calls (no host work between launches), median of `batches`; NaN
+    where the calls cannot be captured."""
+    import cupy as cp
+    with stream:
+        fn()
+    stream.synchronize()
+    try:
+        with stream:
+            stream.begin_capture()
+            for _ in range(reps):
+                fn()
+            g = stream.end_capture()
+    except Exception:
+        try:
+            stream.end_capture()
+        except Exception:
+            pass
+        cp.cuda.runtime.deviceSynchronize()
+        return float('nan')
+    g.launch(stream)
+    stream.synchronize()
+    ts = []
+    for _ in range(batches):
+        e0 = cp.cuda.Event()
+        e1 = cp.cuda.Event()
+        e0.record(stream)
+        g.launch(stream)
+        e1.record(stream)
+        e1.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(e0, e1) / reps)
+    return float(np.median(ts))

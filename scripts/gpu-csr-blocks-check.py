@@ -141,22 +141,6 @@ def time_loop(fn, reps=200, batches=5, stream=None):
     return float(np.median(ts))
 
 
-def time_graph(fn, stream, per=50, batches=7):
-    """ms a call of `fn` as replays of a CUDA graph of `per` calls (no host work)."""
-    with stream:
-        fn(); stream.synchronize()
-        stream.begin_capture()
-        for _ in range(per): fn()
-        g = stream.end_capture()
-        g.launch(stream); stream.synchronize()
-        ts = []
-        for _ in range(batches):
-            e0 = cp.cuda.Event(); e1 = cp.cuda.Event()
-            e0.record(stream); g.launch(stream); e1.record(stream); e1.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(e0, e1) / per)
-    return float(np.median(ts))
-
-
 def flatten(codes_path, out_path):
     codes = open(codes_path).read()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'cuda')
@@ -201,7 +185,7 @@ def main():
     stream = cp.cuda.Stream(non_blocking=True)
     h = cp.cuda.device.get_cusparse_handle(); cs.setStream(h, stream.ptr)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from csr_bench_graphs import graphs as bench_graphs
+    from csr_bench_graphs import graphs as bench_graphs, time_graph
     graphs = bench_graphs(d)
     out = []
     for name, f in graphs:

@@ -12,7 +12,7 @@ import numpy as np
 import cupy as cp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from csr_bench_graphs import graphs as bench_graphs  # noqa: E402
+from csr_bench_graphs import graphs as bench_graphs, time_graph as shared_time_graph  # noqa: E402
 
 SRC = r'''
 typedef unsigned int u32;
@@ -233,30 +233,7 @@ def time_loop(fn, reps=200, batches=5):
     return float(np.median(ts))
 
 def time_graph(fn, reps=50, batches=7):
-    # capture `reps` calls in a CUDA graph; median over batches
-    s = STREAM
-    with s:
-        fn()
-    s.synchronize()
-    try:
-        with s:
-            s.begin_capture()
-            for _ in range(reps): fn()
-            g = s.end_capture()
-    except Exception:
-        try:
-            s.end_capture()
-        except Exception:
-            pass
-        cp.cuda.runtime.deviceSynchronize()
-        return float('nan')
-    g.launch(s); s.synchronize()
-    ts = []
-    for _ in range(batches):
-        e0 = cp.cuda.Event(); e1 = cp.cuda.Event()
-        e0.record(s); g.launch(s); e1.record(s); e1.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(e0, e1) / reps)
-    return float(np.median(ts))
+    return shared_time_graph(fn, STREAM, reps, batches)
 
 VS = (2, 4, 8, 16, 32)
 ADS = ((64, 2), (64, 4), (64, 8), (128, 2), (128, 4), (256, 2), (256, 4))
