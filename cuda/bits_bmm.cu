@@ -1,7 +1,7 @@
 // cuda/bits_bmm.cu: the type-free module `bits_bmm`: BMM, dense bits (or
 // f32) times column-major bits, over a bit semiring or over bit planes, into
 // i32 counts, scaled f32 or re-binarised bits (src/backend/cuda/bits/bmm.rs
-// and planes.rs choose the kernel and launch it). Three kernel families:
+// and planes.rs choose the kernel and launch it). Four kernel families:
 //
 // - `bits_bmm_tc<WM>_<out>[_planes]`: the 1-bit tensor cores (mma.sync
 //   m16n8k256 .and.popc), tiles of (64 WM) x 128 outputs (x 64 for planes),
@@ -11,6 +11,10 @@
 //   memory, 1024 bits of every line per stage, three stages deep (cp.async,
 //   zero-filled past the rows, columns and line ends), so a tile's epilogue
 //   overlaps the next tile's loads.
+// - `bits_bmm_thin_<out>[_planes]`: the same tensor cores for k <= 1024 bits
+//   (a GNN layer's weight product): w in shared memory for the whole grid,
+//   each warp a 16-row strip of a at a time, straight from global memory into
+//   its fragments (below, "the thin-k tensor-core kernel").
 // - `bits_bmm_popc_<out>[_planes]`: plain popcounts for thin shapes: a warp
 //   per 8 rows x 32 columns, a lane per column.
 // - `bits_bmm_f32_<out>`: f32 activations times bits on the CUDA cores, a
@@ -610,6 +614,251 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
   }
 }
 
+// ---- the thin-k tensor-core kernel (GNN-shaped products) --------------------------------
+
+// k at most THIN_KS 256-bit steps (1024 bits) and w small enough to sit in
+// shared memory: the weight product of a GNN layer (232,965 x 602 by 602 x
+// 128). Each block copies all of w (every plane) into shared memory once and
+// stages its column terms; then each warp takes 16-row strips of a (warp
+// s, s + warps of the grid, ...), loads the strip's words straight into
+// mma fragments and computes 64 columns at a time (8 n fragments, 32
+// accumulators): few registers, so many warps an SM hide the loads and
+// the output stores, which are what these shapes are made of.
+//
+// Fragment words: k step ks of thread (gid, tig) is u64 word tig KS + ks of
+// its lines (KS = ceil(S / 4) steps; words past S are zero): a0 = low half
+// of row gid's word, a1 = low half of row gid + 8's, a2 and a3 the high
+// halves; b0, b1 = the low and high halves of column gid's word. A and B use
+// the same word for the same (tig, ks, half), so each k position meets its own
+// (the order of k positions within an mma does not change a count).
+// Shared memory: column c of plane q at u64 slots (q np + c) 16 + 4 tig + (ks
+// ^ c % 4): the XOR puts a half-warp's 16 u64 loads (4 columns x 4 tig) in
+// distinct bank pairs.
+#define THIN_KS 4     // 256-bit k steps at most
+#define THIN_WARPS 8  // warps of a block
+#define THIN_NF 8     // n fragments of a chunk: 64 columns
+
+__device__ __forceinline__ u32 thin_words(u32 line, u32 tig) { return line * 16 + tig * 4; }
+__device__ __forceinline__ u32 thin_slot(u32 line, u32 tig, u32 ks) { return thin_words(line, tig) + (ks ^ (line & 3)); }
+
+// A strip's fragments of plane A, as mma wants them: step ks of thread (gid,
+// tig) is af[ks] = {low half of row gid's word, of row gid + 8's, high half
+// of row gid's, of row gid + 8's} (u32 loads, so no register moves).
+__device__ __forceinline__ void thin_load_a(const u64* A, const u64 (&rows)[2], u64 m, u64 S, int ksn, int tig,
+                                            u32 (&af)[THIN_KS][4]) {
+  const u32* A32 = (const u32*)A;
+#pragma unroll
+  for (int ks = 0; ks < THIN_KS; ++ks) {
+    const u64 j = (u64)tig * ksn + ks;
+    const bool ok = ks < ksn && j < S;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const bool in = ok && rows[h] < m;
+      const u32* p = A32 + 2 * (rows[h] * S + j);
+      af[ks][h] = in ? __ldg(p) : 0;
+      af[ks][h + 2] = in ? __ldg(p + 1) : 0;
+    }
+  }
+}
+
+// wt: this thread's words of the chunk's first column (col0 + gid, word tig
+// of plane q, `thin_words`); its step ks is XORed by gid % 4, as for every
+// column the thread reads (col0 + 8 nf + gid). acc (+)= the strip's counts
+// against the chunk's 64 columns; PLANES: summed over the k steps first, then
+// added shifted by sh.
+template <bool PLANES>
+__device__ __forceinline__ void thin_mma(u32 (&acc)[THIN_NF][4], const u32 (&af)[THIN_KS][4], const u64* wt, int ksn,
+                                         int gid, int sh) {
+  u32 part[THIN_NF][4];
+  if (PLANES)
+#pragma unroll
+    for (int nf = 0; nf < THIN_NF; ++nf)
+#pragma unroll
+      for (int x = 0; x < 4; ++x) part[nf][x] = 0;
+#pragma unroll
+  for (int ks = 0; ks < THIN_KS; ++ks) {
+    if (ks >= ksn) break;  // warp-uniform
+#pragma unroll
+    for (int nf = 0; nf < THIN_NF; ++nf) {
+      const u64 wv = wt[nf * 8 * 16 + (ks ^ (gid & 3))];
+      const u32 bf[2] = {(u32)wv, (u32)(wv >> 32)};
+      mma_and(PLANES ? part[nf] : acc[nf], af[ks], bf);
+    }
+  }
+  if (PLANES)
+#pragma unroll
+    for (int nf = 0; nf < THIN_NF; ++nf)
+#pragma unroll
+      for (int x = 0; x < 4; ++x) acc[nf][x] += part[nf][x] << sh;
+}
+
+// The staged column terms of columns 2p, 2p + 1 (`bmm_thin`): MODE_LIN's
+// gamma popc(w_j) + dk (the code sum for MODE_DEQ), scale, bias, threshold
+// (as `tc_stage`), so that a thread's two columns load as two 16-byte words.
+struct __align__(16) ThinPair {
+  uint2 cw;
+  float2 cs, cb, ct;
+};
+
+// The chunk's outputs (columns col0 .. col0 + 64) of rows[0] (row gid of the
+// strip) and rows[1] (gid + 8): as `tc_epilogue_lin` (MODE_LIN, from the
+// staged column terms, loaded once for both rows) or `tc_epilogue`
+// (MODE_DEQ). pa: the rows' popc (or code sums), rs their scales.
+template <int OUT, int MODE, bool CLAMP>
+__device__ __forceinline__ void thin_epilogue(const u32 (&acc)[THIN_NF][4], const ThinPair* terms, u32 col0,
+                                              const u64 (&rows)[2], const u32 (&pa)[2], const f32 (&rs)[2],
+                                              int tig, u64 m, u64 n, u64 out_w64, void* out, const Epi& e) {
+  const u32 alpha = (u32)e.alpha;
+  const bool bias = e.bias != nullptr;
+  const u32 ra[2] = {MODE == MODE_LIN ? (u32)e.beta * pa[0] : pa[0], MODE == MODE_LIN ? (u32)e.beta * pa[1] : pa[1]};
+  u32 lo[2] = {0, 0}, hi[2] = {0, 0};
+#pragma unroll
+  for (int nf = 0; nf < THIN_NF; ++nf) {
+    const u32 jl = col0 + nf * 8 + 2 * tig;
+    const ThinPair& tp = terms[jl / 2];
+    const uint2 w = tp.cw;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const u64 i = rows[h];
+      const u32 r0 = acc[nf][2 * h], r1 = acc[nf][2 * h + 1];
+      bool b0, b1;
+      if (MODE == MODE_LIN) {
+        const i32 v0 = lin_staged<CLAMP>(alpha, r0, ra[h], w.x), v1 = lin_staged<CLAMP>(alpha, r1, ra[h], w.y);
+        if (OUT == OUT_COUNTS) {
+          if (i < m) store_pair<i32>((i32*)out, i, jl, n, v0, v1);
+          continue;
+        }
+        const float2 c = tp.cs;
+        f32 s0 = __fmul_rn(__fmul_rn((f32)v0, rs[h]), c.x), s1 = __fmul_rn(__fmul_rn((f32)v1, rs[h]), c.y);
+        if (bias) {
+          const float2 bb = tp.cb;
+          s0 = __fadd_rn(s0, bb.x);
+          s1 = __fadd_rn(s1, bb.y);
+        }
+        if (OUT == OUT_SCALED) {
+          if (i < m) store_pair<f32>((f32*)out, i, jl, n, s0, s1);
+          continue;
+        }
+        const float2 t = tp.ct;
+        b0 = s0 >= t.x;
+        b1 = s1 >= t.y;
+      } else {
+        if (OUT == OUT_COUNTS) {
+          if (i < m)
+            store_pair<i32>((i32*)out, i, jl, n, count_value<MODE>(e, r0, ra[h], w.x),
+                            count_value<MODE>(e, r1, ra[h], w.y));
+          continue;
+        }
+        const f32 s0 = jl < n ? scaled(e, pre_value<MODE>(e, r0, ra[h], w.x, jl), i, jl) : 0.0f;
+        const f32 s1 = jl + 1 < n ? scaled(e, pre_value<MODE>(e, r1, ra[h], w.y, jl + 1), i, jl + 1) : 0.0f;
+        if (OUT == OUT_SCALED) {
+          if (i < m) store_pair<f32>((f32*)out, i, jl, n, s0, s1);
+          continue;
+        }
+        b0 = jl < n && over(e, s0, jl);
+        b1 = jl + 1 < n && over(e, s1, jl + 1);
+      }
+      // the thread's bits at 8 nf (+ 1): shifted by 2 tig below
+      u32& word = nf < 4 ? lo[h] : hi[h];
+      if (b0) word |= 1u << (8 * (nf & 3));
+      if (b1) word |= 2u << (8 * (nf & 3));
+    }
+  }
+  if (OUT == OUT_BITS) {
+    const u64 word = col0 / 64;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      u64 x = (((u64)hi[h] << 32) | lo[h]) << (2 * tig);
+      x |= __shfl_xor_sync(FULL_MASK, x, 1);
+      x |= __shfl_xor_sync(FULL_MASK, x, 2);
+      if (tig == h && rows[h] < m && word < out_w64) ((u64*)out)[rows[h] * out_w64 + word] = x;
+    }
+  }
+}
+
+template <int OUT, bool PLANES>
+__device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int nb, int nc, u64 m, u64 n, u64 S,
+                                         u64 out_w64, void* out, int need_pa, int need_pw, const Epi& e) {
+  const int MODE = PLANES ? MODE_DEQ : MODE_LIN;
+  const int NB = PLANES ? nb : 1, NC = PLANES ? nc : 1;
+  extern __shared__ uint4 thin_smem[];
+  u64* ws = (u64*)thin_smem;
+  const u32 np = (u32)((n + 63) / 64 * 64);  // columns in shared memory
+  const int ksn = (int)max((S + 3) / 4, (u64)1);
+  // after w: the column terms, a ThinPair for every two columns
+  ThinPair* terms = (ThinPair*)(ws + (u64)NC * np * 16);
+  const int tid = threadIdx.x;
+
+  // w's columns (every plane; zero past n and past S), then their terms
+  for (u32 x = tid; x < (u32)NC * np * 16; x += blockDim.x) {
+    const u32 j = x & 15, line = x >> 4, c = line % np;
+    if (j >= 4 * (u32)ksn) continue;
+    const u64 v = c < n && j < S ? __ldg(wp.p[line / np] + (u64)c * S + j) : 0;
+    ws[thin_slot(line, j / ksn, j % ksn)] = v;
+  }
+  for (u32 c = tid; c < np; c += blockDim.x) {
+    u32 pw = 0;
+    if (need_pw && c < n)
+      for (int q = 0; q < NC; ++q)
+        for (u64 j = 0; j < S; ++j) pw += (u32)__popcll(wp.p[q][(u64)c * S + j]) << q;
+    ThinPair& tp = terms[c / 2];
+    const int x = c & 1;
+    (x ? tp.cw.y : tp.cw.x) = MODE == MODE_LIN ? (u32)e.gamma * pw + (u32)e.dk : pw;
+    (x ? tp.cs.y : tp.cs.x) = e.col && c < n ? e.col[c] : 1.0f;
+    (x ? tp.cb.y : tp.cb.x) = e.bias && c < n ? e.bias[c] : 0.0f;
+    (x ? tp.ct.y : tp.ct.x) = c < n ? (e.tcol ? e.tcol[c] : e.t) : __int_as_float(0x7fffffff);
+  }
+  __syncthreads();
+
+  const int lane = tid & 31, gid = lane >> 2, tig = lane & 3;
+  const u64 strips = (m + 15) / 16, step = (u64)gridDim.x * THIN_WARPS;
+  for (u64 s = (u64)blockIdx.x * THIN_WARPS + (tid >> 5); s < strips; s += step) {
+    const u64 rows[2] = {s * 16 + gid, s * 16 + gid + 8};
+    u32 af[THIN_KS][4];
+    u32 pa[2] = {0, 0};
+    // plain: a's fragments stay in registers for every chunk; planes: loaded
+    // per chunk and plane (from L1 after the first chunk)
+    for (int p = 0; p < (PLANES ? (need_pa ? NB : 0) : 1); ++p) {
+      thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+      if (need_pa)
+#pragma unroll
+        for (int ks = 0; ks < THIN_KS; ++ks) {
+          pa[0] += (u32)(__popc(af[ks][0]) + __popc(af[ks][2])) << p;
+          pa[1] += (u32)(__popc(af[ks][1]) + __popc(af[ks][3])) << p;
+        }
+    }
+    if (need_pa)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 1);
+        pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 2);
+      }
+    f32 rs[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) rs[h] = MODE == MODE_LIN && e.row && rows[h] < m ? e.row[rows[h]] : 1.0f;
+    for (u32 col0 = 0; col0 < np; col0 += 64) {
+      u32 acc[THIN_NF][4];
+#pragma unroll
+      for (int nf = 0; nf < THIN_NF; ++nf)
+#pragma unroll
+        for (int x = 0; x < 4; ++x) acc[nf][x] = 0;
+      if (!PLANES) {
+        thin_mma<false>(acc, af, ws + thin_words(col0 + gid, tig), ksn, gid, 0);
+      } else {
+        for (int p = 0; p < NB; ++p) {
+          thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+          for (int q = 0; q < NC; ++q)
+            thin_mma<true>(acc, af, ws + (u64)q * np * 16 + thin_words(col0 + gid, tig), ksn, gid, p + q);
+        }
+      }
+      if (MODE == MODE_LIN && e.clamp)
+        thin_epilogue<OUT, MODE, true>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+      else
+        thin_epilogue<OUT, MODE, false>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+    }
+  }
+}
+
 // ---- entry points ---------------------------------------------------------------------------
 
 #define BMM_PARAMS                                                                                        \
@@ -636,6 +885,18 @@ TC_ENTRIES(4)
 
 #define POPC_ENTRY(NAME, OUT, PLANES) \
   extern "C" __global__ void CAT(bits_bmm_popc, NAME)(BMM_PARAMS) { bmm_popc<OUT, PLANES>(BMM_ARGS); }
+
+#define THIN_ENTRY(NAME, OUT, PLANES)                                                                 \
+  extern "C" __global__ void __launch_bounds__(32 * THIN_WARPS, 2) CAT(bits_bmm_thin, NAME)(BMM_PARAMS) { \
+    bmm_thin<OUT, PLANES>(BMM_ARGS);                                                                     \
+  }
+
+THIN_ENTRY(_counts, OUT_COUNTS, false)
+THIN_ENTRY(_scaled, OUT_SCALED, false)
+THIN_ENTRY(_bits, OUT_BITS, false)
+THIN_ENTRY(_counts_planes, OUT_COUNTS, true)
+THIN_ENTRY(_scaled_planes, OUT_SCALED, true)
+THIN_ENTRY(_bits_planes, OUT_BITS, true)
 
 POPC_ENTRY(_counts, OUT_COUNTS, false)
 POPC_ENTRY(_scaled, OUT_SCALED, false)

@@ -14,7 +14,8 @@ also as CUDA-graph replays, the kernel's own time, writing presence bits and
 with the presence given, as the library does for a full input) and writes
 $OUT/blocks.json.
 """
-import re, sys, os, json
+import sys, os, json
+from cuda_flatten import flatten
 
 NT, CAP, PIECE = 128, 512, 2048
 NULL = None  # np.uint64(0) once NumPy is loaded (run)
@@ -141,31 +142,9 @@ def time_loop(fn, reps=200, batches=5, stream=None):
     return float(np.median(ts))
 
 
-def flatten(codes_path, out_path):
-    codes = open(codes_path).read()
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'cuda')
-    seen = set()
-
-    def flat(name):
-        if name in seen:
-            return ''
-        seen.add(name)
-        src = codes if name == 'codes.cuh' else open(os.path.join(root, name)).read()
-        out = []
-        for line in src.splitlines():
-            m = re.match(r'\s*#include\s+"([^"]+)"', line)
-            if m:
-                out.append(flat(m.group(1)))
-            elif line.strip() != '#pragma once':
-                out.append(line)
-        return '\n'.join(out)
-
-    open(out_path, 'w').write(flat('csr_blocks.cu'))
-
-
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == 'flatten':
-        return flatten(sys.argv[2], sys.argv[3])
+        return flatten(sys.argv[2], 'csr_blocks.cu', sys.argv[3])
     if len(sys.argv) != 4 or sys.argv[1] != 'run':
         sys.exit(__doc__)
     global np, sp, cp, cs, NULL

@@ -334,7 +334,16 @@ const SPARSE_SEMIRINGS: [BitSemiring; 3] = [
     BitSemiring::PLUS_LAND_SIGNED,
     BitSemiring::LorLand,
 ];
-const PATHS: [BmmPath; 4] = [BmmPath::Auto, BmmPath::Tc2, BmmPath::Tc4, BmmPath::Popcount];
+const PATHS: [BmmPath; 5] = [
+    BmmPath::Auto,
+    BmmPath::Tc2,
+    BmmPath::Tc4,
+    BmmPath::Thin,
+    BmmPath::Popcount,
+];
+/// The tensor-core paths (the thin-k kernel falls back to `Tc2` past 1024
+/// bits of k or where w does not fit its shared memory).
+const TC_PATHS: [BmmPath; 4] = [BmmPath::Auto, BmmPath::Tc2, BmmPath::Tc4, BmmPath::Thin];
 const DEVICE_FORMATS: [Format; 5] = [
     Format::Csr,
     Format::B2sr(TileSize::T4),
@@ -439,7 +448,10 @@ fn bmm_f32_matches_cpu() {
 /// strides (3000 bits: 47 words; 2900: 46), partial block tiles at every edge,
 /// a GNN-like shape (602 features in, 128 out), and more tiles than the
 /// persistent grid has blocks (70,000 x 300 and 40,000 x 256: each block runs
-/// several tiles through one pipeline, odd and even strides).
+/// several tiles through one pipeline, odd and even strides). The thin-k
+/// kernel at its edges: k of 1024 bits (16 words, its most) and 1025 (past
+/// it: `Tc2`), 64 output columns (one chunk), 600 (its w past 64 KB: `Tc2`),
+/// and more strips than its grid has warps.
 #[test]
 fn bmm_large_tensor_core_shapes() {
     let Some((g, _l)) = gpu("bmm_large_tensor_core_shapes") else {
@@ -453,6 +465,9 @@ fn bmm_large_tensor_core_shapes() {
         (513, 4096, 1000),
         (70_000, 130, 300),
         (40_000, 200, 256),
+        (5000, 1024, 200),
+        (3000, 1025, 64),
+        (2000, 700, 600),
     ] {
         let a = random_bits(&mut r, m, k, BitLayout::RowMajor);
         let w = random_bits(&mut r, k, n, BitLayout::ColMajor);
@@ -475,7 +490,7 @@ fn bmm_large_tensor_core_shapes() {
                 bias: true,
                 thr,
             };
-            check_bmm(g, &a, &w, s, spec, &f, &PATHS[..3]).unwrap();
+            check_bmm(g, &a, &w, s, spec, &f, &TC_PATHS).unwrap();
         }
     }
 }
@@ -734,7 +749,9 @@ fn bspmm_planes_matches_cpu() {
 }
 
 /// Bit-plane products with more tiles than the persistent grid has blocks
-/// (every block runs several tiles, each b x c plane pairs deep).
+/// (every block runs several tiles, each b x c plane pairs deep); the first
+/// on the thin-k kernel too (two planes of w, 48 KB of shared memory), the
+/// second past its k (`Tc2`).
 #[test]
 fn bmm_planes_large() {
     let Some((g, _l)) = gpu("bmm_planes_large") else {
@@ -757,7 +774,7 @@ fn bmm_planes_large() {
                 thr: 2,
             };
             let want = product(&cpu, spec, &f, |o| ops::bmm_planes(&cpu, o, &ca, &cw)).unwrap();
-            for path in [BmmPath::Auto, BmmPath::Tc4] {
+            for path in [BmmPath::Auto, BmmPath::Tc4, BmmPath::Thin] {
                 g.set_bmm_path(path);
                 let got = product(g, spec, &f, |o| ops::bmm_planes(g, o, &da, &dw)).unwrap();
                 let what = format!("bmm_planes {m}x{k}x{n} b={b} c={c} {spec:?} {path:?}");

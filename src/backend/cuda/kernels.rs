@@ -184,8 +184,14 @@ pub(crate) const DENSE_ROWS: [&str; 2] = ["dense_argmax_rows", "dense_log_softma
 pub(crate) const BIT_OUTPUTS: [&str; 3] = ["counts", "scaled", "bits"];
 /// Product families of `bits_bmm` with an entry per output kind, plain and
 /// over bit planes (`bits_bmm_tc4_scaled_planes`): the tensor-core kernel
-/// with 2 or 4 warps along m, the popcount kernel for thin shapes.
-pub(crate) const BITS_BMM_FAMILIES: [&str; 3] = ["bits_bmm_tc2", "bits_bmm_tc4", "bits_bmm_popc"];
+/// with 2 or 4 warps along m, the tensor-core kernel for thin k (w in shared
+/// memory), the popcount kernel for thin shapes.
+pub(crate) const BITS_BMM_FAMILIES: [&str; 4] = [
+    "bits_bmm_tc2",
+    "bits_bmm_tc4",
+    "bits_bmm_thin",
+    "bits_bmm_popc",
+];
 /// Entries of `bits_bmm` for f32 activations (no counts, no planes).
 pub(crate) const BITS_BMM_F32: [&str; 2] = ["bits_bmm_f32_scaled", "bits_bmm_f32_bits"];
 

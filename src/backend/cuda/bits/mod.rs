@@ -100,12 +100,16 @@ impl CudaBits {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BmmPath {
     /// The 1-bit tensor cores, except where `m` or `n` is at most 32
-    /// (popcounts); the larger block tile where there are blocks enough.
+    /// (popcounts): the thin-k kernel where it applies, else the larger
+    /// block tile where there are blocks enough.
     Auto,
     /// The tensor cores, 128-row block tiles (2 warps along m).
     Tc2,
     /// The tensor cores, 256-row block tiles (4 warps along m).
     Tc4,
+    /// The tensor cores for thin k (`w` in shared memory, 16-row strips a
+    /// warp) where `k` is at most 1024 bits and `w` fits; `Tc2` otherwise.
+    Thin,
     /// Plain popcounts.
     Popcount,
 }
@@ -162,6 +166,7 @@ impl CudaBackend {
             BmmPath::Tc2 => 1,
             BmmPath::Tc4 => 2,
             BmmPath::Popcount => 3,
+            BmmPath::Thin => 4,
         };
         self.dev.bmm_path.store(v, Ordering::Relaxed);
     }
@@ -172,6 +177,7 @@ impl CudaBackend {
             1 => BmmPath::Tc2,
             2 => BmmPath::Tc4,
             3 => BmmPath::Popcount,
+            4 => BmmPath::Thin,
             _ => BmmPath::Auto,
         }
     }

@@ -120,7 +120,8 @@ pub(crate) mod convert {
     }
 }
 
-/// `bits_bmm`: BMM on the tensor cores, by popcounts, and with f32 activations.
+/// `bits_bmm`: BMM on the tensor cores (general and thin-k), by popcounts,
+/// and with f32 activations.
 /// Every product entry takes the same parameters ([`BmmKernel`]).
 pub(crate) mod bmm {
     use super::super::super::device::DevPtr;
@@ -180,6 +181,24 @@ pub(crate) mod bmm {
             s: u64, out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
         /// Tensor cores, 4 warps along m, bit planes: bits.
         fn bits_bmm_tc4_bits_planes(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64,
+            s: u64, out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
+        /// Thin k (w in shared memory, 16-row strips a warp): counts.
+        fn bits_bmm_thin_counts(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64, s: u64,
+            out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
+        /// Thin k: scaled f32.
+        fn bits_bmm_thin_scaled(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64, s: u64,
+            out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
+        /// Thin k: bits.
+        fn bits_bmm_thin_bits(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64, s: u64,
+            out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
+        /// Thin k, bit planes: counts.
+        fn bits_bmm_thin_counts_planes(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64,
+            s: u64, out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
+        /// Thin k, bit planes: scaled f32.
+        fn bits_bmm_thin_scaled_planes(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64,
+            s: u64, out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
+        /// Thin k, bit planes: bits.
+        fn bits_bmm_thin_bits_planes(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64,
             s: u64, out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
         /// Popcounts (thin shapes): counts.
         fn bits_bmm_popc_counts(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64, s: u64,
