@@ -622,8 +622,9 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
 // stages its column terms; then each warp takes 16-row strips of a (warp
 // s, s + warps of the grid, ...), loads the strip's words straight into
 // mma fragments and computes 64 columns at a time (8 n fragments, 32
-// accumulators): few registers, so many warps an SM hide the loads and
-// the output stores, which are what these shapes are made of.
+// accumulators; planes 32 columns, with as many partial sums): few
+// registers, so many warps an SM hide the loads and the output stores,
+// which are what these shapes are made of.
 //
 // Fragment words: k step ks of thread (gid, tig) is u64 word tig KS + ks of
 // its lines (KS = ceil(S / 4) steps; words past S are zero): a0 = low half
@@ -636,7 +637,9 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
 // distinct bank pairs.
 #define THIN_KS 4     // 256-bit k steps at most
 #define THIN_WARPS 8  // warps of a block
-#define THIN_NF 8     // n fragments of a chunk: 64 columns
+// n fragments of a chunk: 8 (64 columns), 4 for planes (32: their per-pair
+// partial sums take registers too)
+#define THIN_NF(PLANES) ((PLANES) ? 4 : 8)
 
 __device__ __forceinline__ u32 thin_words(u32 line, u32 tig) { return line * 16 + tig * 4; }
 __device__ __forceinline__ u32 thin_slot(u32 line, u32 tig, u32 ks) { return thin_words(line, tig) + (ks ^ (line & 3)); }
@@ -664,22 +667,22 @@ __device__ __forceinline__ void thin_load_a(const u64* A, const u64 (&rows)[2], 
 // wt: this thread's words of the chunk's first column (col0 + gid, word tig
 // of plane q, `thin_words`); its step ks is XORed by gid % 4, as for every
 // column the thread reads (col0 + 8 nf + gid). acc (+)= the strip's counts
-// against the chunk's 64 columns; PLANES: summed over the k steps first, then
-// added shifted by sh.
-template <bool PLANES>
-__device__ __forceinline__ void thin_mma(u32 (&acc)[THIN_NF][4], const u32 (&af)[THIN_KS][4], const u64* wt, int ksn,
+// against the chunk's 8 NF columns; PLANES: summed over the k steps first,
+// then added shifted by sh.
+template <bool PLANES, int NF = THIN_NF(PLANES)>
+__device__ __forceinline__ void thin_mma(u32 (&acc)[NF][4], const u32 (&af)[THIN_KS][4], const u64* wt, int ksn,
                                          int gid, int sh) {
-  u32 part[THIN_NF][4];
+  u32 part[NF][4];
   if (PLANES)
 #pragma unroll
-    for (int nf = 0; nf < THIN_NF; ++nf)
+    for (int nf = 0; nf < NF; ++nf)
 #pragma unroll
       for (int x = 0; x < 4; ++x) part[nf][x] = 0;
 #pragma unroll
   for (int ks = 0; ks < THIN_KS; ++ks) {
     if (ks >= ksn) break;  // warp-uniform
 #pragma unroll
-    for (int nf = 0; nf < THIN_NF; ++nf) {
+    for (int nf = 0; nf < NF; ++nf) {
       const u64 wv = wt[nf * 8 * 16 + (ks ^ (gid & 3))];
       const u32 bf[2] = {(u32)wv, (u32)(wv >> 32)};
       mma_and(PLANES ? part[nf] : acc[nf], af[ks], bf);
@@ -687,7 +690,7 @@ __device__ __forceinline__ void thin_mma(u32 (&acc)[THIN_NF][4], const u32 (&af)
   }
   if (PLANES)
 #pragma unroll
-    for (int nf = 0; nf < THIN_NF; ++nf)
+    for (int nf = 0; nf < NF; ++nf)
 #pragma unroll
       for (int x = 0; x < 4; ++x) acc[nf][x] += part[nf][x] << sh;
 }
@@ -700,12 +703,13 @@ struct __align__(16) ThinPair {
   float2 cs, cb, ct;
 };
 
-// The chunk's outputs (columns col0 .. col0 + 64) of rows[0] (row gid of the
-// strip) and rows[1] (gid + 8): as `tc_epilogue_lin` (MODE_LIN, from the
+// The chunk's outputs (columns col0 .. col0 + 8 NF) of rows[0] (row gid of
+// the strip) and rows[1] (gid + 8): as `tc_epilogue_lin` (MODE_LIN, from the
 // staged column terms, loaded once for both rows) or `tc_epilogue`
-// (MODE_DEQ). pa: the rows' popc (or code sums), rs their scales.
-template <int OUT, int MODE, bool CLAMP>
-__device__ __forceinline__ void thin_epilogue(const u32 (&acc)[THIN_NF][4], const ThinPair* terms, u32 col0,
+// (MODE_DEQ). pa: the rows' popc (or code sums), rs their scales. Bits: a
+// row's u64 output word (NF = 8) or u32 word (NF = 4), as `store_quad_bits`.
+template <int OUT, int MODE, bool CLAMP, int NF>
+__device__ __forceinline__ void thin_epilogue(const u32 (&acc)[NF][4], const ThinPair* terms, u32 col0,
                                               const u64 (&rows)[2], const u32 (&pa)[2], const f32 (&rs)[2],
                                               int tig, u64 m, u64 n, u64 out_w64, void* out, const Epi& e) {
   const u32 alpha = (u32)e.alpha;
@@ -713,7 +717,7 @@ __device__ __forceinline__ void thin_epilogue(const u32 (&acc)[THIN_NF][4], cons
   const u32 ra[2] = {MODE == MODE_LIN ? (u32)e.beta * pa[0] : pa[0], MODE == MODE_LIN ? (u32)e.beta * pa[1] : pa[1]};
   u32 lo[2] = {0, 0}, hi[2] = {0, 0};
 #pragma unroll
-  for (int nf = 0; nf < THIN_NF; ++nf) {
+  for (int nf = 0; nf < NF; ++nf) {
     const u32 jl = col0 + nf * 8 + 2 * tig;
     const ThinPair& tp = terms[jl / 2];
     const uint2 w = tp.cw;
@@ -764,22 +768,18 @@ __device__ __forceinline__ void thin_epilogue(const u32 (&acc)[THIN_NF][4], cons
       if (b1) word |= 2u << (8 * (nf & 3));
     }
   }
-  if (OUT == OUT_BITS) {
-    const u64 word = col0 / 64;
+  if (OUT == OUT_BITS)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      u64 x = (((u64)hi[h] << 32) | lo[h]) << (2 * tig);
-      x |= __shfl_xor_sync(FULL_MASK, x, 1);
-      x |= __shfl_xor_sync(FULL_MASK, x, 2);
-      if (tig == h && rows[h] < m && word < out_w64) ((u64*)out)[rows[h] * out_w64 + word] = x;
+      const u64 x = (((u64)hi[h] << 32) | lo[h]) << (2 * tig);
+      store_quad_bits<NF>(x, tig, h, rows[h], m, col0, out_w64, out);
     }
-  }
 }
 
 template <int OUT, bool PLANES>
 __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int nb, int nc, u64 m, u64 n, u64 S,
                                          u64 out_w64, void* out, int need_pa, int need_pw, const Epi& e) {
-  const int MODE = PLANES ? MODE_DEQ : MODE_LIN;
+  const int MODE = PLANES ? MODE_DEQ : MODE_LIN, NF = THIN_NF(PLANES);
   const int NB = PLANES ? nb : 1, NC = PLANES ? nc : 1;
   extern __shared__ uint4 thin_smem[];
   u64* ws = (u64*)thin_smem;
@@ -836,10 +836,10 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
     f32 rs[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) rs[h] = MODE == MODE_LIN && e.row && rows[h] < m ? e.row[rows[h]] : 1.0f;
-    for (u32 col0 = 0; col0 < np; col0 += 64) {
-      u32 acc[THIN_NF][4];
+    for (u32 col0 = 0; col0 < np; col0 += 8 * NF) {
+      u32 acc[NF][4];
 #pragma unroll
-      for (int nf = 0; nf < THIN_NF; ++nf)
+      for (int nf = 0; nf < NF; ++nf)
 #pragma unroll
         for (int x = 0; x < 4; ++x) acc[nf][x] = 0;
       if (!PLANES) {
@@ -852,9 +852,9 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
         }
       }
       if (MODE == MODE_LIN && e.clamp)
-        thin_epilogue<OUT, MODE, true>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+        thin_epilogue<OUT, MODE, true, NF>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
       else
-        thin_epilogue<OUT, MODE, false>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+        thin_epilogue<OUT, MODE, false, NF>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
     }
   }
 }
