@@ -296,6 +296,20 @@ __device__ __forceinline__ void store_quad_bits(u64 bits, int tig, int slot, u64
   }
 }
 
+// Column j's terms for the epilogue, from popc(w_j) (or its code sum) pw:
+// MODE_LIN's gamma pw + dk (the raw pw otherwise), scale, bias, threshold; an
+// absent scale is 1 and an absent bias 0 (`TileTerms`), past n the threshold
+// is NaN (no bit). Staged by `tc_stage` and by `bmm_thin`.
+struct ColTerms {
+  u32 cw;
+  f32 cs, cb, ct;
+};
+template <int MODE> __device__ __forceinline__ ColTerms col_terms(const Epi& e, u32 pw, u64 j, u64 n) {
+  return ColTerms{MODE == MODE_LIN ? (u32)e.gamma * pw + (u32)e.dk : pw, e.col && j < n ? e.col[j] : 1.0f,
+                  e.bias && j < n ? e.bias[j] : 0.0f,
+                  j < n ? (e.tcol ? e.tcol[j] : e.t) : __int_as_float(0x7fffffff)};
+}
+
 // Stages the finished tile's terms (TileTerms): thread t for row t and column t.
 template <int BM, int BN, int MODE>
 __device__ __forceinline__ void tc_stage(const TileTerms<BM, BN>& tt, u32 pop_a, u32 pop_w, u64 row0, u64 col0, u64 m,
@@ -307,11 +321,11 @@ __device__ __forceinline__ void tc_stage(const TileTerms<BM, BN>& tt, u32 pop_a,
     tt.rs()[tid] = e.row && i < m ? e.row[i] : 1.0f;
   }
   if (tid < BN) {
-    const u64 j = col0 + tid;
-    tt.cw()[tid] = MODE == MODE_LIN ? (u32)e.gamma * pop_w + (u32)e.dk : pop_w;
-    tt.cs()[tid] = e.col && j < n ? e.col[j] : 1.0f;
-    tt.cb()[tid] = e.bias && j < n ? e.bias[j] : 0.0f;
-    tt.ct()[tid] = j < n ? (e.tcol ? e.tcol[j] : e.t) : __int_as_float(0x7fffffff);
+    const ColTerms c = col_terms<MODE>(e, pop_w, col0 + tid, n);
+    tt.cw()[tid] = c.cw;
+    tt.cs()[tid] = c.cs;
+    tt.cb()[tid] = c.cb;
+    tt.ct()[tid] = c.ct;
   }
 }
 
@@ -695,9 +709,8 @@ __device__ __forceinline__ void thin_mma(u32 (&acc)[NF][4], const u32 (&af)[THIN
       for (int x = 0; x < 4; ++x) acc[nf][x] += part[nf][x] << sh;
 }
 
-// The staged column terms of columns 2p, 2p + 1 (`bmm_thin`): MODE_LIN's
-// gamma popc(w_j) + dk (the code sum for MODE_DEQ), scale, bias, threshold
-// (as `tc_stage`), so that a thread's two columns load as two 16-byte words.
+// The staged column terms (`col_terms`) of columns 2p, 2p + 1 (`bmm_thin`),
+// so that a thread's two columns load as two 16-byte words.
 struct __align__(16) ThinPair {
   uint2 cw;
   float2 cs, cb, ct;
@@ -796,17 +809,20 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
     const u64 v = c < n && j < S ? __ldg(wp.p[line / np] + (u64)c * S + j) : 0;
     ws[thin_slot(line, j / ksn, j % ksn)] = v;
   }
+  __syncthreads();  // w is in shared memory: its popcounts from there
   for (u32 c = tid; c < np; c += blockDim.x) {
     u32 pw = 0;
-    if (need_pw && c < n)
+    if (need_pw)
       for (int q = 0; q < NC; ++q)
-        for (u64 j = 0; j < S; ++j) pw += (u32)__popcll(wp.p[q][(u64)c * S + j]) << q;
+        for (int tg = 0; tg < 4; ++tg)
+          for (int ks = 0; ks < ksn; ++ks) pw += (u32)__popcll(ws[thin_slot(q * np + c, tg, ks)]) << q;
+    const ColTerms t = col_terms<MODE>(e, pw, c, n);
     ThinPair& tp = terms[c / 2];
     const int x = c & 1;
-    (x ? tp.cw.y : tp.cw.x) = MODE == MODE_LIN ? (u32)e.gamma * pw + (u32)e.dk : pw;
-    (x ? tp.cs.y : tp.cs.x) = e.col && c < n ? e.col[c] : 1.0f;
-    (x ? tp.cb.y : tp.cb.x) = e.bias && c < n ? e.bias[c] : 0.0f;
-    (x ? tp.ct.y : tp.ct.x) = c < n ? (e.tcol ? e.tcol[c] : e.t) : __int_as_float(0x7fffffff);
+    (x ? tp.cw.y : tp.cw.x) = t.cw;
+    (x ? tp.cs.y : tp.cs.x) = t.cs;
+    (x ? tp.cb.y : tp.cb.x) = t.cb;
+    (x ? tp.ct.y : tp.ct.x) = t.ct;
   }
   __syncthreads();
 
