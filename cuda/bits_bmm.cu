@@ -633,12 +633,15 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
 // k at most THIN_KS 256-bit steps (1024 bits) and w small enough to sit in
 // shared memory: the weight product of a GNN layer (232,965 x 602 by 602 x
 // 128). Each block copies all of w (every plane) into shared memory once and
-// stages its column terms; then each warp takes 16-row strips of a (warp
-// s, s + warps of the grid, ...), loads the strip's words straight into
-// mma fragments and computes 64 columns at a time (8 n fragments, 32
-// accumulators; planes 32 columns, with as many partial sums): few
-// registers, so many warps an SM hide the loads and the output stores,
-// which are what these shapes are made of.
+// stages its column terms; then each warp takes 16-row strips of a (strip
+// s to warp s % (warps of the grid), block-minor), loads the strip's words
+// straight into mma fragments (the next strip's load in flight meanwhile) and
+// computes 64 columns at a time (8 n fragments, 32 accumulators; planes 32
+// columns, with as many partial sums): few registers, so many warps an SM
+// hide the loads and the output stores, which are what these shapes are made
+// of. Over a semiring, counts and f32 leave 16 bytes a store
+// (`thin_values_by_quads`), and bits compare (f32)v rs against one bound a
+// column (`thin_bits_by_bound`): about five instructions an output.
 //
 // Fragment words: k step ks of thread (gid, tig) is u64 word tig KS + ks of
 // its lines (KS = ceil(S / 4) steps; words past S are zero): a0 = low half
@@ -717,10 +720,12 @@ struct __align__(16) ThinPair {
 };
 
 // The chunk's outputs (columns col0 .. col0 + 8 NF) of rows[0] (row gid of
-// the strip) and rows[1] (gid + 8): as `tc_epilogue_lin` (MODE_LIN, from the
-// staged column terms, loaded once for both rows) or `tc_epilogue`
-// (MODE_DEQ). pa: the rows' popc (or code sums), rs their scales. Bits: a
-// row's u64 output word (NF = 8) or u32 word (NF = 4), as `store_quad_bits`.
+// the strip) and rows[1] (gid + 8): bits over a semiring by the full test
+// (MODE_LIN, as `tc_epilogue_lin`, from the staged column terms loaded once
+// for both rows; its counts and f32 are `thin_values_by_quads`), or every
+// output of the bit planes (MODE_DEQ, as `tc_epilogue`). pa: the rows' popc
+// (or code sums), rs their scales. Bits: a row's u64 output word (NF = 8) or
+// u32 word (NF = 4), as `store_quad_bits`.
 template <int OUT, int MODE, bool CLAMP, int NF>
 __device__ __forceinline__ void thin_epilogue(const u32 (&acc)[NF][4], const ThinPair* terms, u32 col0,
                                               const u64 (&rows)[2], const u32 (&pa)[2], const f32 (&rs)[2],
@@ -741,20 +746,12 @@ __device__ __forceinline__ void thin_epilogue(const u32 (&acc)[NF][4], const Thi
       bool b0, b1;
       if (MODE == MODE_LIN) {
         const i32 v0 = lin_staged<CLAMP>(alpha, r0, ra[h], w.x), v1 = lin_staged<CLAMP>(alpha, r1, ra[h], w.y);
-        if (OUT == OUT_COUNTS) {
-          if (i < m) store_pair<i32>((i32*)out, i, jl, n, v0, v1);
-          continue;
-        }
         const float2 c = tp.cs;
         f32 s0 = __fmul_rn(__fmul_rn((f32)v0, rs[h]), c.x), s1 = __fmul_rn(__fmul_rn((f32)v1, rs[h]), c.y);
         if (bias) {
           const float2 bb = tp.cb;
           s0 = __fadd_rn(s0, bb.x);
           s1 = __fadd_rn(s1, bb.y);
-        }
-        if (OUT == OUT_SCALED) {
-          if (i < m) store_pair<f32>((f32*)out, i, jl, n, s0, s1);
-          continue;
         }
         const float2 t = tp.ct;
         b0 = s0 >= t.x;
@@ -789,6 +786,152 @@ __device__ __forceinline__ void thin_epilogue(const u32 (&acc)[NF][4], const Thi
     }
 }
 
+// Bits out over a semiring, one compare an output. The test of column j,
+// s = (f32)v rs cs (+ cb) >= ct with u = (f32)v rs, is for cs > 0 and finite
+// (and cb finite) a nondecreasing test of u alone (each step rounds
+// monotonically, infinities included): it holds exactly where u >= U, U the
+// least float that passes (in the order -inf .. +inf; NaN where none does),
+// found by bisection on the ordered bit patterns. Where |v| < 2^22, the
+// column's part alpha c + cw of v = alpha c + ra + cw is exactly the float of
+// bits THIN_MAGIC + alpha c + cw less 1.5 2^23, so (f32)v is that float plus
+// (f32)ra - 1.5 2^23 (every step exact): per output an IMAD (cw staged plus
+// THIN_MAGIC), an FADD, an FMUL and a compare, the same roundings on the same
+// u as `thin_epilogue`.
+#define THIN_MAGIC 0x4B400000u  // the bits of 1.5 2^23
+#define THIN_MAGIC_F 12582912.0f
+__device__ __forceinline__ bool thin_passes(f32 u, f32 cs, f32 cb, f32 ct, bool bias) {
+  const f32 s = __fmul_rn(u, cs);
+  return (bias ? __fadd_rn(s, cb) : s) >= ct;
+}
+// Ordered keys of floats (they ascend with the floats; -0 just below +0).
+__device__ __forceinline__ f32 float_of_key(u32 x) { return __uint_as_float(x & 0x80000000u ? x & 0x7fffffffu : ~x); }
+__device__ __forceinline__ u32 key_of_float(f32 f) {
+  const u32 b = __float_as_uint(f);
+  return b & 0x80000000u ? ~b : b | 0x80000000u;
+}
+__device__ __forceinline__ f32 thin_bound(f32 cs, f32 cb, f32 ct, bool bias) {
+  u32 lo = 0x007fffffu, hi = 0xff800000u;  // the keys of -inf, +inf
+  if (!thin_passes(float_of_key(hi), cs, cb, ct, bias)) return __int_as_float(0x7fffffff);
+  if (thin_passes(float_of_key(lo), cs, cb, ct, bias)) return float_of_key(lo);
+  // narrowed around the threshold undone, (ct - cb) / cs, where that brackets
+  // the bound (the guess only saves steps: lo fails and hi passes throughout)
+  const f32 guess = __fdiv_rn(bias ? __fsub_rn(ct, cb) : ct, cs);
+  if (guess == guess) {
+    const u32 g = key_of_float(guess), l = g - lo > 64 ? g - 64 : lo, h = hi - g > 64 ? g + 64 : hi;
+    if (l > lo && !thin_passes(float_of_key(l), cs, cb, ct, bias)) lo = l;
+    if (h < hi && thin_passes(float_of_key(h), cs, cb, ct, bias)) hi = h;
+  }
+  while (hi - lo > 1) {  // passes at hi, not at lo
+    const u32 mid = lo + (hi - lo) / 2;
+    (thin_passes(float_of_key(mid), cs, cb, ct, bias) ? hi : lo) = mid;
+  }
+  return float_of_key(hi);
+}
+__device__ __forceinline__ bool thin_bound_applies(f32 cs, f32 cb, bool bias) {
+  return cs > 0.0f && cs <= 3.4028234663852886e38f && (!bias || fabsf(cb) <= 3.4028234663852886e38f);
+}
+
+// Rows gid and gid + 8 of a chunk's output bits, which the quad's four
+// threads hold between them (lo, hi: bits 8 nf + x of column 2 tig + x, at
+// 8 (nf % 4) + x of lo for nf < 4, of hi above): one exchange keeps row gid
+// on even tig and gid + 8 on odd, a second completes it, and threads 0 and 1
+// write the u64 word (NF = 8) or the u32 word (NF = 4).
+template <int NF>
+__device__ __forceinline__ void thin_store_bits(const u32 (&lo)[2], const u32 (&hi)[2], int tig, const u64 (&rows)[2],
+                                                u64 m, u32 col0, u64 out_w64, void* out) {
+  const int h = tig & 1;
+  const u64 w0 = (((u64)hi[0] << 32) | lo[0]) << (2 * tig), w1 = (((u64)hi[1] << 32) | lo[1]) << (2 * tig);
+  u64 mine = (h ? w1 : w0) | __shfl_xor_sync(FULL_MASK, h ? w0 : w1, 1);
+  mine |= __shfl_xor_sync(FULL_MASK, mine, 2);
+  const u64 i = h ? rows[1] : rows[0], word = col0 / (8 * NF), words = NF == 8 ? out_w64 : 2 * out_w64;
+  if (tig < 2 && i < m && word < words) {
+    if (NF == 8) ((u64*)out)[i * out_w64 + word] = mine;
+    else ((u32*)out)[i * 2 * out_w64 + word] = (u32)mine;
+  }
+}
+
+// `thin_epilogue` for bits over a semiring where every column of the block
+// has THIN_MAGIC added to its staged term and its bound U in place of the
+// threshold (`thin_bound`); rf: the rows' staged terms as (f32)ra - 1.5 2^23.
+template <int NF>
+__device__ __forceinline__ void thin_bits_by_bound(const u32 (&acc)[NF][4], const ThinPair* terms, u32 col0,
+                                                   const u64 (&rows)[2], const f32 (&rf)[2], const f32 (&rs)[2],
+                                                   int tig, u64 m, u64 out_w64, void* out, u32 alpha) {
+  u32 lo[2] = {0, 0}, hi[2] = {0, 0};
+#pragma unroll
+  for (int nf = 0; nf < NF; ++nf) {
+    const ThinPair& tp = terms[(col0 + nf * 8 + 2 * tig) / 2];
+    const uint2 w = tp.cw;
+    const float2 bound = tp.ct;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const u32 x0 = alpha * acc[nf][2 * h] + w.x, x1 = alpha * acc[nf][2 * h + 1] + w.y;
+      const f32 u0 = __fmul_rn(__fadd_rn(__uint_as_float(x0), rf[h]), rs[h]);
+      const f32 u1 = __fmul_rn(__fadd_rn(__uint_as_float(x1), rf[h]), rs[h]);
+      u32& word = nf < 4 ? lo[h] : hi[h];
+      if (u0 >= bound.x) word |= 1u << (8 * (nf & 3));
+      if (u1 >= bound.y) word |= 2u << (8 * (nf & 3));
+    }
+  }
+  thin_store_bits<NF>(lo, hi, tig, rows, m, col0, out_w64, out);
+}
+
+// Counts or scaled f32 over a semiring: `thin_epilogue`'s values, written 16
+// bytes a store. For each pair of n fragments (2 p, 2 p + 1) the quad's
+// neighbours swap one column pair, so that a thread holds four adjacent
+// columns of its row: even tig 2 tig .. 2 tig + 3 of fragment 2 p, odd tig
+// 2 tig - 2 .. 2 tig + 1 of fragment 2 p + 1 (half the stores of
+// `store_pair`, each 64 bytes of a row with its neighbour's).
+template <int OUT, bool CLAMP, int NF>
+__device__ __forceinline__ void thin_values_by_quads(const u32 (&acc)[NF][4], const ThinPair* terms, u32 col0,
+                                                     const u64 (&rows)[2], const u32 (&ra)[2], const f32 (&rs)[2],
+                                                     int tig, u64 m, u64 n, void* out, const Epi& e) {
+  const u32 alpha = (u32)e.alpha;
+  const bool bias = e.bias != nullptr, odd = tig & 1;
+#pragma unroll
+  for (int p = 0; p < NF / 2; ++p) {
+    u32 v[2][2][2];  // [fragment 2 p + f][h][column 2 tig + x]
+#pragma unroll
+    for (int f = 0; f < 2; ++f) {
+      const ThinPair& tp = terms[(col0 + (2 * p + f) * 8 + 2 * tig) / 2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const i32 v0 = lin_staged<CLAMP>(alpha, acc[2 * p + f][2 * h], ra[h], tp.cw.x);
+        const i32 v1 = lin_staged<CLAMP>(alpha, acc[2 * p + f][2 * h + 1], ra[h], tp.cw.y);
+        if (OUT == OUT_COUNTS) {
+          v[f][h][0] = (u32)v0;
+          v[f][h][1] = (u32)v1;
+          continue;
+        }
+        f32 s0 = __fmul_rn(__fmul_rn((f32)v0, rs[h]), tp.cs.x), s1 = __fmul_rn(__fmul_rn((f32)v1, rs[h]), tp.cs.y);
+        if (bias) {
+          s0 = __fadd_rn(s0, tp.cb.x);
+          s1 = __fadd_rn(s1, tp.cb.y);
+        }
+        v[f][h][0] = __float_as_uint(s0);
+        v[f][h][1] = __float_as_uint(s1);
+      }
+    }
+    const u64 j = col0 + 16 * p + (odd ? 2 * tig + 6 : 2 * tig);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const u32 r0 = __shfl_xor_sync(FULL_MASK, odd ? v[0][h][0] : v[1][h][0], 1);
+      const u32 r1 = __shfl_xor_sync(FULL_MASK, odd ? v[0][h][1] : v[1][h][1], 1);
+      const uint4 q = odd ? make_uint4(r0, r1, v[1][h][0], v[1][h][1]) : make_uint4(v[0][h][0], v[0][h][1], r0, r1);
+      if (rows[h] >= m) continue;
+      u32* o = (u32*)out + rows[h] * n + j;
+      if (j + 3 < n && (n & 3) == 0) {
+        __stcs((uint4*)o, q);
+      } else {
+        if (j < n) __stcs(o, q.x);
+        if (j + 1 < n) __stcs(o + 1, q.y);
+        if (j + 2 < n) __stcs(o + 2, q.z);
+        if (j + 3 < n) __stcs(o + 3, q.w);
+      }
+    }
+  }
+}
+
 template <int OUT, bool PLANES>
 __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int nb, int nc, u64 m, u64 n, u64 S,
                                          u64 out_w64, void* out, int need_pa, int need_pw, const Epi& e) {
@@ -802,14 +945,47 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
   ThinPair* terms = (ThinPair*)(ws + (u64)NC * np * 16);
   const int tid = threadIdx.x;
 
-  // w's columns (every plane; zero past n and past S), then their terms
-  for (u32 x = tid; x < (u32)NC * np * 16; x += blockDim.x) {
-    const u32 j = x & 15, line = x >> 4, c = line % np;
-    if (j >= 4 * (u32)ksn) continue;
-    const u64 v = c < n && j < S ? __ldg(wp.p[line / np] + (u64)c * S + j) : 0;
-    ws[thin_slot(line, j / ksn, j % ksn)] = v;
+  // plain: a's fragments stay in registers for every chunk, and the next
+  // strip's load is in flight during this one's (the first one's during the
+  // copy of w below); planes: loaded per chunk and plane (from L1 after the
+  // first chunk)
+  const int lane = tid & 31, gid = lane >> 2, tig = lane & 3;
+  const u64 strips = (m + 15) / 16, step = (u64)gridDim.x * THIN_WARPS;
+  u64 s = (u64)(tid >> 5) * gridDim.x + blockIdx.x;
+  u32 next[THIN_KS][4];
+  f32 next_rs[2];
+  const auto row_scales = [&](const u64(&r)[2], f32(&rs)[2]) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) rs[h] = MODE == MODE_LIN && e.row && r[h] < m ? e.row[r[h]] : 1.0f;
+  };
+  if (!PLANES) {
+    const u64 first[2] = {s * 16 + gid, s * 16 + gid + 8};
+    thin_load_a(ap.p[0], first, m, S, ksn, tig, next);
+    row_scales(first, next_rs);
   }
+
+  // w's columns (every plane; zero past n and past S), then their terms: in
+  // shared-memory order, two slots (one 16-byte store) a thread at a time,
+  // slot y of line c holding word tg ksn + ks (`thin_slot`)
+  for (int q = 0; q < NC; ++q)
+#pragma unroll 8
+    for (u32 y = 2 * tid; y < np * 16; y += 2 * blockDim.x) {
+      const u32 c = y >> 4, tg = (y >> 2) & 3;
+      u64 v[2];
+#pragma unroll
+      for (int x = 0; x < 2; ++x) {
+        const u32 ks = ((y + x) & 3) ^ (c & 3), j = tg * ksn + ks;
+        v[x] = c < n && ks < (u32)ksn && j < S ? __ldg(wp.p[q] + (u64)c * S + j) : 0;
+      }
+      *(ulonglong2*)(ws + (u64)q * np * 16 + y) = make_ulonglong2(v[0], v[1]);
+    }
   __syncthreads();  // w is in shared memory: its popcounts from there
+  // bits over a semiring by one bound a column (`thin_bound`) where |v| < 2^22
+  // for every count and every column of the block allows it
+  const u64 vmax = (u64)(abs((long long)e.alpha) + abs((long long)e.beta) + abs((long long)e.gamma)) * 64 * S +
+                   (u64)abs((long long)e.dk);
+  const bool BY_BOUND_KIND = OUT == OUT_BITS && MODE == MODE_LIN;
+  bool applies = BY_BOUND_KIND && !e.clamp && vmax < (1u << 22);
   for (u32 c = tid; c < np; c += blockDim.x) {
     u32 pw = 0;
     if (need_pw)
@@ -823,19 +999,41 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
     (x ? tp.cs.y : tp.cs.x) = t.cs;
     (x ? tp.cb.y : tp.cb.x) = t.cb;
     (x ? tp.ct.y : tp.ct.x) = t.ct;
+    applies = applies && thin_bound_applies(t.cs, t.cb, e.bias != nullptr);
   }
+  const bool by_bound = BY_BOUND_KIND && __syncthreads_and(applies);  // block-uniform either way
+  if (by_bound)  // each thread its own columns
+    for (u32 c = tid; c < np; c += blockDim.x) {
+      ThinPair& tp = terms[c / 2];
+      const int x = c & 1;
+      f32& ct = x ? tp.ct.y : tp.ct.x;
+      ct = thin_bound(x ? tp.cs.y : tp.cs.x, x ? tp.cb.y : tp.cb.x, ct, e.bias != nullptr);
+      (x ? tp.cw.y : tp.cw.x) += THIN_MAGIC;
+    }
   __syncthreads();
 
-  const int lane = tid & 31, gid = lane >> 2, tig = lane & 3;
-  const u64 strips = (m + 15) / 16, step = (u64)gridDim.x * THIN_WARPS;
-  for (u64 s = (u64)blockIdx.x * THIN_WARPS + (tid >> 5); s < strips; s += step) {
+  // strip s to warp s % step, block-minor (s above), so that a last partial
+  // round spreads over every block (and multiprocessor) rather than the first
+  for (; s < strips; s += step) {
     const u64 rows[2] = {s * 16 + gid, s * 16 + gid + 8};
     u32 af[THIN_KS][4];
     u32 pa[2] = {0, 0};
-    // plain: a's fragments stay in registers for every chunk; planes: loaded
-    // per chunk and plane (from L1 after the first chunk)
+    f32 rs[2] = {next_rs[0], next_rs[1]};
+    if (!PLANES) {
+#pragma unroll
+      for (int ks = 0; ks < THIN_KS; ++ks)
+#pragma unroll
+        for (int x = 0; x < 4; ++x) af[ks][x] = next[ks][x];
+      const u64 after[2] = {rows[0] + 16 * step, rows[1] + 16 * step};
+      if (s + step < strips) {
+        thin_load_a(ap.p[0], after, m, S, ksn, tig, next);
+        row_scales(after, next_rs);
+      }
+    } else {
+      row_scales(rows, rs);
+    }
     for (int p = 0; p < (PLANES ? (need_pa ? NB : 0) : 1); ++p) {
-      thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+      if (PLANES) thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
       if (need_pa)
 #pragma unroll
         for (int ks = 0; ks < THIN_KS; ++ks) {
@@ -849,9 +1047,6 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
         pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 1);
         pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 2);
       }
-    f32 rs[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) rs[h] = MODE == MODE_LIN && e.row && rows[h] < m ? e.row[rows[h]] : 1.0f;
     for (u32 col0 = 0; col0 < np; col0 += 8 * NF) {
       u32 acc[NF][4];
 #pragma unroll
@@ -867,10 +1062,19 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
             thin_mma<true>(acc, af, ws + (u64)q * np * 16 + thin_words(col0 + gid, tig), ksn, gid, p + q);
         }
       }
-      if (MODE == MODE_LIN && e.clamp)
+      if constexpr (MODE == MODE_LIN && OUT != OUT_BITS) {
+        const u32 ra[2] = {(u32)e.beta * pa[0], (u32)e.beta * pa[1]};
+        if (e.clamp) thin_values_by_quads<OUT, true, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
+        else thin_values_by_quads<OUT, false, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
+      } else if (by_bound) {
+        const f32 rf[2] = {__fsub_rn((f32)(i32)((u32)e.beta * pa[0]), THIN_MAGIC_F),
+                           __fsub_rn((f32)(i32)((u32)e.beta * pa[1]), THIN_MAGIC_F)};
+        thin_bits_by_bound<NF>(acc, terms, col0, rows, rf, rs, tig, m, out_w64, out, (u32)e.alpha);
+      } else if (MODE == MODE_LIN && e.clamp) {
         thin_epilogue<OUT, MODE, true, NF>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
-      else
+      } else {
         thin_epilogue<OUT, MODE, false, NF>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+      }
     }
   }
 }

@@ -12,7 +12,8 @@ On the GPU machine (CuPy):
 The kernels are called through small wrappers that take the plane pointers
 one by one; the thin kernel at two blocks an SM (its launch bound), the general
 one as the library launches it (tc4 plain, tc2 for planes). Times: CUDA-event
-medians of 20 batches of 10 calls.
+medians of 20 replays of a CUDA graph of 10 calls. `run FILE OUT --times`
+skips the checks.
 """
 import sys, os, json
 import numpy as np
@@ -73,14 +74,14 @@ class Case:
     def args(self, out, kind, lin=(4, -2, -2, None, 0)):
         al, be, ga, dk, cl = lin
         dk = self.k if dk is None else dk
-        p = lambda x: NULL if x is None else x
+        p = lambda x: NULL if x is None or x is False else x
         nb = self.planes
         need = 1
         return (p(self.da[0]), p(self.da[1]), p(self.dw[0]), p(self.dw[1]), np.int32(nb), np.int32(nb),
                 np.uint64(self.m), np.uint64(self.n), np.uint64(self.S), np.uint64(self.ow if kind == 'bits' else 0), out,
                 np.int32(need), np.int32(need),
                 np.int32(al), np.int32(be), np.int32(ga), np.int32(dk), np.int32(cl),
-                self.row, self.col, self.bias, f32(0.0), self.tcol,
+                p(self.row), p(self.col), p(self.bias), f32(0.0), self.tcol,
                 self.sa, self.za, self.sw, self.zw, np.int32(1), np.float64(self.k))
 
 def kern(name, smem):
@@ -110,14 +111,24 @@ def tc_launch(c, kind):
     return lambda out, lin=(4, -2, -2, None, 0): f((grid,), (64 * wm,), c.args(out, kind, lin), shared_mem=smem)
 
 def time_ms(fn, out, reps=20, inner=10):
-    for _ in range(3): fn(out)
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(reps):
-        s.record()
+    """Per call: `inner` calls captured as one CUDA graph (so that Python's
+    launch cost, tens of microseconds with these arguments, is not timed),
+    the graph replayed `reps` times between CUDA events, the median."""
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        for _ in range(3): fn(out)
+        stream.synchronize()
+        stream.begin_capture()
         for _ in range(inner): fn(out)
-        e.record(); e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e) / inner)
+        graph = stream.end_capture()
+        graph.launch(stream)
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        ts = []
+        for _ in range(reps):
+            s.record(stream)
+            graph.launch(stream)
+            e.record(stream); e.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(s, e) / inner)
     return float(np.median(ts))
 
 def host_counts(c, rows):
@@ -130,6 +141,8 @@ def main():
     global mod, cp, SMS
     if len(sys.argv) == 4 and sys.argv[1] == 'flatten':
         return flatten(sys.argv[2], 'bits_bmm.cu', sys.argv[3])
+    times_only = sys.argv[-1] == '--times'
+    if times_only: sys.argv.pop()
     if len(sys.argv) not in (3, 4) or sys.argv[1] != 'run':
         sys.exit(__doc__)
     import cupy
@@ -144,7 +157,7 @@ def main():
               (1000, 200, 100, 2), (3000, 602, 128, 2), (515, 900, 250, 2)]
     lins = [(4, -2, -2, None, 0), (1, 0, 0, 0, 0), (1, 0, 0, 0, 1)]
     bad = 0
-    for (m, k, n, pl) in shapes:
+    for (m, k, n, pl) in ([] if times_only else shapes):
         c = Case(m, k, n, rng, pl)
         for kind in ['counts', 'scaled', 'bits']:
             for lin in (lins if pl == 1 else lins[:1]):
@@ -161,14 +174,46 @@ def main():
                     d = cp.asnumpy(o1 != o2); idx = np.argwhere(d)[:3]
                     print("MISMATCH", m, k, n, pl, kind, lin, int(d.sum()), idx.tolist(),
                           [cp.asnumpy(o1)[tuple(i)] for i in idx], [cp.asnumpy(o2)[tuple(i)] for i in idx])
+    # bits by one bound a column (`thin_bound`): thresholds equal to outputs
+    # the f32 product reaches (ties), just above and below them, with and
+    # without row scales and bias; a column scale <= 0 or a bias of inf (the
+    # block falls back to the full test)
+    for (m, k, n) in ([] if times_only else [(3000, 602, 128), (1000, 500, 256), (517, 1024, 70)]):
+        for variant in ['ties', 'ties-no-row', 'ties-no-bias', 'ties-nothing', 'neg-col', 'zero-col', 'inf-bias',
+                        'nan-row']:
+            c = Case(m, k, n, rng)
+            if 'no-row' in variant or variant == 'ties-nothing': c.row = None
+            if 'no-bias' in variant or variant == 'ties-nothing': c.bias = None
+            if variant == 'nan-row': c.row[::7] = np.float32('nan'); c.row[3::11] = np.float32('inf')
+            if variant in ('neg-col', 'zero-col'):
+                c.col[5] = np.float32(-0.75 if variant == 'neg-col' else 0.0)
+            if variant == 'inf-bias': c.bias[2] = np.float32('inf')
+            for lin in lins:
+                sc = c.out('scaled')
+                tc_launch(c, 'scaled')(sc, lin)
+                s = cp.asnumpy(sc).view(np.float32)
+                pick = rng.integers(0, m, n)
+                t = s[pick, np.arange(n)].copy()
+                t[1::3] = np.nextafter(t[1::3], np.float32(np.inf))
+                t[2::3] = np.nextafter(t[2::3], np.float32(-np.inf))
+                c.tcol = cp.asarray(t.astype(np.float32))
+                o1, o2 = c.out('bits'), c.out('bits')
+                thin_launch(c, 'bits')(o1, lin); tc_launch(c, 'bits')(o2, lin)
+                ok = bool(cp.all(o1 == o2))
+                res["checks"].append({"shape": [m, k, n], "planes": 1, "kind": "bits-" + variant, "lin": str(lin),
+                                      "equal": ok})
+                if not ok:
+                    bad += 1
+                    print("MISMATCH", m, k, n, variant, lin, int(cp.asnumpy(o1 != o2).sum()))
     print("checks", len(res["checks"]), "bad", bad, flush=True)
 
     for (m, k, n) in [(232965, 602, 128), (89250, 500, 256)]:
         for pl in [1, 2]:
             c = Case(m, k, n, rng, pl)
-            for kind in ['counts', 'scaled', 'bits']:
+            for kind in ['counts', 'scaled', 'bits'] + (['bits-no-bias'] if pl == 1 else []):
+                if kind == 'bits-no-bias': c.bias, kind = None, 'bits'
                 o = c.out(kind)
-                row = {"shape": [m, k, n], "planes": pl, "kind": kind,
+                row = {"shape": [m, k, n], "planes": pl, "kind": kind + ('' if c.bias is not None else ' (no bias)'),
                        "thin_ms": time_ms(thin_launch(c, kind), o), "tc_ms": time_ms(tc_launch(c, kind), o)}
                 res["times"].append(row)
                 print(json.dumps(row), flush=True)

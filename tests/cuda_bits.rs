@@ -495,6 +495,91 @@ fn bmm_large_tensor_core_shapes() {
     }
 }
 
+/// `t` one step of the float order up or down (itself where infinite or NaN).
+fn float_step(t: f32, up: bool) -> f32 {
+    if !t.is_finite() {
+        return t;
+    }
+    if t == 0.0 {
+        let least = f32::from_bits(1);
+        return if up { least } else { -least };
+    }
+    let b = t.to_bits();
+    f32::from_bits(if (t > 0.0) == up { b + 1 } else { b - 1 })
+}
+
+/// Bits out against per-column thresholds that the scaled value reaches
+/// exactly (a tie: the bit is set), and one float step above and below it,
+/// on the thin-k kernel, which compares (f32)v rs against one bound a column
+/// where every column scale is positive and finite (the bound found on the
+/// device): with and without row scales and bias, row scales of 0, negative,
+/// NaN and infinite; and blocks that fall back to the full test (a column
+/// scale of zero, one negative, a bias of infinity).
+#[test]
+fn bmm_bits_thresholds_at_ties() {
+    let Some((g, _l)) = gpu("bmm_bits_thresholds_at_ties") else {
+        return;
+    };
+    let mut r = Rng::new(29);
+    for (m, k, n) in [
+        (3000, 602, 128),
+        (1000, 500, 256),
+        (517, 1024, 70),
+        (40, 65, 3),
+    ] {
+        let a = random_bits(&mut r, m, k, BitLayout::RowMajor);
+        let w = random_bits(&mut r, k, n, BitLayout::ColMajor);
+        for variant in 0..8 {
+            let mut f = Factors::new(&mut r, m, n);
+            let positive = |r: &mut Rng| (1 + r.below(12)) as f32 / 4.0;
+            f.col = dense(&mut r, 1, n, positive);
+            let rows = f.row.as_mut_slice();
+            match variant {
+                4 => {
+                    rows[0] = f32::NAN;
+                    rows[m / 2] = f32::INFINITY;
+                    rows[m - 1] = f32::NEG_INFINITY;
+                }
+                5 => f.col.as_mut_slice()[n / 2] = 0.0,
+                6 => f.col.as_mut_slice()[n - 1] = -0.75,
+                7 => f.bias.as_mut_slice()[0] = f32::INFINITY,
+                _ => {}
+            }
+            let spec = OutSpec {
+                kind: 1,
+                row: variant != 1 && variant != 3,
+                col: true,
+                bias: variant != 2 && variant != 3,
+                thr: 2,
+            };
+            for s in [
+                BitSemiring::PLUS_XNOR,
+                BitSemiring::PLUS_LAND,
+                BitSemiring::PlusTimes(BitDomain::Signed, BitDomain::Binary),
+            ] {
+                let cpu = Cpu::new();
+                let Got::F(scaled) = product(&cpu, spec, &f, |o| {
+                    ops::bmm(&cpu, o, s, BitInput::Bits(&a), &w)
+                })
+                .unwrap() else {
+                    unreachable!("scaled output")
+                };
+                let t = f.tcol.as_mut_slice();
+                for (j, t) in t.iter_mut().enumerate() {
+                    let tie = scaled[r.below(m) * n + j];
+                    *t = match j % 3 {
+                        0 => tie,
+                        1 => float_step(tie, true),
+                        _ => float_step(tie, false),
+                    };
+                }
+                let bits = OutSpec { kind: 2, ..spec };
+                check_bmm(g, &a, &w, s, bits, &f, &[BmmPath::Thin, BmmPath::Auto]).unwrap();
+            }
+        }
+    }
+}
+
 // ---- BSpMM -------------------------------------------------------------------------------
 
 fn check_bspmm(
