@@ -722,14 +722,16 @@ struct __align__(16) ThinPair {
 // The chunk's outputs (columns col0 .. col0 + 8 NF) of rows[0] (row gid of
 // the strip) and rows[1] (gid + 8): bits over a semiring by the full test
 // (MODE_LIN, as `tc_epilogue_lin`, from the staged column terms loaded once
-// for both rows; its counts and f32 are `thin_values_by_quads`), or every
-// output of the bit planes (MODE_DEQ, as `tc_epilogue`). pa: the rows' popc
-// (or code sums), rs their scales. Bits: a row's u64 output word (NF = 8) or
-// u32 word (NF = 4), as `store_quad_bits`.
+// for both rows; its counts and f32 are `thin_values_by_quads`), or the
+// f32 and bits of the bit planes (MODE_DEQ, as `tc_epilogue`; their counts
+// are `thin_values_by_quads` too). pa: the rows' popc (or code sums), rs their
+// scales. Bits: a row's u64 output word (NF = 8) or u32 word (NF = 4), as
+// `store_quad_bits`.
 template <int OUT, int MODE, bool CLAMP, int NF>
 __device__ __forceinline__ void thin_epilogue(const u32 (&acc)[NF][4], const ThinPair* terms, u32 col0,
                                               const u64 (&rows)[2], const u32 (&pa)[2], const f32 (&rs)[2],
                                               int tig, u64 m, u64 n, u64 out_w64, void* out, const Epi& e) {
+  static_assert(OUT != OUT_COUNTS && (MODE != MODE_LIN || OUT == OUT_BITS), "thin_values_by_quads writes these");
   const u32 alpha = (u32)e.alpha;
   const bool bias = e.bias != nullptr;
   const u32 ra[2] = {MODE == MODE_LIN ? (u32)e.beta * pa[0] : pa[0], MODE == MODE_LIN ? (u32)e.beta * pa[1] : pa[1]};
@@ -757,12 +759,6 @@ __device__ __forceinline__ void thin_epilogue(const u32 (&acc)[NF][4], const Thi
         b0 = s0 >= t.x;
         b1 = s1 >= t.y;
       } else {
-        if (OUT == OUT_COUNTS) {
-          if (i < m)
-            store_pair<i32>((i32*)out, i, jl, n, count_value<MODE>(e, r0, ra[h], w.x),
-                            count_value<MODE>(e, r1, ra[h], w.y));
-          continue;
-        }
         const f32 s0 = jl < n ? scaled(e, pre_value<MODE>(e, r0, ra[h], w.x, jl), i, jl) : 0.0f;
         const f32 s1 = jl + 1 < n ? scaled(e, pre_value<MODE>(e, r1, ra[h], w.y, jl + 1), i, jl + 1) : 0.0f;
         if (OUT == OUT_SCALED) {
@@ -876,13 +872,13 @@ __device__ __forceinline__ void thin_bits_by_bound(const u32 (&acc)[NF][4], cons
   thin_store_bits<NF>(lo, hi, tig, rows, m, col0, out_w64, out);
 }
 
-// Counts or scaled f32 over a semiring: `thin_epilogue`'s values, written 16
-// bytes a store. For each pair of n fragments (2 p, 2 p + 1) the quad's
+// Counts or scaled f32 over a semiring, or the bit planes' counts (MODE_DEQ,
+// the raw sums): `thin_epilogue`'s values, written 16 bytes a store. For each pair of n fragments (2 p, 2 p + 1) the quad's
 // neighbours swap one column pair, so that a thread holds four adjacent
 // columns of its row: even tig 2 tig .. 2 tig + 3 of fragment 2 p, odd tig
 // 2 tig - 2 .. 2 tig + 1 of fragment 2 p + 1 (half the stores of
 // `store_pair`, each 64 bytes of a row with its neighbour's).
-template <int OUT, bool CLAMP, int NF>
+template <int OUT, int MODE, bool CLAMP, int NF>
 __device__ __forceinline__ void thin_values_by_quads(const u32 (&acc)[NF][4], const ThinPair* terms, u32 col0,
                                                      const u64 (&rows)[2], const u32 (&ra)[2], const f32 (&rs)[2],
                                                      int tig, u64 m, u64 n, void* out, const Epi& e) {
@@ -896,8 +892,9 @@ __device__ __forceinline__ void thin_values_by_quads(const u32 (&acc)[NF][4], co
       const ThinPair& tp = terms[(col0 + (2 * p + f) * 8 + 2 * tig) / 2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const i32 v0 = lin_staged<CLAMP>(alpha, acc[2 * p + f][2 * h], ra[h], tp.cw.x);
-        const i32 v1 = lin_staged<CLAMP>(alpha, acc[2 * p + f][2 * h + 1], ra[h], tp.cw.y);
+        const u32 c0 = acc[2 * p + f][2 * h], c1 = acc[2 * p + f][2 * h + 1];
+        const i32 v0 = MODE == MODE_LIN ? lin_staged<CLAMP>(alpha, c0, ra[h], tp.cw.x) : (i32)c0;
+        const i32 v1 = MODE == MODE_LIN ? lin_staged<CLAMP>(alpha, c1, ra[h], tp.cw.y) : (i32)c1;
         if (OUT == OUT_COUNTS) {
           v[f][h][0] = (u32)v0;
           v[f][h][1] = (u32)v1;
@@ -1032,14 +1029,31 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
     } else {
       row_scales(rows, rs);
     }
-    for (int p = 0; p < (PLANES ? (need_pa ? NB : 0) : 1); ++p) {
-      if (PLANES) thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+    // planes: with one or two planes of a, both stay in registers for every
+    // chunk (af, af1); with more, each is loaded again for each chunk
+    u32 af1[THIN_KS][4];
+    const auto count_a = [&](const u32(&x)[THIN_KS][4], int p) {
       if (need_pa)
 #pragma unroll
         for (int ks = 0; ks < THIN_KS; ++ks) {
-          pa[0] += (u32)(__popc(af[ks][0]) + __popc(af[ks][2])) << p;
-          pa[1] += (u32)(__popc(af[ks][1]) + __popc(af[ks][3])) << p;
+          pa[0] += (u32)(__popc(x[ks][0]) + __popc(x[ks][2])) << p;
+          pa[1] += (u32)(__popc(x[ks][1]) + __popc(x[ks][3])) << p;
         }
+    };
+    if (!PLANES) {
+      count_a(af, 0);
+    } else if (NB <= 2) {
+      thin_load_a(ap.p[0], rows, m, S, ksn, tig, af);
+      count_a(af, 0);
+      if (NB == 2) {
+        thin_load_a(ap.p[1], rows, m, S, ksn, tig, af1);
+        count_a(af1, 1);
+      }
+    } else if (need_pa) {
+      for (int p = 0; p < NB; ++p) {
+        thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+        count_a(af, p);
+      }
     }
     if (need_pa)
 #pragma unroll
@@ -1056,16 +1070,24 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
       if (!PLANES) {
         thin_mma<false>(acc, af, ws + thin_words(col0 + gid, tig), ksn, gid, 0);
       } else {
-        for (int p = 0; p < NB; ++p) {
-          thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
-          for (int q = 0; q < NC; ++q)
-            thin_mma<true>(acc, af, ws + (u64)q * np * 16 + thin_words(col0 + gid, tig), ksn, gid, p + q);
+        const u64* wt = ws + thin_words(col0 + gid, tig);
+        if (NB <= 2) {
+          for (int q = 0; q < NC; ++q) thin_mma<true>(acc, af, wt + (u64)q * np * 16, ksn, gid, q);
+          if (NB == 2)
+            for (int q = 0; q < NC; ++q) thin_mma<true>(acc, af1, wt + (u64)q * np * 16, ksn, gid, 1 + q);
+        } else {
+          for (int p = 0; p < NB; ++p) {
+            thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+            for (int q = 0; q < NC; ++q) thin_mma<true>(acc, af, wt + (u64)q * np * 16, ksn, gid, p + q);
+          }
         }
       }
-      if constexpr (MODE == MODE_LIN && OUT != OUT_BITS) {
+      if constexpr ((MODE == MODE_LIN && OUT != OUT_BITS) || (MODE != MODE_LIN && OUT == OUT_COUNTS)) {
         const u32 ra[2] = {(u32)e.beta * pa[0], (u32)e.beta * pa[1]};
-        if (e.clamp) thin_values_by_quads<OUT, true, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
-        else thin_values_by_quads<OUT, false, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
+        if (MODE == MODE_LIN && e.clamp)
+          thin_values_by_quads<OUT, MODE, true, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
+        else
+          thin_values_by_quads<OUT, MODE, false, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
       } else if (by_bound) {
         const f32 rf[2] = {__fsub_rn((f32)(i32)((u32)e.beta * pa[0]), THIN_MAGIC_F),
                            __fsub_rn((f32)(i32)((u32)e.beta * pa[1]), THIN_MAGIC_F)};
