@@ -654,9 +654,6 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
 // distinct bank pairs.
 #define THIN_KS 4     // 256-bit k steps at most
 #define THIN_WARPS 8  // warps of a block
-// n fragments of a chunk: 8 (64 columns), 4 for planes (32: their per-pair
-// partial sums take registers too)
-#define THIN_NF(PLANES) ((PLANES) ? 4 : 8)
 
 __device__ __forceinline__ u32 thin_words(u32 line, u32 tig) { return line * 16 + tig * 4; }
 __device__ __forceinline__ u32 thin_slot(u32 line, u32 tig, u32 ks) { return thin_words(line, tig) + (ks ^ (line & 3)); }
@@ -686,7 +683,7 @@ __device__ __forceinline__ void thin_load_a(const u64* A, const u64 (&rows)[2], 
 // column the thread reads (col0 + 8 nf + gid). acc (+)= the strip's counts
 // against the chunk's 8 NF columns; PLANES: summed over the k steps first,
 // then added shifted by sh.
-template <bool PLANES, int NF = THIN_NF(PLANES)>
+template <bool PLANES, int NF>
 __device__ __forceinline__ void thin_mma(u32 (&acc)[NF][4], const u32 (&af)[THIN_KS][4], const u64* wt, int ksn,
                                          int gid, int sh) {
   u32 part[NF][4];
@@ -710,6 +707,25 @@ __device__ __forceinline__ void thin_mma(u32 (&acc)[NF][4], const u32 (&af)[THIN
     for (int nf = 0; nf < NF; ++nf)
 #pragma unroll
       for (int x = 0; x < 4; ++x) acc[nf][x] += part[nf][x] << sh;
+}
+
+// Bit planes with one or two planes of a (af, af1) by nc of w, by Horner's
+// rule over s = p + q: from the top s down, acc = 2 acc + the sum over p + q
+// = s of the strip's counts against w_q, each mma adding into acc itself (no
+// partial sums beside the accumulators: 64 columns a chunk). Wrapping as the
+// sum of the shifted products does.
+__device__ __forceinline__ void thin_mma_horner(u32 (&acc)[8][4], const u32 (&af)[THIN_KS][4],
+                                                const u32 (&af1)[THIN_KS][4], const u64* wt, u64 plane, int nb,
+                                                int nc, int ksn, int gid) {
+  for (int s = nb + nc - 2; s >= 0; --s) {
+    if (s < nb + nc - 2)
+#pragma unroll
+      for (int nf = 0; nf < 8; ++nf)
+#pragma unroll
+        for (int x = 0; x < 4; ++x) acc[nf][x] <<= 1;
+    if (s < nc) thin_mma<false, 8>(acc, af, wt + (u64)s * plane, ksn, gid, 0);
+    if (nb == 2 && s >= 1 && s - 1 < nc) thin_mma<false, 8>(acc, af1, wt + (u64)(s - 1) * plane, ksn, gid, 0);
+  }
 }
 
 // The staged column terms (`col_terms`) of columns 2p, 2p + 1 (`bmm_thin`),
@@ -929,10 +945,32 @@ __device__ __forceinline__ void thin_values_by_quads(const u32 (&acc)[NF][4], co
   }
 }
 
+// Writes a chunk of a strip from its counts (acc): the epilogue that fits.
+template <int OUT, int MODE, int NF>
+__device__ __forceinline__ void thin_write(const u32 (&acc)[NF][4], bool by_bound, const ThinPair* terms, u32 col0,
+                                           const u64 (&rows)[2], const u32 (&pa)[2], const f32 (&rs)[2], int tig,
+                                           u64 m, u64 n, u64 out_w64, void* out, const Epi& e) {
+  if constexpr ((MODE == MODE_LIN && OUT != OUT_BITS) || (MODE != MODE_LIN && OUT == OUT_COUNTS)) {
+    const u32 ra[2] = {(u32)e.beta * pa[0], (u32)e.beta * pa[1]};
+    if (MODE == MODE_LIN && e.clamp)
+      thin_values_by_quads<OUT, MODE, true, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
+    else
+      thin_values_by_quads<OUT, MODE, false, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
+  } else if (by_bound) {
+    const f32 rf[2] = {__fsub_rn((f32)(i32)((u32)e.beta * pa[0]), THIN_MAGIC_F),
+                       __fsub_rn((f32)(i32)((u32)e.beta * pa[1]), THIN_MAGIC_F)};
+    thin_bits_by_bound<NF>(acc, terms, col0, rows, rf, rs, tig, m, out_w64, out, (u32)e.alpha);
+  } else if (MODE == MODE_LIN && e.clamp) {
+    thin_epilogue<OUT, MODE, true, NF>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+  } else {
+    thin_epilogue<OUT, MODE, false, NF>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+  }
+}
+
 template <int OUT, bool PLANES>
 __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int nb, int nc, u64 m, u64 n, u64 S,
                                          u64 out_w64, void* out, int need_pa, int need_pw, const Epi& e) {
-  const int MODE = PLANES ? MODE_DEQ : MODE_LIN, NF = THIN_NF(PLANES);
+  const int MODE = PLANES ? MODE_DEQ : MODE_LIN;
   const int NB = PLANES ? nb : 1, NC = PLANES ? nc : 1;
   extern __shared__ uint4 thin_smem[];
   u64* ws = (u64*)thin_smem;
@@ -1061,41 +1099,35 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
         pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 1);
         pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 2);
       }
-    for (u32 col0 = 0; col0 < np; col0 += 8 * NF) {
-      u32 acc[NF][4];
+    // 64 columns a chunk (one or two planes of a into counts or f32: Horner's
+    // rule, no partial sums), 32 with more planes or into bits (each (p, q)
+    // product's partial sums beside the accumulators; the bits' epilogue
+    // would spill at 64)
+    if (!PLANES || (OUT != OUT_BITS && NB <= 2)) {
+      for (u32 col0 = 0; col0 < np; col0 += 64) {
+        u32 acc[8][4];
 #pragma unroll
-      for (int nf = 0; nf < NF; ++nf)
+        for (int nf = 0; nf < 8; ++nf)
 #pragma unroll
-        for (int x = 0; x < 4; ++x) acc[nf][x] = 0;
-      if (!PLANES) {
-        thin_mma<false>(acc, af, ws + thin_words(col0 + gid, tig), ksn, gid, 0);
-      } else {
+          for (int x = 0; x < 4; ++x) acc[nf][x] = 0;
         const u64* wt = ws + thin_words(col0 + gid, tig);
-        if (NB <= 2) {
-          for (int q = 0; q < NC; ++q) thin_mma<true>(acc, af, wt + (u64)q * np * 16, ksn, gid, q);
-          if (NB == 2)
-            for (int q = 0; q < NC; ++q) thin_mma<true>(acc, af1, wt + (u64)q * np * 16, ksn, gid, 1 + q);
-        } else {
-          for (int p = 0; p < NB; ++p) {
-            thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
-            for (int q = 0; q < NC; ++q) thin_mma<true>(acc, af, wt + (u64)q * np * 16, ksn, gid, p + q);
-          }
-        }
+        if (!PLANES) thin_mma<false, 8>(acc, af, wt, ksn, gid, 0);
+        else thin_mma_horner(acc, af, af1, wt, (u64)np * 16, NB, NC, ksn, gid);
+        thin_write<OUT, MODE, 8>(acc, by_bound, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
       }
-      if constexpr ((MODE == MODE_LIN && OUT != OUT_BITS) || (MODE != MODE_LIN && OUT == OUT_COUNTS)) {
-        const u32 ra[2] = {(u32)e.beta * pa[0], (u32)e.beta * pa[1]};
-        if (MODE == MODE_LIN && e.clamp)
-          thin_values_by_quads<OUT, MODE, true, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
-        else
-          thin_values_by_quads<OUT, MODE, false, NF>(acc, terms, col0, rows, ra, rs, tig, m, n, out, e);
-      } else if (by_bound) {
-        const f32 rf[2] = {__fsub_rn((f32)(i32)((u32)e.beta * pa[0]), THIN_MAGIC_F),
-                           __fsub_rn((f32)(i32)((u32)e.beta * pa[1]), THIN_MAGIC_F)};
-        thin_bits_by_bound<NF>(acc, terms, col0, rows, rf, rs, tig, m, out_w64, out, (u32)e.alpha);
-      } else if (MODE == MODE_LIN && e.clamp) {
-        thin_epilogue<OUT, MODE, true, NF>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
-      } else {
-        thin_epilogue<OUT, MODE, false, NF>(acc, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+    } else {
+      for (u32 col0 = 0; col0 < np; col0 += 32) {
+        u32 acc[4][4];
+#pragma unroll
+        for (int nf = 0; nf < 4; ++nf)
+#pragma unroll
+          for (int x = 0; x < 4; ++x) acc[nf][x] = 0;
+        const u64* wt = ws + thin_words(col0 + gid, tig);
+        for (int p = 0; p < NB; ++p) {
+          thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+          for (int q = 0; q < NC; ++q) thin_mma<true, 4>(acc, af, wt + (u64)q * np * 16, ksn, gid, p + q);
+        }
+        thin_write<OUT, MODE, 4>(acc, by_bound, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
       }
     }
   }
