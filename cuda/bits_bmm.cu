@@ -636,10 +636,11 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
 // stages its column terms; then each warp takes 16-row strips of a (strip
 // s to warp s % (warps of the grid), block-minor), loads the strip's words
 // straight into mma fragments (the next strip's load in flight meanwhile) and
-// computes 64 columns at a time (8 n fragments, 32 accumulators; planes 32
-// columns, with as many partial sums): few registers, so many warps an SM
-// hide the loads and the output stores, which are what these shapes are made
-// of. Over a semiring, counts and f32 leave 16 bytes a store
+// computes 64 columns at a time (8 n fragments, 32 accumulators; bit planes
+// likewise where one or two planes of a go into counts or f32, by Horner's
+// rule, else 32 columns with as many partial sums): few registers, so many
+// warps an SM hide the loads and the output stores, which are what these
+// shapes are made of. Over a semiring, counts and f32 leave 16 bytes a store
 // (`thin_values_by_quads`), and bits compare (f32)v rs against one bound a
 // column (`thin_bits_by_bound`): about five instructions an output.
 //
