@@ -890,8 +890,9 @@ __device__ __forceinline__ void thin_bits_by_bound(const u32 (&acc)[NF][4], cons
 }
 
 // Counts or scaled f32 over a semiring, or the bit planes' counts (MODE_DEQ,
-// the raw sums): `thin_epilogue`'s values, written 16 bytes a store. For each pair of n fragments (2 p, 2 p + 1) the quad's
-// neighbours swap one column pair, so that a thread holds four adjacent
+// the raw sums): `thin_epilogue`'s values, written 16 bytes a store. For each
+// pair of n fragments (2 p, 2 p + 1) the quad's neighbours swap one column
+// pair, so that a thread holds four adjacent
 // columns of its row: even tig 2 tig .. 2 tig + 3 of fragment 2 p, odd tig
 // 2 tig - 2 .. 2 tig + 1 of fragment 2 p + 1 (half the stores of
 // `store_pair`, each 64 bytes of a row with its neighbour's).
@@ -983,8 +984,7 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
 
   // plain: a's fragments stay in registers for every chunk, and the next
   // strip's load is in flight during this one's (the first one's during the
-  // copy of w below); planes: loaded per chunk and plane (from L1 after the
-  // first chunk)
+  // copy of w below); planes: loaded at the strip (below)
   const int lane = tid & 31, gid = lane >> 2, tig = lane & 3;
   const u64 strips = (m + 15) / 16, step = (u64)gridDim.x * THIN_WARPS;
   u64 s = (u64)(tid >> 5) * gridDim.x + blockIdx.x;
@@ -1069,7 +1069,9 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
       row_scales(rows, rs);
     }
     // planes: with one or two planes of a, both stay in registers for every
-    // chunk (af, af1); with more, each is loaded again for each chunk
+    // chunk (af, af1); with more, each is loaded again for each chunk (and so
+    // are one or two into bits, which take the 32-column chunks below: their
+    // loads here serve only the popcounts)
     u32 af1[THIN_KS][4];
     const auto count_a = [&](const u32(&x)[THIN_KS][4], int p) {
       if (need_pa)

@@ -74,7 +74,7 @@ class Case:
     def args(self, out, kind, lin=(4, -2, -2, None, 0)):
         al, be, ga, dk, cl = lin
         dk = self.k if dk is None else dk
-        p = lambda x: NULL if x is None or x is False else x
+        p = lambda x: NULL if x is None else x
         nb = self.planes
         need = 1
         return (p(self.da[0]), p(self.da[1]), p(self.dw[0]), p(self.dw[1]), np.int32(nb), np.int32(nb),
