@@ -11,10 +11,11 @@
 //   memory, 1024 bits of every line per stage, three stages deep (cp.async,
 //   zero-filled past the rows, columns and line ends), so a tile's epilogue
 //   overlaps the next tile's loads.
-// - `bits_bmm_thin_<out>[_planes]`: the same tensor cores for k <= 1024 bits
-//   (a GNN layer's weight product): w in shared memory for the whole grid,
-//   each warp a 16-row strip of a at a time, straight from global memory into
-//   its fragments (below, "the thin-k tensor-core kernel").
+// - `bits_bmm_thin_<out>[_planes]`: the same tensor cores where all of w fits
+//   in shared memory (a GNN layer's weight product; planes k <= 1024 bits):
+//   w there for the whole grid, each warp a 16-row strip of a at a time,
+//   straight from global memory into its fragments (below, "the thin-k
+//   tensor-core kernel").
 // - `bits_bmm_popc_<out>[_planes]`: plain popcounts for thin shapes: a warp
 //   per 8 rows x 32 columns, a lane per column.
 // - `bits_bmm_f32_<out>`: f32 activations times bits on the CUDA cores, a
@@ -630,9 +631,13 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
 
 // ---- the thin-k tensor-core kernel (GNN-shaped products) --------------------------------
 
-// k at most THIN_KS 256-bit steps (1024 bits) and w small enough to sit in
-// shared memory: the weight product of a GNN layer (232,965 x 602 by 602 x
-// 128). Each block copies all of w (every plane) into shared memory once and
+// w small enough to sit in shared memory: the weight product of a GNN layer
+// (232,965 x 602 by 602 x 128; Cora's 2,708 x 1,433 by 1,433 x 64). k runs in
+// blocks of THIN_KS 256-bit steps (1024 bits; bit planes: one block): block b
+// is words 16 b .. 16 b + 15 of every line, and w holds it as one more plane
+// would (its lines after the block before's). A strip's first block stays in
+// registers for every chunk, the others load again for each chunk (from L1).
+// Each block copies all of w (every plane) into shared memory once and
 // stages its column terms; then each warp takes 16-row strips of a (strip
 // s to warp s % (warps of the grid), block-minor), loads the strip's words
 // straight into mma fragments (the next strip's load in flight meanwhile) and
@@ -645,30 +650,36 @@ __device__ __forceinline__ void bmm_f32(const f32* x, const u64* w, int sign, u6
 // column (`thin_bits_by_bound`): about five instructions an output.
 //
 // Fragment words: k step ks of thread (gid, tig) is u64 word tig KS + ks of
-// its lines (KS = ceil(S / 4) steps; words past S are zero): a0 = low half
+// its lines' k block (KS = ceil(Sb / 4) steps of the block's Sb words; words
+// past Sb are zero): a0 = low half
 // of row gid's word, a1 = low half of row gid + 8's, a2 and a3 the high
 // halves; b0, b1 = the low and high halves of column gid's word. A and B use
 // the same word for the same (tig, ks, half), so each k position meets its own
 // (the order of k positions within an mma does not change a count).
-// Shared memory: column c of plane q at u64 slots (q np + c) 16 + 4 tig + (ks
-// ^ c % 4): the XOR puts a half-warp's 16 u64 loads (4 columns x 4 tig) in
-// distinct bank pairs.
+// Shared memory: column c of plane (or k block) q at u64 slots (q np + c) 16 +
+// 4 tig + (ks ^ c % 4): the XOR puts a half-warp's 16 u64 loads (4 columns x 4
+// tig) in distinct bank pairs.
 #define THIN_KS 4     // 256-bit k steps at most
 #define THIN_WARPS 8  // warps of a block
 
 __device__ __forceinline__ u32 thin_words(u32 line, u32 tig) { return line * 16 + tig * 4; }
 __device__ __forceinline__ u32 thin_slot(u32 line, u32 tig, u32 ks) { return thin_words(line, tig) + (ks ^ (line & 3)); }
+// Words of k block b of an S-word line, and its k steps (one at least).
+__device__ __forceinline__ u64 thin_block_words(u64 S, int b) { return min(S - 16 * (u64)b, (u64)16); }
+__device__ __forceinline__ int thin_block_steps(u64 S, int b) { return (int)max((thin_block_words(S, b) + 3) / 4, (u64)1); }
 
-// A strip's fragments of plane A, as mma wants them: step ks of thread (gid,
-// tig) is af[ks] = {low half of row gid's word, of row gid + 8's, high half
-// of row gid's, of row gid + 8's} (u32 loads, so no register moves).
-__device__ __forceinline__ void thin_load_a(const u64* A, const u64 (&rows)[2], u64 m, u64 S, int ksn, int tig,
+// A strip's fragments of plane A's k block b, as mma wants them: step ks of
+// thread (gid, tig) is af[ks] = {low half of row gid's word, of row gid + 8's,
+// high half of row gid's, of row gid + 8's} (u32 loads, so no register moves).
+__device__ __forceinline__ void thin_load_a(const u64* A, const u64 (&rows)[2], u64 m, u64 S, int b, int tig,
                                             u32 (&af)[THIN_KS][4]) {
-  const u32* A32 = (const u32*)A;
+  const u32* A32 = (const u32*)(A + 16 * (u64)b);
+  const u64 sb = thin_block_words(S, b);
+  const int ksn = thin_block_steps(S, b);
 #pragma unroll
   for (int ks = 0; ks < THIN_KS; ++ks) {
     const u64 j = (u64)tig * ksn + ks;
-    const bool ok = ks < ksn && j < S;
+    const bool ok = ks < ksn && j < sb;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const bool in = ok && rows[h] < m;
@@ -974,12 +985,15 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
                                          u64 out_w64, void* out, int need_pa, int need_pw, const Epi& e) {
   const int MODE = PLANES ? MODE_DEQ : MODE_LIN;
   const int NB = PLANES ? nb : 1, NC = PLANES ? nc : 1;
+  // k blocks (bit planes: one, src/backend/cuda/bits/bmm.rs), and w's planes
+  // of lines in shared memory: plane q, k block b at q KB + b
+  const int KB = PLANES ? 1 : (int)max((S + 15) / 16, (u64)1), NQ = NC * KB;
+  const int ksn = thin_block_steps(S, 0);
   extern __shared__ uint4 thin_smem[];
   u64* ws = (u64*)thin_smem;
   const u32 np = (u32)((n + 63) / 64 * 64);  // columns in shared memory
-  const int ksn = (int)max((S + 3) / 4, (u64)1);
   // after w: the column terms, a ThinPair for every two columns
-  ThinPair* terms = (ThinPair*)(ws + (u64)NC * np * 16);
+  ThinPair* terms = (ThinPair*)(ws + (u64)NQ * np * 16);
   const int tid = threadIdx.x;
 
   // plain: a's fragments stay in registers for every chunk, and the next
@@ -996,25 +1010,30 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
   };
   if (!PLANES) {
     const u64 first[2] = {s * 16 + gid, s * 16 + gid + 8};
-    thin_load_a(ap.p[0], first, m, S, ksn, tig, next);
+    thin_load_a(ap.p[0], first, m, S, 0, tig, next);
     row_scales(first, next_rs);
   }
 
-  // w's columns (every plane; zero past n and past S), then their terms: in
-  // shared-memory order, two slots (one 16-byte store) a thread at a time,
-  // slot y of line c holding word tg ksn + ks (`thin_slot`)
-  for (int q = 0; q < NC; ++q)
+  // w's columns (every plane and k block; zero past n and past the block's
+  // words), then their terms: in shared-memory order, two slots (one 16-byte
+  // store) a thread at a time, slot y of line c holding word tg ksn + ks of
+  // its block (`thin_slot`)
+  for (int q = 0; q < NQ; ++q) {
+    const int b = q % KB, kq = thin_block_steps(S, b);
+    const u64 sb = thin_block_words(S, b);
+    const u64* wq = wp.p[q / KB] + 16 * (u64)b;
 #pragma unroll 8
     for (u32 y = 2 * tid; y < np * 16; y += 2 * blockDim.x) {
       const u32 c = y >> 4, tg = (y >> 2) & 3;
       u64 v[2];
 #pragma unroll
       for (int x = 0; x < 2; ++x) {
-        const u32 ks = ((y + x) & 3) ^ (c & 3), j = tg * ksn + ks;
-        v[x] = c < n && ks < (u32)ksn && j < S ? __ldg(wp.p[q] + (u64)c * S + j) : 0;
+        const u32 ks = ((y + x) & 3) ^ (c & 3), j = tg * kq + ks;
+        v[x] = c < n && ks < (u32)kq && j < sb ? __ldg(wq + (u64)c * S + j) : 0;
       }
       *(ulonglong2*)(ws + (u64)q * np * 16 + y) = make_ulonglong2(v[0], v[1]);
     }
+  }
   __syncthreads();  // w is in shared memory: its popcounts from there
   // bits over a semiring by one bound a column (`thin_bound`) where |v| < 2^22
   // for every count and every column of the block allows it
@@ -1025,9 +1044,10 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
   for (u32 c = tid; c < np; c += blockDim.x) {
     u32 pw = 0;
     if (need_pw)
-      for (int q = 0; q < NC; ++q)
+      for (int q = 0; q < NQ; ++q)
         for (int tg = 0; tg < 4; ++tg)
-          for (int ks = 0; ks < ksn; ++ks) pw += (u32)__popcll(ws[thin_slot(q * np + c, tg, ks)]) << q;
+          for (int ks = 0; ks < thin_block_steps(S, q % KB); ++ks)
+            pw += (u32)__popcll(ws[thin_slot(q * np + c, tg, ks)]) << (q / KB);
     const ColTerms t = col_terms<MODE>(e, pw, c, n);
     ThinPair& tp = terms[c / 2];
     const int x = c & 1;
@@ -1060,9 +1080,11 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
       for (int ks = 0; ks < THIN_KS; ++ks)
 #pragma unroll
         for (int x = 0; x < 4; ++x) af[ks][x] = next[ks][x];
-      const u64 after[2] = {rows[0] + 16 * step, rows[1] + 16 * step};
+      // one k block: the next strip's load now; more: `next` holds the
+      // later blocks during the strip, and the next strip's first after it
       if (s + step < strips) {
-        thin_load_a(ap.p[0], after, m, S, ksn, tig, next);
+        const u64 after[2] = {rows[0] + 16 * step, rows[1] + 16 * step};
+        if (KB == 1) thin_load_a(ap.p[0], after, m, S, 0, tig, next);
         row_scales(after, next_rs);
       }
     } else {
@@ -1083,16 +1105,21 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
     };
     if (!PLANES) {
       count_a(af, 0);
+      if (need_pa)
+        for (int b = 1; b < KB; ++b) {
+          thin_load_a(ap.p[0], rows, m, S, b, tig, next);
+          count_a(next, 0);
+        }
     } else if (NB <= 2) {
-      thin_load_a(ap.p[0], rows, m, S, ksn, tig, af);
+      thin_load_a(ap.p[0], rows, m, S, 0, tig, af);
       count_a(af, 0);
       if (NB == 2) {
-        thin_load_a(ap.p[1], rows, m, S, ksn, tig, af1);
+        thin_load_a(ap.p[1], rows, m, S, 0, tig, af1);
         count_a(af1, 1);
       }
     } else if (need_pa) {
       for (int p = 0; p < NB; ++p) {
-        thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+        thin_load_a(ap.p[p], rows, m, S, 0, tig, af);
         count_a(af, p);
       }
     }
@@ -1114,9 +1141,20 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
 #pragma unroll
           for (int x = 0; x < 4; ++x) acc[nf][x] = 0;
         const u64* wt = ws + thin_words(col0 + gid, tig);
-        if (!PLANES) thin_mma<false, 8>(acc, af, wt, ksn, gid, 0);
-        else thin_mma_horner(acc, af, af1, wt, (u64)np * 16, NB, NC, ksn, gid);
+        if (!PLANES) {
+          thin_mma<false, 8>(acc, af, wt, ksn, gid, 0);
+          for (int b = 1; b < KB; ++b) {
+            thin_load_a(ap.p[0], rows, m, S, b, tig, next);
+            thin_mma<false, 8>(acc, next, wt + (u64)b * np * 16, thin_block_steps(S, b), gid, 0);
+          }
+        } else {
+          thin_mma_horner(acc, af, af1, wt, (u64)np * 16, NB, NC, ksn, gid);
+        }
         thin_write<OUT, MODE, 8>(acc, by_bound, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);
+      }
+      if (!PLANES && KB > 1 && s + step < strips) {
+        const u64 after[2] = {rows[0] + 16 * step, rows[1] + 16 * step};
+        thin_load_a(ap.p[0], after, m, S, 0, tig, next);
       }
     } else {
       for (u32 col0 = 0; col0 < np; col0 += 32) {
@@ -1127,7 +1165,7 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
           for (int x = 0; x < 4; ++x) acc[nf][x] = 0;
         const u64* wt = ws + thin_words(col0 + gid, tig);
         for (int p = 0; p < NB; ++p) {
-          thin_load_a(ap.p[p], rows, m, S, ksn, tig, af);
+          thin_load_a(ap.p[p], rows, m, S, 0, tig, af);
           for (int q = 0; q < NC; ++q) thin_mma<true, 4>(acc, af, wt + (u64)q * np * 16, ksn, gid, p + q);
         }
         thin_write<OUT, MODE, 4>(acc, by_bound, terms, col0, rows, pa, rs, tig, m, n, out_w64, out, e);

@@ -92,7 +92,8 @@ def kern(name, smem):
 def thin_launch(c, kind, grid_per_sm=LB):
     suffix = '_planes' if c.planes > 1 else ''
     np_ = (c.n + 63) // 64 * 64
-    smem = c.planes * np_ * 128 + 4 * np_ * 4
+    k_blocks = 1 if c.planes > 1 else max(1, (c.S + 15) // 16)
+    smem = c.planes * k_blocks * np_ * 128 + 4 * np_ * 4
     f = kern('h_thin_' + kind + suffix, smem)
     strips = (c.m + 15) // 16
     grid = max(1, min(SMS * grid_per_sm, (strips + 7) // 8))
@@ -154,7 +155,8 @@ def main():
     res = {"checks": [], "times": []}
     rng = np.random.default_rng(7)
     shapes = [(1000, 70, 100, 1), (777, 1024, 33, 1), (4001, 602, 128, 1), (513, 500, 256, 1), (100, 1, 64, 1),
-              (1000, 200, 100, 2), (3000, 602, 128, 2), (515, 900, 250, 2)]
+              (1000, 200, 100, 2), (3000, 602, 128, 2), (515, 900, 250, 2),
+              (2708, 1433, 64, 1), (3327, 3703, 64, 1), (3000, 2049, 100, 1), (600, 8191, 40, 1), (3000, 1025, 64, 1)]
     lins = [(4, -2, -2, None, 0), (1, 0, 0, 0, 0), (1, 0, 0, 0, 1)]
     bad = 0
     for (m, k, n, pl) in ([] if times_only else shapes):
@@ -178,7 +180,7 @@ def main():
     # the f32 product reaches (ties), just above and below them, with and
     # without row scales and bias; a column scale <= 0 or a bias of inf (the
     # block falls back to the full test)
-    for (m, k, n) in ([] if times_only else [(3000, 602, 128), (1000, 500, 256), (517, 1024, 70)]):
+    for (m, k, n) in ([] if times_only else [(3000, 602, 128), (1000, 500, 256), (517, 1024, 70), (517, 1433, 70)]):
         for variant in ['ties', 'ties-no-row', 'ties-no-bias', 'ties-nothing', 'neg-col', 'zero-col', 'inf-bias',
                         'nan-row']:
             c = Case(m, k, n, rng)
@@ -207,8 +209,9 @@ def main():
                     print("MISMATCH", m, k, n, variant, lin, int(cp.asnumpy(o1 != o2).sum()))
     print("checks", len(res["checks"]), "bad", bad, flush=True)
 
-    for (m, k, n) in [(232965, 602, 128), (89250, 500, 256)]:
-        for pl in [1, 2]:
+    for (m, k, n) in [(232965, 602, 128), (89250, 500, 256), (2708, 1433, 64), (3327, 3703, 64),
+                      (232965, 1433, 128), (89250, 2048, 256)]:
+        for pl in ([1, 2] if k <= 1024 else [1]):
             c = Case(m, k, n, rng, pl)
             for kind in ['counts', 'scaled', 'bits'] + (['bits-no-bias'] if pl == 1 else []):
                 if kind == 'bits-no-bias': c.bias, kind = None, 'bits'

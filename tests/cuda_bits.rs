@@ -341,8 +341,8 @@ const PATHS: [BmmPath; 5] = [
     BmmPath::Thin,
     BmmPath::Popcount,
 ];
-/// The tensor-core paths (the thin-k kernel falls back to `Tc2` past 1024
-/// bits of k or where w does not fit its shared memory).
+/// The tensor-core paths (the thin-k kernel falls back to `Tc2` where w does
+/// not fit its shared memory, or bit planes have more than 1024 bits of k).
 const TC_PATHS: [BmmPath; 4] = [BmmPath::Auto, BmmPath::Tc2, BmmPath::Tc4, BmmPath::Thin];
 const DEVICE_FORMATS: [Format; 5] = [
     Format::Csr,
@@ -449,9 +449,12 @@ fn bmm_f32_matches_cpu() {
 /// a GNN-like shape (602 features in, 128 out), and more tiles than the
 /// persistent grid has blocks (70,000 x 300 and 40,000 x 256: each block runs
 /// several tiles through one pipeline, odd and even strides). The thin-k
-/// kernel at its edges: k of 1024 bits (16 words, its most) and 1025 (past
-/// it: `Tc2`), 64 output columns (one chunk), 600 (its w past 64 KB: `Tc2`),
-/// and more strips than its grid has warps.
+/// kernel at its edges: k of 1024 bits (16 words, one k block) and 1025 (two
+/// blocks, the second of one word), Cora's and CiteSeer's first layers (1,433
+/// and 3,703 bits: 2 and 4 blocks, the last partial), 2049 bits into two
+/// chunks of columns, 8191 bits (8 blocks: w's 64 KB exactly), 64 output
+/// columns (one chunk), 600 (its w past 64 KB: `Tc2`), and more strips than
+/// its grid has warps.
 #[test]
 fn bmm_large_tensor_core_shapes() {
     let Some((g, _l)) = gpu("bmm_large_tensor_core_shapes") else {
@@ -467,6 +470,10 @@ fn bmm_large_tensor_core_shapes() {
         (40_000, 200, 256),
         (5000, 1024, 200),
         (3000, 1025, 64),
+        (2708, 1433, 64),
+        (3327, 3703, 64),
+        (3000, 2049, 100),
+        (600, 8191, 40),
         (2000, 700, 600),
     ] {
         let a = random_bits(&mut r, m, k, BitLayout::RowMajor);
@@ -525,6 +532,7 @@ fn bmm_bits_thresholds_at_ties() {
         (3000, 602, 128),
         (1000, 500, 256),
         (517, 1024, 70),
+        (517, 1433, 70),
         (40, 65, 3),
     ] {
         let a = random_bits(&mut r, m, k, BitLayout::RowMajor);

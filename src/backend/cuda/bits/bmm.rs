@@ -4,11 +4,12 @@
 //! Paths, by shape ([`BmmPath::Auto`]):
 //! - `m <= 32` or `n <= 32` (thin): `bits_bmm_popc_*`, a warp per 8 rows x
 //!   32 columns of plain popcounts (the tensor-core tiles would be mostly empty);
-//! - `k` at most 1024 bits and all of `w` (every plane) in at most 64 KB of
-//!   shared memory (a GNN layer's weights):
+//! - all of `w` (every plane) in at most 64 KB of shared memory (a GNN
+//!   layer's weights; bit planes with `k` at most 1024 bits):
 //!   `bits_bmm_thin_*`, the 1-bit tensor cores with `w` copied into each
 //!   block's shared memory once and 16-row strips of `a` loaded straight into
-//!   the mma fragments, 64 output columns at a time (few registers a warp, so
+//!   the mma fragments, 1024 bits of `k` and 64 output columns at a time
+//!   (few registers a warp, so
 //!   two blocks of eight warps an SM hide the loads and the stores: on an
 //!   H200, 232,965 x 602 by 602 x 128 bits out 0.037 ms against the general
 //!   kernel's 0.045, two-bit planes 0.10 against 0.23 ms);
@@ -42,9 +43,10 @@ const POPC_R: usize = 8;
 /// Stages of the tensor-core pipeline (`TC_STAGES`) and bytes of a line per stage.
 const TC_STAGES: usize = 3;
 const TC_LINE: usize = 128;
-/// The thin-k kernel: `u64` words of a line at most (`4 THIN_KS`), threads a
-/// block (`32 THIN_WARPS`), bytes of a column of `w` in shared memory (16
-/// words), and the most shared memory `w` may take there.
+/// The thin-k kernel: `u64` words of a k block (`4 THIN_KS`: bit planes take
+/// one block), threads a block (`32 THIN_WARPS`), bytes of a k block of a
+/// column of `w` in shared memory (16 words), and the most shared memory `w`
+/// may take there.
 const THIN_WORDS: usize = 16;
 const THIN_THREADS: u32 = 256;
 const THIN_LINE: usize = 128;
@@ -174,10 +176,12 @@ impl CudaBackend {
         // 8 NF columns per warp: NF = 8, or 4 for planes (registers)
         let bn = if o.planes { 64 } else { 128 };
         let tiles = |bm: usize| m.div_ceil(bm) * n.div_ceil(bn);
-        // the thin kernel's w (every plane's columns, rounded up to 64) and
-        // then its column terms (`ThinPair`: 16 bytes a column)
-        let thin_w = o.nc * n.next_multiple_of(64) * THIN_LINE;
-        let thin = o.stride <= THIN_WORDS && thin_w <= THIN_W_BYTES;
+        // the thin kernel's w (every plane's columns, rounded up to 64, and
+        // every k block) and then its column terms (`ThinPair`: 16 bytes a
+        // column)
+        let k_blocks = o.stride.div_ceil(THIN_WORDS).max(1);
+        let thin_w = o.nc * k_blocks * n.next_multiple_of(64) * THIN_LINE;
+        let thin = (k_blocks == 1 || !o.planes) && thin_w <= THIN_W_BYTES;
         let family = match self.bmm_path() {
             BmmPath::Auto if m <= 32 || n <= 32 => Family::Popcount,
             BmmPath::Auto | BmmPath::Thin if thin => Family::Thin,

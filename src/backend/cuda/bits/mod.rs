@@ -108,7 +108,8 @@ pub enum BmmPath {
     /// The tensor cores, 256-row block tiles (4 warps along m).
     Tc4,
     /// The tensor cores for thin k (`w` in shared memory, 16-row strips a
-    /// warp) where `k` is at most 1024 bits and `w` fits; `Tc2` otherwise.
+    /// warp) where `w` fits there (bit planes: and `k` is at most 1024
+    /// bits); `Tc2` otherwise.
     Thin,
     /// Plain popcounts.
     Popcount,
