@@ -11,6 +11,7 @@
 //! everywhere.
 
 use std::marker::PhantomData;
+use std::time::Duration;
 
 use super::BackendExt;
 use crate::error::Result;
@@ -19,6 +20,14 @@ use crate::error::Result;
 pub trait Relaunch {
     /// Queues the recorded work again (asynchronously on a device backend).
     fn relaunch(&self) -> Result<()>;
+
+    /// Runs the recorded work again and waits for it: the time the device
+    /// took from the start of the work to its end, by the device's own clock
+    /// (CUDA events on the CUDA backend), or `None` where the backend has no
+    /// such clock (the host's clock is the caller's then).
+    fn relaunch_timed(&self) -> Result<Option<Duration>> {
+        self.relaunch().map(|()| None)
+    }
 }
 
 /// A sequence of backend calls recorded once and replayed: the closure `run`
@@ -92,6 +101,33 @@ where
             None => self.out = (self.run)(b)?,
         }
         Ok(&self.out)
+    }
+
+    /// Runs the sequence again as [`Self::run`] does: its output and, where
+    /// the backend recorded it and has a clock of its own, the time the
+    /// device took (from the start of the recorded work to its end, as CUDA
+    /// events around a launch measure it; the call waits for the end). With
+    /// `None` the caller times the run by the host's clock, after its own
+    /// wait for the backend.
+    ///
+    /// ```
+    /// use bitgraphblas::ext::Replay;
+    /// use bitgraphblas::{ops, Backend, Cpu};
+    /// let cpu = Cpu::new();
+    /// let mut step = Replay::record(&cpu, |b: &Cpu| b.dense_new(2, 2, 1.0f32))?;
+    /// let (_, device_time) = step.run_timed(&cpu)?;
+    /// assert!(device_time.is_none()); // the CPU backend records nothing
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    pub fn run_timed(&mut self, b: &B) -> std::result::Result<(&R, Option<Duration>), E> {
+        let time = match &self.recording {
+            Some(r) => r.relaunch_timed()?,
+            None => {
+                self.out = (self.run)(b)?;
+                None
+            }
+        };
+        Ok((&self.out, time))
     }
 }
 

@@ -245,13 +245,30 @@ fn keep_pool_memory(ctx: &CudaContext) {
     }
 }
 
-/// Work recorded by [`Dev::record`], launched again as one unit.
-pub(crate) struct DeviceGraph(cudarc::driver::CudaGraph);
+/// Work recorded by [`Dev::record`], launched again as one unit, and the
+/// stream it runs on (for [`crate::ext::Relaunch::relaunch_timed`]'s events).
+pub(crate) struct DeviceGraph {
+    graph: cudarc::driver::CudaGraph,
+    stream: Arc<CudaStream>,
+}
 
 impl crate::ext::Relaunch for DeviceGraph {
     /// Queues the recorded work again on the stream it was recorded on.
     fn relaunch(&self) -> Result<()> {
-        self.0.launch().map_err(drv("graph launch"))
+        self.graph.launch().map_err(drv("graph launch"))
+    }
+
+    /// The launch between two timing events on the stream, then a wait for
+    /// the second: the device's time from the graph's start to its end.
+    fn relaunch_timed(&self) -> Result<Option<std::time::Duration>> {
+        let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(timing).map_err(drv("event"))?;
+        self.relaunch()?;
+        let end = self.stream.record_event(timing).map_err(drv("event"))?;
+        let ms = start.elapsed_ms(&end).map_err(drv("event"))?;
+        Ok(Some(std::time::Duration::from_secs_f64(
+            f64::from(ms.max(0.0)) / 1e3,
+        )))
     }
 }
 
@@ -539,7 +556,13 @@ impl Dev {
             .stream
             .end_capture(Flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH);
         let recorded = match (out, graph) {
-            (Some(o), Ok(Some(g))) => Some((o, DeviceGraph(g))),
+            (Some(o), Ok(Some(graph))) => Some((
+                o,
+                DeviceGraph {
+                    graph,
+                    stream: self.stream.clone(),
+                },
+            )),
             (o, _) => {
                 drop(o);
                 None
