@@ -6,7 +6,7 @@
 //! datasets give errors naming the tensor or file.
 
 use bitgraphblas::io::{data_path, ReadOptions};
-use bitgraphblas::{Backend, Cpu, Format};
+use bitgraphblas::{BackendExt, Cpu, Format};
 use bitgraphblas_algorithms::gnn::{Dataset, GnnGraph, Hidden, Model, Network, Weights};
 
 /// Logits: |ours - torch| <= ABS + REL * |torch| (f32 sums in another order).
@@ -15,7 +15,7 @@ const REL: f32 = 1e-4;
 
 /// Runs `model` on `data` with backend `cpu` (any backend), checks it
 /// against PyTorch's export, and returns the logits.
-fn check<B: Backend>(cpu: &B, model: Model, data: &Dataset) -> bitgraphblas::DenseMatrix<f32> {
+fn check<B: BackendExt>(cpu: &B, model: Model, data: &Dataset) -> bitgraphblas::DenseMatrix<f32> {
     let path = data_path(format!(
         "weights/{}-{}.safetensors",
         model.name(),
@@ -154,6 +154,7 @@ fn every_model_matches_pytorch_on_citeseer() {
 #[test]
 fn every_model_on_the_gpu_matches_the_cpu_and_pytorch() {
     use bitgraphblas::ext::Replay;
+    use bitgraphblas::Backend;
     let Some(gpu) = bitgraphblas::backend::cuda::own_cuda_or_skip("every_model_on_the_gpu") else {
         return;
     };

@@ -22,9 +22,11 @@ pub mod affine;
 pub mod bc;
 pub mod bfs;
 mod replay;
+pub mod scaled;
 
 pub use bfs::{PushLimits, Pushed};
 pub use replay::{Relaunch, Replay};
+pub use scaled::DenseScales;
 
 use crate::algebra::Semiring;
 use crate::backend::{Backend, MatrixShape, VectorShape};
@@ -36,7 +38,7 @@ use crate::ops::need;
 /// default built from the [`Backend`] primitives; entry points take
 /// already-checked arguments, so call them through this module's functions
 /// ([`bfs_push`], [`bfs_pull`], [`bfs_record`], [`mxv_affine`],
-/// [`brandes`]), and the
+/// [`mxm_dense_scaled`], [`brandes`]), and the
 /// capability [`Backend::pushes`] directly.
 ///
 /// A new backend gets them all by `impl BackendExt for MyBackend {}`.
@@ -138,6 +140,21 @@ pub trait BackendExt: Backend {
         depth: i64,
     ) -> Result<()> {
         bfs::bfs_record_generic(self, level, parent, frontier, next, ids, depth)
+    }
+
+    /// `C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias` with `B`, `C` dense (see
+    /// [`mxm_dense_scaled`]). The default is
+    /// [`scaled::mxm_dense_scaled_generic`]: two scalings, the product and
+    /// the bias as four calls.
+    fn mxm_dense_scaled<S: Semiring>(
+        &self,
+        c: &mut Self::Dense<S::T>,
+        semiring: S,
+        a: &Self::Matrix<S::T>,
+        b: &Self::Dense<S::T>,
+        scales: DenseScales<'_, Self, S::T>,
+    ) -> Result<()> {
+        scaled::mxm_dense_scaled_generic(self, c, semiring, a, b, scales)
     }
 
     /// Brandes' dependencies of a batch of sources (see [`brandes`]).
@@ -362,6 +379,61 @@ pub fn mxv_affine<B: BackendExt, S: Semiring>(
         [("d", d.len(), n), ("u", u.len(), n), ("w", w.len(), m)],
     )?;
     b.mxv_affine(w, semiring, c, a, d, u)
+}
+
+/// `C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias`, fused: `A` sparse (`m × k`),
+/// `B` dense (`k × n`), `C` dense (`m × n`, overwritten), the scalings and
+/// the bias each optional ([`DenseScales`]). The values are those of the four
+/// calls `scale_dense_rows(r, B)` (`⊗`), `mxm_dense`, `scale_dense_rows(l,
+/// ·)` (`⊗`) and `scale_dense_cols(·, bias)` (`⊕`), in that order of
+/// operations: a GCN layer's `D^-1/2 (A + I) D^-1/2 Y + bias` with `l = r =
+/// D^-1/2`. On the CUDA backend one kernel where `A` is CSR and the vectors
+/// are full (each output element folds its row in column order, as
+/// `mxm_dense` does), the four calls otherwise.
+///
+/// ```
+/// use bitgraphblas::ext::{self, DenseScales};
+/// use bitgraphblas::{algebra::PlusTimes, Backend, Cpu, DenseMatrix, Matrix, Vector};
+/// let cpu = Cpu::new();
+/// // A + I of the path 0 - 1, D^-1/2 = 1/sqrt(2) on both
+/// let e = vec![(0, 0, 1.0f32), (0, 1, 1.0), (1, 0, 1.0), (1, 1, 1.0)];
+/// let a = Matrix::from_triplets(2, 2, e).unwrap();
+/// let d = Vector::from_dense(vec![0.5f32.sqrt(); 2]);
+/// let y = DenseMatrix::from_vec(2, 1, vec![2.0f32, 4.0]).unwrap();
+/// let bias = Vector::from_dense(vec![-1.0f32]);
+/// let scales = DenseScales { left: Some(&d), right: Some(&d), bias: Some(&bias) };
+/// let mut c = cpu.dense_new(2, 1, 0.0f32).unwrap();
+/// ext::mxm_dense_scaled(&cpu, &mut c, PlusTimes::<f32>::new(), &a, &y, scales).unwrap();
+/// // both rows: (2 + 4) / 2 - 1 = 2 (up to rounding)
+/// assert!(c.as_slice().iter().all(|v| (v - 2.0).abs() < 1e-6));
+/// ```
+pub fn mxm_dense_scaled<B: BackendExt, S: Semiring>(
+    b: &B,
+    c: &mut B::Dense<S::T>,
+    semiring: S,
+    a: &B::Matrix<S::T>,
+    bd: &B::Dense<S::T>,
+    scales: DenseScales<'_, B, S::T>,
+) -> Result<()> {
+    const OP: &str = "mxm_dense_scaled";
+    let (m, k, n) = (a.nrows(), a.ncols(), bd.ncols());
+    need(OP, bd.nrows() == k, || {
+        format!("A is {m}x{k}, B is {}x{n}", bd.nrows())
+    })?;
+    need(OP, (c.nrows(), c.ncols()) == (m, n), || {
+        format!("C is {}x{}, A B is {m}x{n}", c.nrows(), c.ncols())
+    })?;
+    let len = |v: Option<&B::Vector<S::T>>, want: usize| v.map_or(want, |v| v.len());
+    check_lengths(
+        OP,
+        || format!("A is {m}x{k}, B has {n} columns"),
+        [
+            ("l", len(scales.left, m), m),
+            ("r", len(scales.right, k), k),
+            ("bias", len(scales.bias, n), n),
+        ],
+    )?;
+    b.mxm_dense_scaled(c, semiring, a, bd, scales)
 }
 
 /// Brandes' dependencies of a batch of `k` sources, fused: with `a` = `A`

@@ -446,6 +446,126 @@ pub fn prop_mxm_dense<B: TestBackend, S: TestSemiring>(
     Ok(())
 }
 
+/// [`ext::mxm_dense_scaled`] case: `C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕
+/// bias`, `A` `m x k`, `B` dense `k x n`; each of `l`, `r`, `bias` absent or a
+/// vector (full, as a device's fused path takes it, or any pattern and
+/// format: entries it lacks leave their rows or columns as they are).
+#[derive(Clone, Debug)]
+pub struct ScaledCase<T> {
+    pub a: SpMat<T>,
+    pub iso: T,
+    pub b: Vec<T>,
+    pub n: usize,
+    pub left: Option<SpVec<T>>,
+    pub right: Option<SpVec<T>>,
+    pub bias: Option<SpVec<T>>,
+}
+
+impl<T: TestScalar> Arbitrary for ScaledCase<T> {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let (m, k, n) = (dim(g), dim(g), below(g, 12));
+        let full = bool::arbitrary(g);
+        let mut vector = |len| match below(g, 3) {
+            0 => None,
+            _ if full => Some(full_vec(g, len)),
+            _ => Some(SpVec::gen(g, len)),
+        };
+        let (left, right, bias) = (vector(m), vector(k), vector(n));
+        ScaledCase {
+            a: SpMat::gen(g, m, k),
+            iso: T::draw(g),
+            b: (0..k * n).map(|_| T::draw(g)).collect(),
+            n,
+            left,
+            right,
+            bias,
+        }
+    }
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        let v: Vec<_> = self
+            .a
+            .shrink_entries()
+            .into_iter()
+            .map(|a| ScaledCase { a, ..self.clone() })
+            .collect();
+        Box::new(v.into_iter())
+    }
+}
+
+/// The expected result of a [`ScaledCase`] on the triplets `a`: `B`'s rows
+/// scaled where `r` has an entry, the sprs product (the semiring's zero in
+/// rows without entries), rows scaled where `l` has one, the bias added where
+/// it has one.
+pub fn oracle_mxm_dense_scaled<S: TestSemiring>(
+    a: &SpMat<S::T>,
+    c: &ScaledCase<S::T>,
+) -> Vec<Option<S::T>> {
+    let s = S::default();
+    let (m, n) = (a.nrows, c.n);
+    let at = |v: &Option<SpVec<S::T>>, i: usize| v.as_ref().and_then(|v| v.vals[i]);
+    let bsp = SpMat {
+        nrows: a.ncols,
+        ncols: n,
+        entries: (0..a.ncols * n)
+            .map(|p| {
+                let (j, f) = (p / n, p % n);
+                let v = c.b[p];
+                (j, f, at(&c.right, j).map_or(v, |r| s.mul(r, v)))
+            })
+            .collect(),
+    };
+    let t = oracle_mxm::<S>(a, &bsp);
+    (0..m * n)
+        .map(|p| {
+            let (i, f) = (p / n, p % n);
+            let v = t[p].unwrap_or_else(|| s.zero());
+            let v = at(&c.left, i).map_or(v, |l| s.mul(l, v));
+            Some(at(&c.bias, f).map_or(v, |x| s.add(v, x)))
+        })
+        .collect()
+}
+
+/// [`ext::mxm_dense_scaled`] on backend `b`, every format, against
+/// [`oracle_mxm_dense_scaled`], into an output of old contents.
+pub fn prop_mxm_dense_scaled<B: TestBackend, S: TestSemiring>(
+    b: &B,
+    c: &ScaledCase<S::T>,
+) -> Result<(), String> {
+    let s = S::default();
+    let (m, k) = (c.a.nrows, c.a.ncols);
+    let bd = DenseMatrix::from_vec(k, c.n, c.b.clone()).expect("sizes");
+    let bd = ctx("upload B", b.upload_dense(&bd))?;
+    let up = |v: &Option<SpVec<S::T>>| -> Result<Option<B::Vector<S::T>>, String> {
+        v.as_ref()
+            .map(|v| ctx("upload a scale", b.upload_vector(&v.vector())))
+            .transpose()
+    };
+    let (left, right, bias) = (up(&c.left)?, up(&c.right)?, up(&c.bias)?);
+    let scales = ext::DenseScales {
+        left: left.as_ref(),
+        right: right.as_ref(),
+        bias: bias.as_ref(),
+    };
+    for fmt in FORMATS {
+        let (a, used) = c.a.in_format(fmt, c.iso);
+        let expected = oracle_mxm_dense_scaled::<S>(&used, c);
+        let a = ctx("upload A", b.upload_matrix(&a))?;
+        let old = DenseMatrix::from_vec(m, c.n, vec![c.iso; m * c.n]).expect("sizes");
+        let mut out = ctx("upload C", b.upload_dense(&old))?;
+        let r = ext::mxm_dense_scaled(b, &mut out, s, &a, &bd, scales);
+        ctx("mxm_dense_scaled", r)?;
+        let out = ctx("download C", b.download_dense(&out))?;
+        let got: Vec<Option<S::T>> = out.as_slice().iter().map(|&x| Some(x)).collect();
+        compare(
+            &format!("mxm_dense_scaled {} A {fmt:?}", S::NAME),
+            c.n,
+            &expected,
+            &got,
+        )?;
+    }
+    Ok(())
+}
+
 /// [`ext::mxv_affine`] case: `w = c ⊕ A ⊕.⊗ (d ⊗ u)`, `A` stored
 /// `nrows x ncols`; with `full`, `d` and `u` are full dense vectors (the
 /// fused path of a device backend), else any pattern and format.

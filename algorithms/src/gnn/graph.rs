@@ -1,14 +1,17 @@
 //! A dataset's graph and features on a backend, in the forms the layers
 //! read (only those a model needs are built), and the three aggregations:
-//! GCN's `D^-1/2 (A + I) D^-1/2 h` (two diagonal scalings around a pattern
-//! product: the normalised matrix is never built), SAGE's mean `D^-1 A h`
-//! and GraphConv's sum `A h`; and the binary aggregation `BSpMM.BBB`.
+//! GCN's `D^-1/2 (A + I) D^-1/2 h + bias` (two diagonal scalings around a
+//! pattern product, one fused call `ext::mxm_dense_scaled`: the normalised
+//! matrix is never built), SAGE's mean `D^-1 A h` and GraphConv's sum `A h`;
+//! and the binary aggregation `BSpMM.BBB`.
 
-use bitgraphblas::algebra::{BitSemiring, PlusTimes, Times};
+use bitgraphblas::algebra::{BitSemiring, PlusTimes};
 use bitgraphblas::backend::{auto_formats, Backend, Product};
+use bitgraphblas::ext::{self, DenseScales};
 use bitgraphblas::storage::BitLayout;
 use bitgraphblas::{
-    ops, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold, Vector,
+    ops, BackendExt, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold,
+    Vector,
 };
 
 use super::dataset::Dataset;
@@ -190,16 +193,26 @@ impl<B: Backend> GnnGraph<B> {
         })
     }
 
-    /// `D^-1/2 (A + I) D^-1/2 y`.
-    pub fn gcn(&self, b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
+    /// `D^-1/2 (A + I) D^-1/2 y + bias`.
+    pub fn gcn(
+        &self,
+        b: &B,
+        y: &B::Dense<f32>,
+        bias: Option<&B::Vector<f32>>,
+    ) -> GnnResult<B::Dense<f32>>
+    where
+        B: BackendExt,
+    {
         let d = Self::need("D^-1/2", &self.dinv_sqrt)?;
         let ahat = Self::need("A + I", &self.ahat)?;
         let (n, k) = shape(y);
         let mut s = b.dense_new(n, k, 0.0f32)?;
-        ops::scale_dense_rows(b, &mut s, Times, d, y)?;
-        let mut p = b.dense_new(n, k, 0.0f32)?;
-        ops::mxm_dense(b, &mut p, PlusTimes::<f32>::new(), ahat, &s, &Desc::new())?;
-        ops::scale_dense_rows(b, &mut s, Times, d, &p)?;
+        let scales = DenseScales {
+            left: Some(d),
+            right: Some(d),
+            bias,
+        };
+        ext::mxm_dense_scaled(b, &mut s, PlusTimes::<f32>::new(), ahat, y, scales)?;
         Ok(s)
     }
 
@@ -213,12 +226,19 @@ impl<B: Backend> GnnGraph<B> {
     }
 
     /// `D^-1 A y`: the mean over the neighbours (0 for an isolated node).
-    pub fn mean(&self, b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
+    pub fn mean(&self, b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>>
+    where
+        B: BackendExt,
+    {
         let inv = Self::need("D^-1", &self.inv_deg)?;
-        let p = self.sum(b, y)?;
+        let a = Self::need("A", &self.adj)?;
         let (n, k) = shape(y);
         let mut s = b.dense_new(n, k, 0.0f32)?;
-        ops::scale_dense_rows(b, &mut s, Times, inv, &p)?;
+        let scales = DenseScales {
+            left: Some(inv),
+            ..DenseScales::default()
+        };
+        ext::mxm_dense_scaled(b, &mut s, PlusTimes::<f32>::new(), a, y, scales)?;
         Ok(s)
     }
 

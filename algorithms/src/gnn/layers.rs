@@ -135,7 +135,8 @@ fn out_width(w: &Weights, key: &str, dim: usize) -> GnnResult<usize> {
 
 /// A bias `NAME.bias` added to every row.
 pub struct Bias<B: Backend> {
-    bias: B::Vector<f32>,
+    /// `[len]`.
+    pub bias: B::Vector<f32>,
 }
 
 impl<B: Backend> Bias<B> {

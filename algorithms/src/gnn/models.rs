@@ -6,6 +6,7 @@
 
 use bitgraphblas::backend::Backend;
 use bitgraphblas::storage::BitLayout;
+use bitgraphblas::BackendExt;
 use bitgraphblas::{ops, BitPlanes, Threshold};
 
 use super::error::{GnnError, GnnResult};
@@ -214,13 +215,13 @@ struct GcnConv<B: Backend, L> {
     bias: Bias<B>,
 }
 
-impl<B: Backend, L: Product<B>> GcnConv<B, L> {
+impl<B: BackendExt, L: Product<B>> GcnConv<B, L> {
     fn new(b: &B, w: &Weights, name: &str, lin: L) -> GnnResult<Self> {
         let bias = Bias::load(b, w, name, lin.out())?;
         Ok(GcnConv { lin, bias })
     }
     fn forward(&self, b: &B, g: &GnnGraph<B>, x: Act<'_, B>) -> GnnResult<B::Dense<f32>> {
-        self.bias.add(b, &g.gcn(b, &self.lin.product(b, x)?)?)
+        g.gcn(b, &self.lin.product(b, x)?, Some(&self.bias.bias))
     }
 }
 
@@ -241,7 +242,7 @@ struct RootConv<B: Backend, L> {
     agg: Aggregate,
 }
 
-impl<B: Backend, L: Product<B>> RootConv<B, L> {
+impl<B: BackendExt, L: Product<B>> RootConv<B, L> {
     fn load(
         b: &B,
         w: &Weights,
@@ -360,7 +361,7 @@ pub struct Network<B: Backend> {
     layers: Layers<B>,
 }
 
-impl<B: Backend> Network<B> {
+impl<B: BackendExt> Network<B> {
     /// Loads `model` from `w` for `features` input features and `classes`
     /// classes; a tensor that is missing or does not fit is an `Err` naming
     /// it.

@@ -7,10 +7,12 @@ use super::codes::accum_code;
 use super::device::{bits_of, DevPtr};
 use super::launch::{dense, sr, vec, Launch, Sr, Tiles};
 use super::mem::{no_kernel, DMat};
-use super::{CudaBackend, CudaDense, CudaMatrix};
+use super::mxv::full_vals;
+use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
 use crate::algebra::Semiring;
 use crate::container::{Accumulate, Flags};
 use crate::error::Result;
+use crate::ext::scaled::{mxm_dense_scaled_generic, DenseScales};
 use crate::scalar::Scalar;
 
 impl CudaBackend {
@@ -85,6 +87,47 @@ impl CudaBackend {
             ncols: nf,
             data: out,
         })
+    }
+
+    /// [`crate::ext::mxm_dense_scaled`]: one kernel (`csr_mxm_dense_scaled`)
+    /// where `A` is CSR, the semiring has a kernel and the given vectors are
+    /// full; [`mxm_dense_scaled_generic`] otherwise. `C` is written in place
+    /// where it has the result's shape.
+    pub(crate) fn mxm_dense_scaled_op<S: Semiring>(
+        &self,
+        c: &mut CudaDense<S::T>,
+        semiring: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaDense<S::T>,
+        scales: DenseScales<'_, CudaBackend, S::T>,
+    ) -> Result<()> {
+        let full = |v: Option<&CudaVector<S::T>>| v.map_or(Some(DevPtr::null()), full_vals);
+        let (Ok(id), DMat::Csr { .. }, Some(left), Some(right), Some(bias)) = (
+            Sr::of(&semiring, "mxm_dense_scaled"),
+            &a.repr,
+            full(scales.left),
+            full(scales.right),
+            full(scales.bias),
+        ) else {
+            return mxm_dense_scaled_generic(self, c, semiring, a, b, scales);
+        };
+        let r = self.csr_input(a, false)?;
+        let nf = b.ncols;
+        self.dense_output(c, r.nrows, nf)?;
+        sr::csr_mxm_dense_scaled(
+            id,
+            r.rowptr,
+            r.colidx,
+            r.vals,
+            r.nrows as u64,
+            b.data.ptr(),
+            nf as u64,
+            left,
+            right,
+            bias,
+            c.data.ptr(),
+        )
+        .run(&self.dev, r.nrows * nf)
     }
 
     /// The whole `mxm_dense` entry point on the CSR path: `C = accum(C, A ⊕.⊗ B)`

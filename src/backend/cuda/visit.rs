@@ -25,10 +25,10 @@ use super::launch::visit::{self, Pull, Search};
 use super::launch::Tiles;
 use super::mem::{bit_words, DMat, DVec};
 use super::transfer::from_bytes;
-use super::{CudaBackend, CudaMatrix, CudaVector};
+use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
 use crate::algebra::Semiring;
 use crate::error::Result;
-use crate::ext::{BackendExt, PushLimits, Pushed, Relaunch};
+use crate::ext::{BackendExt, DenseScales, PushLimits, Pushed, Relaunch};
 
 /// Counter words (`cuda/visit.cu`: `ST_*`).
 const ST_WORDS: usize = 16;
@@ -65,6 +65,17 @@ impl BackendExt for CudaBackend {
         u: &CudaVector<S::T>,
     ) -> Result<()> {
         self.mxv_affine_fused(w, semiring, c, a, d, u)
+    }
+
+    fn mxm_dense_scaled<S: Semiring>(
+        &self,
+        c: &mut CudaDense<S::T>,
+        semiring: S,
+        a: &CudaMatrix<S::T>,
+        b: &CudaDense<S::T>,
+        scales: DenseScales<'_, Self, S::T>,
+    ) -> Result<()> {
+        self.mxm_dense_scaled_op(c, semiring, a, b, scales)
     }
 
     /// `ext::bfs_push` on the device. The kernels read the level vector as

@@ -45,6 +45,11 @@ super::kernels! {
     /// `C = A ⊕.⊗ B` with `A` CSR and `B`, `C` dense row-major.
     fn csr_mxm_dense(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, nrows: u64,
         b: DevPtr<T>, nf: u64, c: DevPtr<T>);
+    /// `C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias` with `A` CSR and `B`, `C`
+    /// dense row-major (`l`, `r`, `bias` null where absent).
+    fn csr_mxm_dense_scaled(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>,
+        nrows: u64, b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>,
+        c: DevPtr<T>);
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
     fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, vbits: u64, b: DevPtr<T>, nfeat: u64,
         c: DevPtr<T>);

@@ -37,7 +37,7 @@ use crate::scalar::Scalar;
 pub(crate) const PRESCALE_ENTRIES: usize = 2;
 
 /// The values of a full vector (no presence bits).
-fn full_vals<T: Scalar>(v: &CudaVector<T>) -> Option<DevPtr<T>> {
+pub(crate) fn full_vals<T: Scalar>(v: &CudaVector<T>) -> Option<DevPtr<T>> {
     match &v.repr {
         DVec::Dense { vals, pres: None } => Some(vals.ptr()),
         _ => None,

@@ -3,6 +3,7 @@
 //! for `A'`, the push products (`push`); `affine` fuses PageRank's step.
 
 mod affine;
+pub(crate) use affine::full_vals;
 mod b2sr;
 mod csr;
 mod push;

@@ -1,0 +1,149 @@
+//! `ext::mxm_dense_scaled` (`C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias`) on the
+//! CUDA backend: the quickcheck property of `tests/ops_dense_scaled.rs`
+//! (against the plain reference, every format, each vector absent, full or
+//! partial), and the fused kernel (`csr_mxm_dense_scaled`: CSR, full vectors)
+//! against the CPU backend bit for bit on larger matrices: hub rows of
+//! thousands of entries (many rounds of gathers), empty rows, 1 to 64
+//! columns, a GCN layer's `D^-1/2 (A + I) D^-1/2 Y + bias`; and the
+//! plain `mxm_dense` on CSR, which shares the kernel.
+//!
+//! Every device buffer starts poisoned (0xFF bytes), so an element no kernel
+//! wrote shows up as a difference. Without a GPU each test prints a SKIPPED
+//! line; with `BITGRAPHBLAS_REQUIRE_GPU=1` a missing GPU fails instead.
+#![cfg(feature = "cuda")]
+
+mod common;
+
+use bitgraphblas::algebra::{MinPlus, PlusTimes};
+use bitgraphblas::backend::cuda::cuda_or_skip;
+use bitgraphblas::ext::{self, DenseScales};
+use bitgraphblas::{ops, Backend, Cpu, DenseMatrix, Desc, Format, Matrix, TileSize, Vector};
+use common::props::{prop_mxm_dense_scaled, ScaledCase};
+use common::{qc, seed, verdict};
+use quickcheck::TestResult;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const TESTS: u64 = 150;
+
+macro_rules! scaled_props {
+    ($($name:ident: $s:ty, $t:ty;)*) => {$(
+        #[test]
+        fn $name() {
+            if cuda_or_skip(stringify!($name)).is_none() {
+                return;
+            }
+            fn p(c: ScaledCase<$t>) -> TestResult {
+                let gpu = cuda_or_skip(stringify!($name)).expect("opened above");
+                verdict(prop_mxm_dense_scaled::<_, $s>(gpu, &c))
+            }
+            qc(TESTS).quickcheck(p as fn(ScaledCase<$t>) -> TestResult);
+        }
+    )*};
+}
+
+scaled_props! {
+    prop_plus_times_f32: PlusTimes<f32>, f32;
+    prop_plus_times_f64: PlusTimes<f64>, f64;
+    prop_plus_times_i32: PlusTimes<i32>, i32;
+    prop_min_plus_f32: MinPlus<f32>, f32;
+}
+
+/// `A + I` of a random graph of `n` vertices: row 3 a hub joined to every
+/// vertex, every 11th row (but the diagonal) empty of neighbours.
+fn graph(rng: &mut StdRng, n: usize, p: f64) -> Vec<(usize, usize, f32)> {
+    let mut e = std::collections::BTreeSet::new();
+    for i in 0..n {
+        e.insert((i, i));
+        if i % 11 == 5 {
+            continue;
+        }
+        for j in 0..n {
+            if rng.gen_bool(p) {
+                e.insert((i, j));
+            }
+        }
+    }
+    for k in 0..n {
+        e.insert((3, k));
+    }
+    e.into_iter().map(|(i, j)| (i, j, 1.0)).collect()
+}
+
+#[test]
+fn fused_matches_cpu_bit_for_bit() {
+    let Some(gpu) = cuda_or_skip("fused_matches_cpu_bit_for_bit") else {
+        return;
+    };
+    let cpu = Cpu::new();
+    let mut rng = StdRng::seed_from_u64(seed());
+    let s = PlusTimes::<f32>::new();
+    for (n, p, cols) in [
+        (2708, 0.0015, 7),
+        (5003, 0.002, 16),
+        (1031, 0.01, 64),
+        (700, 0.02, 1),
+    ] {
+        let a = Matrix::from_triplets(n, n, graph(&mut rng, n, p)).unwrap();
+        let d: Vec<f32> = (0..n).map(|_| rng.gen_range(0.01f32..1.0)).collect();
+        let y: Vec<f32> = (0..n * cols).map(|_| rng.gen_range(-4.0f32..4.0)).collect();
+        let bias: Vec<f32> = (0..cols).map(|_| rng.gen_range(-1.0f32..1.0)).collect();
+        let (d, bias) = (Vector::from_dense(d), Vector::from_dense(bias));
+        let y = DenseMatrix::from_vec(n, cols, y).unwrap();
+        let (gd, gbias, gy) = (
+            gpu.upload_vector(&d).unwrap(),
+            gpu.upload_vector(&bias).unwrap(),
+            gpu.upload_dense(&y).unwrap(),
+        );
+        let every = [
+            (true, true, true),
+            (true, false, false),
+            (false, true, true),
+            (false, false, false),
+        ];
+        for fmt in [Format::Csr, Format::B2sr(TileSize::T4)] {
+            let am = a.to_format(fmt).unwrap();
+            let ga = gpu.upload_matrix(&am).unwrap();
+            for (l, r, b) in every {
+                let want_scales = DenseScales {
+                    left: l.then_some(&d),
+                    right: r.then_some(&d),
+                    bias: b.then_some(&bias),
+                };
+                let got_scales = DenseScales {
+                    left: l.then_some(&gd),
+                    right: r.then_some(&gd),
+                    bias: b.then_some(&gbias),
+                };
+                let mut want = cpu.dense_new(n, cols, 0.0f32).unwrap();
+                ext::mxm_dense_scaled(&cpu, &mut want, s, &am, &y, want_scales).unwrap();
+                // into a fresh output of the wrong contents, then in place
+                let mut got = gpu.dense_new(n, cols, f32::NAN).unwrap();
+                for pass in ["fresh", "in place"] {
+                    ext::mxm_dense_scaled(gpu, &mut got, s, &ga, &gy, got_scales).unwrap();
+                    let g = gpu.download_dense(&got).unwrap();
+                    for (q, (x, z)) in want.as_slice().iter().zip(g.as_slice()).enumerate() {
+                        assert!(
+                            x.to_bits() == z.to_bits(),
+                            "n {n} {fmt:?} l {l} r {r} bias {b} {pass}: element ({}, {}): cpu {x} gpu {z}",
+                            q / cols,
+                            q % cols
+                        );
+                    }
+                }
+            }
+            // the plain product shares the kernel (no scalings)
+            let mut want = cpu.dense_new(n, cols, 0.0f32).unwrap();
+            ops::mxm_dense(&cpu, &mut want, s, &am, &y, &Desc::new()).unwrap();
+            let mut got = gpu.dense_new(n, cols, f32::NAN).unwrap();
+            ops::mxm_dense(gpu, &mut got, s, &ga, &gy, &Desc::new()).unwrap();
+            let g = gpu.download_dense(&got).unwrap();
+            let same = want
+                .as_slice()
+                .iter()
+                .zip(g.as_slice())
+                .all(|(x, z)| x.to_bits() == z.to_bits());
+            assert!(same, "n {n} {fmt:?}: mxm_dense differs from the CPU");
+        }
+    }
+}
