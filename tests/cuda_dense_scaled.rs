@@ -1,11 +1,12 @@
 //! `ext::mxm_dense_scaled` (`C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias`) on the
 //! CUDA backend: the quickcheck property of `tests/ops_dense_scaled.rs`
 //! (against the plain reference, every format, each vector absent, full or
-//! partial), and the fused kernel (`csr_mxm_dense_scaled`: CSR, full vectors)
-//! against the CPU backend bit for bit on larger matrices: hub rows of
-//! thousands of entries (many rounds of gathers), empty rows, 1 to 64
-//! columns, a GCN layer's `D^-1/2 (A + I) D^-1/2 Y + bias`; and the
-//! plain `mxm_dense` on CSR, which shares the kernel.
+//! partial), and the fused kernels (CSR, full vectors) against the CPU
+//! backend bit for bit on larger matrices: hub rows of thousands of entries
+//! (many rounds of gathers), empty rows, 1 to 64 columns, a GCN layer's
+//! `D^-1/2 (A + I) D^-1/2 Y + bias`, rows short on average (a row's entries
+//! in rounds, `csr_mxm_dense_rounds`) and long (one after another,
+//! `csr_mxm_dense`); and the plain `mxm_dense` on CSR, which shares them.
 //!
 //! Every device buffer starts poisoned (0xFF bytes), so an element no kernel
 //! wrote shows up as a difference. Without a GPU each test prints a SKIPPED
@@ -83,6 +84,7 @@ fn fused_matches_cpu_bit_for_bit() {
         (5003, 0.002, 16),
         (1031, 0.01, 64),
         (700, 0.02, 1),
+        (900, 0.12, 5),
     ] {
         let a = Matrix::from_triplets(n, n, graph(&mut rng, n, p)).unwrap();
         let d: Vec<f32> = (0..n).map(|_| rng.gen_range(0.01f32..1.0)).collect();

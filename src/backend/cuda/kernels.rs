@@ -135,7 +135,7 @@ pub(crate) const SR_PLAIN: [&str; 8] = [
     "csr_mxm_reduce_dot",
     "csr_mxm_merge",
     "csr_mxm_dense",
-    "csr_mxm_dense_scaled",
+    "csr_mxm_dense_rounds",
 ];
 /// Per-tile-size entries of `push_<semiring>_<type>`.
 pub(crate) const PUSH_TILED: [&str; 2] = ["b2sr_push", "b2sr_push_seg"];

@@ -42,12 +42,13 @@ super::kernels! {
         b_rowptr: DevPtr<u32>, b_colidx: DevPtr<u32>, b_vals: DevPtr<T>, cursor: DevPtr<u32>,
         counts: DevPtr<u32>, total: DevPtr<u64>, c_rowptr: DevPtr<u32>, c_colidx: DevPtr<u32>,
         c_vals: DevPtr<T>);
-    /// `C = A ⊕.⊗ B` with `A` CSR and `B`, `C` dense row-major.
-    fn csr_mxm_dense(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, nrows: u64,
-        b: DevPtr<T>, nf: u64, c: DevPtr<T>);
     /// `C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias` with `A` CSR and `B`, `C`
-    /// dense row-major (`l`, `r`, `bias` null where absent).
-    fn csr_mxm_dense_scaled(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>,
+    /// dense row-major (`l`, `r`, `bias` null where absent), a row's entries
+    /// one after another.
+    fn csr_mxm_dense(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, nrows: u64,
+        b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>, c: DevPtr<T>);
+    /// The same, a row's entries in rounds of 16 (short rows, few threads).
+    fn csr_mxm_dense_rounds(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>,
         nrows: u64, b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>,
         c: DevPtr<T>);
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
