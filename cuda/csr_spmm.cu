@@ -15,12 +15,15 @@
 // - `csr_mxm_dense`: one entry after another (many threads in flight hide
 //   the loads where rows are long);
 // - `csr_mxm_dense_rounds`: CSR_SPMM_ROUND entries at a time, their gathers
-//   issued together, then folded in order, the next round's columns loading
-//   meanwhile (where rows are short and threads few, a hub row's chain of
-//   dependent loads was the whole kernel: Cora's row of 168 entries).
+//   issued together, then folded in order, the next round's columns and
+//   values loading meanwhile (where rows are short and threads few, a hub
+//   row's chain of dependent loads was the whole kernel: Cora's row of 168
+//   entries).
 #include "semiring.cuh"
 
-#define CSR_SPMM_ROUND 16
+// Entries a round: 16 for 4-byte values, 8 for 8-byte ones (at 16 their
+// arrays spill: MAX.TIMES on u64).
+#define CSR_SPMM_ROUND (sizeof(T) > 4 ? 8 : 16)
 
 // Entries [p0, p0 + CSR_SPMM_ROUND) of a row ending at e: columns and values.
 __device__ __forceinline__ void csr_spmm_round(const u32* __restrict__ colidx, const T* __restrict__ vals, u32 p0,
