@@ -279,6 +279,23 @@ pub trait Backend: Sized + Send + Sync {
     ) -> Result<Self::Vector<T>>;
     /// A new dense matrix filled with `value`.
     fn dense_new<T: Scalar>(&self, nrows: usize, ncols: usize, value: T) -> Result<Self::Dense<T>>;
+    /// A new dense matrix for an operation to write whole (an output with
+    /// no accumulator): its values are unspecified until then. The default
+    /// fills it with zeros; a device backend may skip the fill.
+    ///
+    /// ```
+    /// use bitgraphblas::{algebra::PlusTimes, ops, Backend, Cpu, DenseMatrix};
+    /// let cpu = Cpu::new();
+    /// let a = DenseMatrix::from_vec(1, 2, vec![1.0f32, 2.0])?;
+    /// let w = DenseMatrix::from_vec(2, 1, vec![3.0f32, 4.0])?;
+    /// let mut y = cpu.dense_for_output::<f32>(1, 1)?;
+    /// ops::dense_mxm(&cpu, &mut y, PlusTimes::<f32>::new(), &a, &w)?;
+    /// assert_eq!(y.as_slice(), &[11.0]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn dense_for_output<T: Scalar>(&self, nrows: usize, ncols: usize) -> Result<Self::Dense<T>> {
+        self.dense_new(nrows, ncols, T::zero())
+    }
     /// The matrix in another format (packing into B2SR happens on this backend).
     fn convert<T: Scalar>(&self, m: &Self::Matrix<T>, format: Format) -> Result<Self::Matrix<T>>;
     /// The same entries in another vector format.

@@ -69,11 +69,10 @@ pub fn mxm_dense_scaled_generic<B: Backend, S: Semiring>(
     scales: DenseScales<'_, B, S::T>,
 ) -> Result<()> {
     let (m, k, n) = (a.nrows(), a.ncols(), bd.ncols());
-    let zero = semiring.zero();
     let scaled;
     let input = match scales.right {
         Some(r) => {
-            let mut t = b.dense_new(k, n, zero)?;
+            let mut t = b.dense_for_output(k, n)?;
             b.scale_dense_rows(&mut t, semiring.mul_op(), r, bd)?;
             scaled = t;
             &scaled
@@ -82,12 +81,12 @@ pub fn mxm_dense_scaled_generic<B: Backend, S: Semiring>(
     };
     b.mxm_dense(c, NoAccum, semiring, a, input, Flags::default())?;
     if let Some(l) = scales.left {
-        let mut t = b.dense_new(m, n, zero)?;
+        let mut t = b.dense_for_output(m, n)?;
         b.scale_dense_rows(&mut t, semiring.mul_op(), l, c)?;
         *c = t;
     }
     if let Some(bias) = scales.bias {
-        let mut t = b.dense_new(m, n, zero)?;
+        let mut t = b.dense_for_output(m, n)?;
         b.scale_dense_cols(&mut t, semiring.add_op(), c, bias)?;
         *c = t;
     }

@@ -206,7 +206,7 @@ impl<B: Backend> GnnGraph<B> {
         let d = Self::need("D^-1/2", &self.dinv_sqrt)?;
         let ahat = Self::need("A + I", &self.ahat)?;
         let (n, k) = shape(y);
-        let mut s = b.dense_new(n, k, 0.0f32)?;
+        let mut s = b.dense_for_output::<f32>(n, k)?;
         let scales = DenseScales {
             left: Some(d),
             right: Some(d),
@@ -220,7 +220,7 @@ impl<B: Backend> GnnGraph<B> {
     pub fn sum(&self, b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
         let a = Self::need("A", &self.adj)?;
         let (n, k) = shape(y);
-        let mut p = b.dense_new(n, k, 0.0f32)?;
+        let mut p = b.dense_for_output::<f32>(n, k)?;
         ops::mxm_dense(b, &mut p, PlusTimes::<f32>::new(), a, y, &Desc::new())?;
         Ok(p)
     }
@@ -233,7 +233,7 @@ impl<B: Backend> GnnGraph<B> {
         let inv = Self::need("D^-1", &self.inv_deg)?;
         let a = Self::need("A", &self.adj)?;
         let (n, k) = shape(y);
-        let mut s = b.dense_new(n, k, 0.0f32)?;
+        let mut s = b.dense_for_output::<f32>(n, k)?;
         let scales = DenseScales {
             left: Some(inv),
             ..DenseScales::default()

@@ -99,7 +99,7 @@ impl<B: Backend> Linear<B> {
                 }))
             }
         };
-        let mut y = b.dense_new(n, self.out(), 0.0f32)?;
+        let mut y = b.dense_for_output::<f32>(n, self.out())?;
         match x {
             Act::Dense(d) => ops::dense_mxm(b, &mut y, PlusTimes::<f32>::new(), d, &self.weight)?,
             Act::Sparse(m) => ops::mxm_dense(
@@ -151,7 +151,7 @@ impl<B: Backend> Bias<B> {
     /// `y + bias` (row by row).
     pub fn add(&self, b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
         let (n, k) = shape(y);
-        let mut z = b.dense_new(n, k, 0.0f32)?;
+        let mut z = b.dense_for_output::<f32>(n, k)?;
         ops::scale_dense_cols(b, &mut z, Plus, y, &self.bias)?;
         Ok(z)
     }
@@ -160,7 +160,7 @@ impl<B: Backend> Bias<B> {
 /// `max(y, 0)`.
 pub fn relu<B: Backend>(b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
     let (n, k) = shape(y);
-    let mut z = b.dense_new(n, k, 0.0f32)?;
+    let mut z = b.dense_for_output::<f32>(n, k)?;
     ops::apply_dense(b, &mut z, BindSecond(Max, 0.0f32), y)?;
     Ok(z)
 }
@@ -168,7 +168,7 @@ pub fn relu<B: Backend>(b: &B, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
 /// `y + z`.
 pub fn add<B: Backend>(b: &B, y: &B::Dense<f32>, z: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
     let (n, k) = shape(y);
-    let mut s = b.dense_new(n, k, 0.0f32)?;
+    let mut s = b.dense_for_output::<f32>(n, k)?;
     ops::ewise_dense(b, &mut s, Plus, y, z)?;
     Ok(s)
 }
@@ -216,7 +216,7 @@ impl<B: Backend> BinLinear<B> {
     /// `BMM.?BF`: `(x sign(W)) * scale`, f32.
     pub fn scaled(&self, b: &B, x: Act<'_, B>) -> GnnResult<B::Dense<f32>> {
         let (input, semiring) = x.bit_input()?;
-        let mut y = b.dense_new(input.shape().0, self.out(), 0.0f32)?;
+        let mut y = b.dense_for_output::<f32>(input.shape().0, self.out())?;
         let out = BitOutput::Scaled {
             out: &mut y,
             scales: Scales {
@@ -341,7 +341,7 @@ impl<B: Backend> QLinear<B> {
 
     /// `deq(x) deq(Q(W))`, f32.
     pub fn apply(&self, b: &B, x: &BitPlanes<B>) -> GnnResult<B::Dense<f32>> {
-        let mut y = b.dense_new(x.nrows(), self.out(), 0.0f32)?;
+        let mut y = b.dense_for_output::<f32>(x.nrows(), self.out())?;
         let out = BitOutput::Scaled {
             out: &mut y,
             scales: Scales::default(),

@@ -589,7 +589,7 @@ impl<B: BackendExt> Network<B> {
     /// The predicted class of every node: the column of each row's
     /// largest logit (the first on ties), on the host.
     pub fn predict(&self, b: &B, logits: &B::Dense<f32>) -> GnnResult<Vec<u32>> {
-        let mut p = b.dense_new(shape(logits).0, 1, 0u32)?;
+        let mut p = b.dense_for_output::<u32>(shape(logits).0, 1)?;
         ops::argmax_rows(b, &mut p, logits)?;
         Ok(b.download_dense(&p)?.into_vec())
     }

@@ -89,6 +89,18 @@ impl Backend for CudaBackend {
         Ok(CudaDense { nrows, ncols, data })
     }
 
+    /// No fill: the buffer as allocated (0xFF bytes in poison mode).
+    fn dense_for_output<T: Scalar>(&self, nrows: usize, ncols: usize) -> Result<CudaDense<T>> {
+        let len = nrows
+            .checked_mul(ncols)
+            .ok_or_else(|| crate::Error::TooLarge {
+                what: "dense matrix",
+                detail: format!("{nrows} x {ncols} elements exceed the address space"),
+            })?;
+        let data = self.dev.alloc(len)?;
+        Ok(CudaDense { nrows, ncols, data })
+    }
+
     fn convert<T: Scalar>(&self, m: &CudaMatrix<T>, format: Format) -> Result<CudaMatrix<T>> {
         self.convert_op(m, format)
     }
