@@ -3,7 +3,7 @@
 //! modules, and `B` dense, the accumulation into `C`, and dense times dense
 //! (`cuda/dense_mxm.cu`).
 
-use super::codes::accum_code;
+use super::codes::{accum_code, op_code};
 use super::csr::CsrRef;
 use super::device::{bits_of, DevPtr};
 use super::launch::{dense, sr, vec, Launch, Sr, Tiles};
@@ -24,6 +24,12 @@ use crate::scalar::Scalar;
 /// was the one-by-one kernel's whole time), the one-by-one loop as fast or
 /// faster at 490 entries a row (the Reddit-size graph).
 const ROUNDS_MEAN_ROW: usize = 64;
+
+/// Whether CSR times dense walks `a`'s rows in rounds (short rows on
+/// average) rather than one entry after another.
+fn walks_in_rounds<T: Scalar>(a: &CsrRef<T>) -> bool {
+    a.nnz <= ROUNDS_MEAN_ROW * a.nrows
+}
 
 impl CudaBackend {
     /// The `mxm_dense` entry point: `C = accum(C, op(A) ⊕.⊗ B)` on the B2SR
@@ -113,6 +119,23 @@ impl CudaBackend {
         };
         let r = self.csr_input(a, false)?;
         self.dense_output(c, r.nrows, b.ncols)?;
+        // Long rows (the one-by-one kernel): B scaled in a pass of its own,
+        // read by many rows after, rather than r_j gathered beside every
+        // row of B a thread reads (the same products, so the same values).
+        if let (false, Some(rv), Ok(_)) = (
+            walks_in_rounds(&r),
+            scales.right,
+            op_code::<S::T, S::Mul>("mxm_dense_scaled"),
+        ) {
+            let mut scaled = CudaDense {
+                nrows: b.nrows,
+                ncols: b.ncols,
+                data: self.dev.alloc(b.nrows * b.ncols)?,
+            };
+            self.scale_dense_op::<S::T, S::Mul>("mxm_dense_scaled", &mut scaled, rv, b, true)?;
+            let none = DevPtr::null();
+            return self.csr_spmm(id, &r, &scaled, [left, none, bias], c.data.ptr());
+        }
         self.csr_spmm(id, &r, b, [left, right, bias], c.data.ptr())
     }
 
@@ -128,7 +151,7 @@ impl CudaBackend {
         [left, right, bias]: [DevPtr<T>; 3],
         out: DevPtr<T>,
     ) -> Result<()> {
-        let kernel = if a.nnz <= ROUNDS_MEAN_ROW * a.nrows {
+        let kernel = if walks_in_rounds(a) {
             sr::csr_mxm_dense_rounds
         } else {
             sr::csr_mxm_dense
