@@ -26,6 +26,10 @@ use super::transfer::Staging;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 
+/// Set (to anything) to have each kernel module's first use in a process
+/// print what it cost on standard error (see [`Dev::module`]).
+pub const TRACE_MODULES_ENV: &str = "BITGRAPHBLAS_TRACE_MODULES";
+
 /// A driver error as our error.
 pub(crate) fn drv(op: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
     move |e| Error::Cuda {
@@ -189,6 +193,9 @@ pub(crate) struct Dev {
     kernel_cache: KernelCache,
     /// The NVRTC version, part of every cache key.
     nvrtc: (i32, i32),
+    /// `BITGRAPHBLAS_TRACE_MODULES` set: each module's first use says on
+    /// standard error what it cost ([`Dev::module`]).
+    trace_modules: bool,
     funcs: Mutex<HashMap<String, CudaFunction>>,
     poison: AtomicBool,
     /// Limits of the fused BFS's one-block levels (`visit.rs`): the most
@@ -312,6 +319,7 @@ impl Dev {
             modules: Mutex::new(HashMap::new()),
             kernel_cache: KernelCache::from_env(),
             nvrtc: nvrtc_version(),
+            trace_modules: std::env::var_os(TRACE_MODULES_ENV).is_some(),
             funcs: Mutex::new(HashMap::new()),
             poison: AtomicBool::new(false),
             bfs_block: [
@@ -348,20 +356,42 @@ impl Dev {
         self.poison.store(on, Ordering::Relaxed);
     }
 
+    /// Module `id`, from the kernel cache or compiled, loaded once per
+    /// process. With `BITGRAPHBLAS_TRACE_MODULES` set, a first use prints
+    /// one line to standard error: the module, its size, and the
+    /// milliseconds spent keying, reading or compiling, and loading it.
     pub fn module(&self, id: ModuleId) -> Result<Arc<CudaModule>> {
         let mut m = self.modules.lock().expect("module cache lock");
         if let Some(x) = m.get(&id) {
             return Ok(x.clone());
         }
+        let t0 = std::time::Instant::now();
         let spec: ModuleSpec = id.spec();
         let key = KernelCache::key(&spec, self.arch, self.nvrtc);
-        let cubin = self
-            .kernel_cache
-            .get_or_compile(&spec, &key, || compile_cubin(&spec, self.arch))?;
+        let t_key = t0.elapsed();
+        let compiled = std::cell::Cell::new(false);
+        let cubin = self.kernel_cache.get_or_compile(&spec, &key, || {
+            compiled.set(true);
+            compile_cubin(&spec, self.arch)
+        })?;
+        let t_code = t0.elapsed();
+        let size = cubin.len();
         let module = self
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
             .map_err(drv("load module"))?;
+        if self.trace_modules {
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            eprintln!(
+                "module {}: {} KiB, key {:.2} ms, {} {:.2} ms, load {:.2} ms",
+                spec.name,
+                size.div_ceil(1024),
+                ms(t_key),
+                if compiled.get() { "compile" } else { "cache" },
+                ms(t_code - t_key),
+                ms(t0.elapsed() - t_code)
+            );
+        }
         m.insert(id, module.clone());
         Ok(module)
     }
