@@ -52,6 +52,18 @@ pub use container::{
 pub use error::{Error, Result};
 pub use ext::BackendExt;
 pub use scalar::{Scalar, ScalarType};
+
+/// Set (to anything) to have start-up costs reported on standard error: on
+/// the CUDA backend each kernel module's and kernel's first use in a process
+/// (its size, and the milliseconds spent keying, reading or compiling and
+/// loading it); the command line adds its own phases (opening the device,
+/// building the graph, preparing it for the algorithm).
+pub const TRACE_ENV: &str = "BITGRAPHBLAS_TRACE";
+
+/// Whether [`TRACE_ENV`] is set.
+pub fn tracing() -> bool {
+    std::env::var_os(TRACE_ENV).is_some()
+}
 pub use storage::{BitLayout, BitMatrix, DenseMatrix, TileSize};
 
 /// The README's example, compiled and run as a doctest.

@@ -611,8 +611,18 @@ fn cuda_job(_: &Input, _: Job, _: &Common, _: &Output<'_>, _: &Limits) -> AnyRes
 
 #[cfg(feature = "cuda")]
 fn cuda_job(input: &Input, job: Job, c: &Common, out: &Output<'_>, lim: &Limits) -> AnyResult<()> {
+    let t0 = Instant::now();
     let gpu = bitgraphblas::CudaBackend::new(0).map_err(|e| format!("--backend cuda: {e}"))?;
+    trace_phase("open the device", t0);
     job_on(&gpu, input, job, c, out, lim)
+}
+
+/// With `BITGRAPHBLAS_TRACE` set, how long a phase since `t0` took, on
+/// standard error (beside the library's own trace lines).
+fn trace_phase(what: &str, t0: Instant) {
+    if bitgraphblas::tracing() {
+        eprintln!("phase {what}: {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
+    }
 }
 
 /// Seconds as JSON.
@@ -666,8 +676,12 @@ where
                     t => Format::B2sr(t),
                 };
                 let weights = (!loaded.pattern).then(|| loaded.matrix.clone());
+                let t0 = Instant::now();
                 let g = alg::Graph::new(b, pattern, weights, format)?;
+                trace_phase("build the graph", t0);
+                let t0 = Instant::now();
                 g.prepare(job.algorithm())?;
+                trace_phase("prepare it", t0);
                 let name = match g.format() {
                     Format::B2sr(t) => t.to_string(),
                     _ => "csr".to_string(),

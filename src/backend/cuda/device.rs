@@ -26,10 +26,6 @@ use super::transfer::Staging;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 
-/// Set (to anything) to have each kernel module's first use in a process
-/// print what it cost on standard error (see [`Dev::module`]).
-pub const TRACE_MODULES_ENV: &str = "BITGRAPHBLAS_TRACE_MODULES";
-
 /// A driver error as our error.
 pub(crate) fn drv(op: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
     move |e| Error::Cuda {
@@ -193,9 +189,9 @@ pub(crate) struct Dev {
     kernel_cache: KernelCache,
     /// The NVRTC version, part of every cache key.
     nvrtc: (i32, i32),
-    /// `BITGRAPHBLAS_TRACE_MODULES` set: each module's first use says on
-    /// standard error what it cost ([`Dev::module`]).
-    trace_modules: bool,
+    /// [`crate::TRACE_ENV`] set: each module's and kernel's first use says
+    /// on standard error what it cost ([`Dev::module`], [`Dev::func`]).
+    trace: bool,
     funcs: Mutex<HashMap<String, CudaFunction>>,
     poison: AtomicBool,
     /// Limits of the fused BFS's one-block levels (`visit.rs`): the most
@@ -319,7 +315,7 @@ impl Dev {
             modules: Mutex::new(HashMap::new()),
             kernel_cache: KernelCache::from_env(),
             nvrtc: nvrtc_version(),
-            trace_modules: std::env::var_os(TRACE_MODULES_ENV).is_some(),
+            trace: crate::tracing(),
             funcs: Mutex::new(HashMap::new()),
             poison: AtomicBool::new(false),
             bfs_block: [
@@ -357,7 +353,7 @@ impl Dev {
     }
 
     /// Module `id`, from the kernel cache or compiled, loaded once per
-    /// process. With `BITGRAPHBLAS_TRACE_MODULES` set, a first use prints
+    /// process. With [`crate::TRACE_ENV`] set, a first use prints
     /// one line to standard error: the module, its size, and the
     /// milliseconds spent keying, reading or compiling, and loading it.
     pub fn module(&self, id: ModuleId) -> Result<Arc<CudaModule>> {
@@ -380,7 +376,7 @@ impl Dev {
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
             .map_err(drv("load module"))?;
-        if self.trace_modules {
+        if self.trace {
             let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
             eprintln!(
                 "module {}: {} KiB, key {:.2} ms, {} {:.2} ms, load {:.2} ms",
@@ -396,17 +392,25 @@ impl Dev {
         Ok(module)
     }
 
-    /// The kernel `base` (`_k<k>`) of module `id`, compiled on first use.
+    /// The kernel `base` (`_k<k>`) of module `id`, compiled on first use
+    /// (with [`crate::TRACE_ENV`] set, the time its lookup took is printed).
     pub fn func(&self, id: ModuleId, base: &str, k: Option<usize>) -> Result<CudaFunction> {
         let name = id.entry(base, k);
         if let Some(f) = self.funcs.lock().expect("func cache lock").get(&name) {
             return Ok(f.clone());
         }
         let module = self.module(id)?;
+        let t0 = std::time::Instant::now();
         let f = module.load_function(&name).map_err(|e| Error::Cuda {
             op: "load function",
             detail: format!("{name}: {e}"),
         })?;
+        if self.trace {
+            eprintln!(
+                "kernel {name}: load {:.2} ms",
+                t0.elapsed().as_secs_f64() * 1e3
+            );
+        }
         self.funcs
             .lock()
             .expect("func cache lock")

@@ -98,7 +98,6 @@ pub use bits::CudaBits;
 #[doc(hidden)]
 pub use cache::CACHE_ENV;
 pub use csr::MaskPattern;
-pub use device::TRACE_MODULES_ENV;
 #[doc(hidden)]
 pub use mask::{DevB2srRef, DeviceBits};
 pub use mask::{DeviceMask, DeviceMatrixMask};
