@@ -17,12 +17,13 @@ use crate::ext::scaled::{mxm_dense_scaled_generic, DenseScales};
 use crate::scalar::Scalar;
 
 /// CSR times dense walks a row's entries in rounds (`csr_mxm_dense_rounds`:
-/// 16 entries, 8 for 8-byte values) where rows have at most this many entries on average, else one after
-/// another (`csr_mxm_dense`). Measured on an H200 (a thread per output, 7 to
-/// 128 columns, random columns): rounds 2.5x faster on graphs of 2,708 to
-/// 89,250 vertices with 4 to 10 entries a row (Cora's hub of 168 entries
-/// was the one-by-one kernel's whole time), the one-by-one loop as fast or
-/// faster at 490 entries a row (the Reddit-size graph).
+/// 16 entries, 8 for 8-byte values) where rows have at most this many
+/// entries on average, else one after another (`csr_mxm_dense`). Measured
+/// on an H200 (a thread per output, 7 to 128 columns, random columns):
+/// rounds 2.5x faster on graphs of 2,708 to 89,250 vertices with 4 to 10
+/// entries a row (Cora's hub of 168 entries was the one-by-one kernel's
+/// whole time), the one-by-one loop as fast or faster at 490 entries a row
+/// (the Reddit-size graph).
 const ROUNDS_MEAN_ROW: usize = 64;
 
 /// Whether CSR times dense walks `a`'s rows in rounds (short rows on
@@ -97,7 +98,9 @@ impl CudaBackend {
     }
 
     /// [`crate::ext::mxm_dense_scaled`]: one kernel (`csr_spmm`) where `A`
-    /// is CSR, the semiring has a kernel and the given vectors are full; [`mxm_dense_scaled_generic`] otherwise. `C` is written in place
+    /// is CSR, the semiring has a kernel and the given vectors are full
+    /// (where rows are long, after a pass that scales `B` by `r`);
+    /// [`mxm_dense_scaled_generic`] otherwise. `C` is written in place
     /// where it has the result's shape.
     pub(crate) fn mxm_dense_scaled_op<S: Semiring>(
         &self,
@@ -127,11 +130,7 @@ impl CudaBackend {
             scales.right,
             op_code::<S::T, S::Mul>("mxm_dense_scaled"),
         ) {
-            let mut scaled = CudaDense {
-                nrows: b.nrows,
-                ncols: b.ncols,
-                data: self.dev.alloc(b.nrows * b.ncols)?,
-            };
+            let mut scaled = crate::Backend::dense_for_output(self, b.nrows, b.ncols)?;
             self.scale_dense_op::<S::T, S::Mul>("mxm_dense_scaled", &mut scaled, rv, b, true)?;
             let none = DevPtr::null();
             return self.csr_spmm(id, &r, &scaled, [left, none, bias], c.data.ptr());
