@@ -342,9 +342,8 @@ template <bool CLAMP> __device__ __forceinline__ i32 lin_staged(u32 alpha, u32 c
 // 2 tig, 2 tig + 1 of each n fragment (adjacent: their terms load in pairs);
 // for bits it gathers them at bit 8 nf + x of a 64-bit row word, shifts by
 // 2 tig, and the quad ORs its four parts.
-template <int WM, int MF, int NF, int OUT, bool CLAMP>
-__device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4],
-                                                const TileTerms<16 * MF * WM, 16 * NF>& tt, u64 row0, u64 col0,
+template <int WM, int MF, int NF, int OUT, bool CLAMP, class TT>
+__device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4], const TT& tt, u64 row0, u64 col0,
                                                 int wm, int wn, int lane, u64 m, u64 n, u64 out_w64, void* out,
                                                 const Epi& e) {
   const int gid = lane >> 2, tig = lane & 3;
@@ -518,6 +517,162 @@ __device__ __forceinline__ void bmm_tc(const Planes& ap, const Planes& wp, int n
     cc.next(nk, NB, NC);
   }
   cp_async_wait<0>();
+}
+
+// ---- the warpgroup tensor-core kernel (sm_90a) ------------------------------------------
+
+// `bits_bmm_wg_<out>`: plain products on Hopper's warpgroup MMA (`wgmma`
+// m64n256k256 .and.popc, PTX ISA "Asynchronous Warpgroup Level Matrix
+// Multiply-Accumulate"), which reads both operands from shared memory itself:
+// no fragment loads and no mma issue stream beside the copies, so two warps
+// a scheduler keep the tensor cores busy where `bits_bmm_tc*` (mma.sync) is
+// bound by its own instruction latencies (ncu on an H200: 2 warps a
+// scheduler, 0.47 eligible, tensor pipe 36%). Tiles of 128 x 256 outputs, two
+// warpgroups of 64 x 256 (128 accumulators a thread); the same persistent
+// grid, cursor, copies and epilogue as `bmm_tc` (`Tc<4, 2, 16>` is the same
+// 128 + 256 lines of 1024 bits a stage, copied by 256 threads). The stage's
+// 128-byte lines with chunk c at c ^ (line % 8) are exactly wgmma's 128-byte
+// swizzle, so a K-major descriptor (8-line groups 1024 bytes apart) reads
+// them as copied; a 256-bit k step is 32 bytes further along the lines.
+// Products are asynchronous: a stage is copied into again two steps after
+// its products were issued (waited for then), so the copies run WG_STAGES -
+// 2 steps ahead.
+#define WG_STAGES 4
+typedef Tc<4, 2, 16> Wg;  // the stage layout and copies (128 + 256 lines, 256 threads)
+// Shared memory (src/backend/cuda/bits/bmm.rs sizes it): WG_STAGES stages
+// from the first 1024-byte boundary (the swizzle's atom; up to 1008 bytes
+// skipped), then the tile's terms (`TileTerms<128, 256>`).
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// A K-major shared-memory matrix descriptor with the 128-byte swizzle: start
+// address, leading offset (unused by swizzled K-major; 1 by convention), 8-row
+// groups 1024 bytes apart, swizzle mode 1 (128 bytes) in bits 62-63.
+__device__ __forceinline__ u64 wg_desc(u32 addr) {
+  return (u64)((addr & 0x3FFFF) >> 4) | ((u64)1 << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
+}
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wg_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// d += popc(a & b) over a 64 x 256 by 256 x 256 product of the warpgroup, a
+// and b in shared memory; d[q][0][nf] holds columns 64 q + 8 nf .. + 7 as an
+// mma.sync m16n8 fragment of the warp's 16 rows would (warp w of the group:
+// rows 16 (w % 4) + gid, + 8).
+#define WG_F(q, f) "+r"(d[q][0][f][0]), "+r"(d[q][0][f][1]), "+r"(d[q][0][f][2]), "+r"(d[q][0][f][3])
+#define WG_Q(q) WG_F(q, 0), WG_F(q, 1), WG_F(q, 2), WG_F(q, 3), WG_F(q, 4), WG_F(q, 5), WG_F(q, 6), WG_F(q, 7)
+__device__ __forceinline__ void wg_mma_and(u32 (&d)[4][1][8][4], u64 da, u64 db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, %128, %129, p;\n}\n"
+      : WG_Q(0), WG_Q(1), WG_Q(2), WG_Q(3)
+      : "l"(da), "l"(db), "r"(1));
+}
+#endif
+
+// pa, pw: popc(a_i), popc(w_j) where the semiring needs them (else NULL),
+// counted beforehand by `bits_line_popc`: counted from the stages as
+// `bmm_tc` does, every tile would count its lines again (on an H200 at
+// 16384^3 that took the kernel from 75% to 52% of the mma.sync peak).
+template <int OUT>
+__device__ __forceinline__ void bmm_wg(const Planes& ap, const Planes& wp, u64 m, u64 n, u64 S, u64 out_w64,
+                                       void* out, const u32* pa, const u32* pw, const Epi& e) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint4 wg_smem[];
+  const u32 base = smem_u32(wg_smem), sb = (base + 1023) & ~1023u;
+  char* smem = (char*)wg_smem + (sb - base);
+  const TileTerms<Wg::BM, Wg::BN> tt{smem + WG_STAGES * Wg::STAGE};
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const u64 gm = (m + Wg::BM - 1) / Wg::BM, gn = (n + Wg::BN - 1) / Wg::BN, tiles = gm * gn;
+  if (blockIdx.x >= tiles) return;
+  const u32 mine = (u32)((tiles - 1 - blockIdx.x) / gridDim.x + 1);
+  const u32 nk = (u32)max((S + TC_KW - 1) / TC_KW, (u64)1);
+
+  u32 acc[4][1][8][4];
+  Cursor ld;
+  u64 lrow0, lcol0;
+  tile_origin(blockIdx.x, gm, gn, Wg::BM, Wg::BN, lrow0, lcol0);
+  const auto load = [&](int lst) {
+    if (ld.tl < mine) {
+      tc_load<4, 2, 16, false>(sb + lst * Wg::STAGE, ld, lrow0, lcol0, ap, wp, m, n, S);
+      if (ld.next(nk, 1, 1) && ld.tl < mine)
+        tile_origin(blockIdx.x + (u64)ld.tl * gridDim.x, gm, gn, Wg::BM, Wg::BN, lrow0, lcol0);
+    }
+    cp_async_commit();
+  };
+  int lst = 0, cst = 0;
+  for (; lst < WG_STAGES - 2; ++lst) load(lst);
+  // tile by tile, k chunk by k chunk (the copies run on across tiles): the
+  // accumulators are read only after the last products of a tile are waited
+  // for, outside the k loop, so the compiler keeps the products in flight
+  for (u32 tl = 0; tl < mine; ++tl) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+#pragma unroll
+      for (int nf = 0; nf < 8; ++nf)
+#pragma unroll
+        for (int x = 0; x < 4; ++x) acc[q][0][nf][x] = 0;
+    for (u32 kc = 0; kc < nk; ++kc) {
+      cp_async_wait<WG_STAGES - 3>();
+      // this thread's copies seen by the tensor cores' reads, then everyone's
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      __syncthreads();  // also: the products of two steps ago are done for all (waited below)
+      load(lst);
+      lst = lst + 1 == WG_STAGES ? 0 : lst + 1;
+      const u32 st = sb + cst * Wg::STAGE;
+      // every k step, also those past the lines' ends (zeros, counting
+      // nothing): no branch between the products
+      wg_fence();
+#pragma unroll
+      for (int ks = 0; ks < TC_KS; ++ks)
+        wg_mma_and(acc, wg_desc(st + (warp / 4) * 64 * TC_LINE + ks * 32), wg_desc(st + Wg::BM * TC_LINE + ks * 32));
+      wg_commit();
+      wg_wait<1>();  // the previous step's products are done: its stage is free after the next barrier
+      cst = cst + 1 == WG_STAGES ? 0 : cst + 1;
+    }
+    wg_wait<0>();
+    u64 row0, col0;
+    tile_origin(blockIdx.x + (u64)tl * gridDim.x, gm, gn, Wg::BM, Wg::BN, row0, col0);
+    const u32 pop_a = pa && tid < Wg::BM && row0 + tid < m ? pa[row0 + tid] : 0;
+    const u32 pop_w = pw && tid < Wg::BN && col0 + tid < n ? pw[col0 + tid] : 0;
+    tc_stage<Wg::BM, Wg::BN, MODE_LIN>(tt, pop_a, pop_w, row0, col0, m, n, e);
+    __syncthreads();
+    // each 64-column quarter as the tc kernel's warp column wn = q (NF = 8)
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      if (e.clamp)
+        tc_epilogue_lin<8, 1, 8, OUT, true>(acc[q], tt, row0, col0, warp, q, lane, m, n, out_w64, out, e);
+      else
+        tc_epilogue_lin<8, 1, 8, OUT, false>(acc[q], tt, row0, col0, warp, q, lane, m, n, out_w64, out, e);
+    }
+  }
+  cp_async_wait<0>();
+#endif
+}
+
+// out[i] = the sum over the nb planes p of popc(line i of plane p) << p, for
+// `lines` lines of S words: 8 lanes a line (64 bytes a load of the 8).
+extern "C" __global__ void bits_line_popc(PLANES_PARAM(p), int nb, u64 lines, u64 S, u32* out) {
+  const u32 group = 0xffu << (threadIdx.x & 24);  // the lanes of this thread's line
+  for (u64 t = gtid(); t < lines * 8; t += gthreads()) {  // whole groups of 8 in or out
+    const u64 i = t / 8;
+    u32 c = 0;
+    for (int q = 0; q < nb; ++q)
+      for (u64 w = t % 8; w < S; w += 8) c += (u32)__popcll(p.p[q][i * S + w]) << q;
+    c += __shfl_xor_sync(group, c, 1);
+    c += __shfl_xor_sync(group, c, 2);
+    c += __shfl_xor_sync(group, c, 4);
+    if (t % 8 == 0) out[i] = c;
+  }
 }
 
 // ---- the popcount kernel (thin shapes) --------------------------------------------------
@@ -1197,6 +1352,18 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
 
 TC_ENTRIES(2)
 TC_ENTRIES(4)
+
+// The warpgroup kernel (plain products; on devices other than sm_90a an
+// empty body, never launched: src/backend/cuda/bits/bmm.rs).
+#define WG_ENTRY(NAME, OUT)                                                                                \
+  extern "C" __global__ void __launch_bounds__(256, 1)                                                     \
+      CAT(bits_bmm_wg, NAME)(PLANES_PARAM(ap), PLANES_PARAM(wp), u64 m, u64 n, u64 S, u64 out_w64, void* out, \
+                             const u32* pa, const u32* pw, EPI_PARAMS) {                                    \
+    bmm_wg<OUT>(ap, wp, m, n, S, out_w64, out, pa, pw, EPI_MAKE);                                           \
+  }
+WG_ENTRY(_counts, OUT_COUNTS)
+WG_ENTRY(_scaled, OUT_SCALED)
+WG_ENTRY(_bits, OUT_BITS)
 
 #define POPC_ENTRY(NAME, OUT, PLANES) \
   extern "C" __global__ void CAT(bits_bmm_popc, NAME)(BMM_PARAMS) { bmm_popc<OUT, PLANES>(BMM_ARGS); }

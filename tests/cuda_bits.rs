@@ -334,16 +334,24 @@ const SPARSE_SEMIRINGS: [BitSemiring; 3] = [
     BitSemiring::PLUS_LAND_SIGNED,
     BitSemiring::LorLand,
 ];
-const PATHS: [BmmPath; 5] = [
+const PATHS: [BmmPath; 6] = [
     BmmPath::Auto,
     BmmPath::Tc2,
     BmmPath::Tc4,
     BmmPath::Thin,
     BmmPath::Popcount,
+    BmmPath::Wg,
 ];
 /// The tensor-core paths (the thin-k kernel falls back to `Tc2` where w does
-/// not fit its shared memory, or bit planes have more than 1024 bits of k).
-const TC_PATHS: [BmmPath; 4] = [BmmPath::Auto, BmmPath::Tc2, BmmPath::Tc4, BmmPath::Thin];
+/// not fit its shared memory, or bit planes have more than 1024 bits of k;
+/// the warpgroup kernel to `Tc2` for bit planes).
+const TC_PATHS: [BmmPath; 5] = [
+    BmmPath::Auto,
+    BmmPath::Tc2,
+    BmmPath::Tc4,
+    BmmPath::Thin,
+    BmmPath::Wg,
+];
 const DEVICE_FORMATS: [Format; 5] = [
     Format::Csr,
     Format::B2sr(TileSize::T4),
@@ -454,7 +462,9 @@ fn bmm_f32_matches_cpu() {
 /// and 3,703 bits: 2 and 4 blocks, the last partial), 2049 bits into two
 /// chunks of columns, 8191 bits (8 blocks: w's 64 KB exactly), 64 output
 /// columns (one chunk), 600 (its w past 64 KB: `Tc2`), and more strips than
-/// its grid has warps.
+/// its grid has warps. The warpgroup kernel (`BmmPath::Wg`, and by shape
+/// where n passes 128 and w does not fit the thin kernel) on every shape,
+/// 5000 x 3000 x 1500 with more 128 x 256 tiles than its grid has blocks.
 #[test]
 fn bmm_large_tensor_core_shapes() {
     let Some((g, _l)) = gpu("bmm_large_tensor_core_shapes") else {
@@ -475,6 +485,7 @@ fn bmm_large_tensor_core_shapes() {
         (3000, 2049, 100),
         (600, 8191, 40),
         (2000, 700, 600),
+        (5000, 3000, 1500),
     ] {
         let a = random_bits(&mut r, m, k, BitLayout::RowMajor);
         let w = random_bits(&mut r, k, n, BitLayout::ColMajor);

@@ -204,7 +204,8 @@ pub(crate) struct Dev {
     /// temporary first: 0 by their rule, 1 always, 2 never.
     pub affine_prescale: AtomicU8,
     /// The kernel family of bit BMMs (`bits/mod.rs`): 0 by shape, 1 or 2
-    /// the tensor cores with 2 or 4 warps along m, 3 popcounts.
+    /// the tensor cores with 2 or 4 warps along m, 3 popcounts, 4 thin k,
+    /// 5 the warpgroup tensor cores.
     pub bmm_path: AtomicU8,
 }
 
@@ -215,7 +216,9 @@ fn arch_name(major: i32, minor: i32) -> &'static str {
         (8, 0) => "sm_80",
         (8, 6) => "sm_86",
         (8, 9) => "sm_89",
-        (9, 0) => "sm_90",
+        // the arch-specific target: Hopper's warpgroup MMA (`wgmma`) is
+        // only there (cuda/bits_bmm.cu)
+        (9, 0) => "sm_90a",
         (10, 0) => "sm_100",
         (12, 0) => "sm_120",
         (a, b) => Box::leak(format!("sm_{a}{b}").into_boxed_str()),

@@ -614,7 +614,7 @@ pub fn all_modules() -> Vec<ModuleSpec> {
     v
 }
 
-/// Compiles a module to PTX with NVRTC for `arch` (`"sm_90"`). Needs only
+/// Compiles a module to PTX with NVRTC for `arch` (`"sm_90a"`). Needs only
 /// libnvrtc (no GPU). A compile error carries the NVRTC log.
 pub fn compile_ptx(spec: &ModuleSpec, arch: &'static str) -> Result<String> {
     // cudarc panics when the library is missing: probe first.

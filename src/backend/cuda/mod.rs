@@ -209,7 +209,8 @@ impl CudaBackend {
     pub fn warm_kernel_cache(&self) -> Result<usize> {
         self.dev.warm_kernel_cache()
     }
-    /// The architecture kernels are compiled for (`"sm_90"`).
+    /// The architecture kernels are compiled for (`"sm_90a"` on an H100 or
+    /// H200: the arch-specific target, for the warpgroup MMA).
     pub fn arch(&self) -> &'static str {
         self.dev.arch
     }

@@ -103,7 +103,11 @@ impl CudaBackend {
     /// Whether the masked count runs on the tensor cores for tile size `k`.
     fn use_tensor_cores(&self, a: &DevB2sr) -> bool {
         let k = a.k;
-        let sm = self.dev.arch.trim_start_matches("sm_").parse::<u32>();
+        // "sm_90a": the number without the arch-specific suffix
+        let sm = self.dev.arch.trim_start_matches("sm_");
+        let sm = sm
+            .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+            .parse::<u32>();
         let capable = (k == 16 || k == 32) && sm.is_ok_and(|v| v >= 80);
         capable
             && match TENSOR_CORES.load(Ordering::Relaxed) {

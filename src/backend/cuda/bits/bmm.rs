@@ -21,14 +21,21 @@
 //!   multiprocessor: that shape writes far more than it computes, and the
 //!   taller tiles measured 5% faster there on an H100 (and no faster on
 //!   square products);
+//! - plain products (not bit planes) with `n` past one tile column of
+//!   `bits_bmm_tc4_*`, on an sm_90a device (H100, H200): `bits_bmm_wg_*`,
+//!   Hopper's warpgroup MMA (`wgmma`, 128 x 256 tiles, operands read by the
+//!   tensor cores from shared memory): on an H200 at 16384^3 about 1.7x the
+//!   mma.sync kernel (`docs/gpu-bmm-square-profile.md`);
 //! - f32 activations: `bits_bmm_f32_*` on the CUDA cores.
 //!
 //! The bit-plane BMM (`planes.rs`) runs through [`CudaBackend::bmm_launch`]
 //! with the `_planes` kernels (warp tiles of 64 x 32: blocks of 128 x 64 or
 //! 256 x 64).
 
+use super::super::device::DevPtr;
 use super::super::launch::bits::bmm::{self as k, BmmKernel};
-use super::super::launch::bits::Planes;
+use super::super::launch::bits::{Epi, Planes};
+use super::super::launch::Launch;
 use super::super::{CudaBackend, CudaDense};
 use super::epilogue::{Dequant, Kind, Linear, Target};
 use super::{need, BmmPath, CudaBits};
@@ -60,6 +67,8 @@ enum Family {
     Thin,
     /// `bits_bmm_tc<WM>_*` with WM warps along m.
     Tc(usize),
+    /// `bits_bmm_wg_*`.
+    Wg,
 }
 
 /// `[plain, planes][output kind]`.
@@ -99,6 +108,18 @@ const THIN: [[BmmKernel; 3]; 2] = [
         k::bits_bmm_thin_bits_planes,
     ],
 ];
+/// An entry of the warpgroup kernel (`bits_bmm_wg_*`).
+type WgKernel =
+    fn(Planes, Planes, u64, u64, u64, u64, DevPtr<u8>, DevPtr<u32>, DevPtr<u32>, Epi) -> Launch;
+/// Plain products only, by output kind.
+const WG: [WgKernel; 3] = [
+    k::bits_bmm_wg_counts,
+    k::bits_bmm_wg_scaled,
+    k::bits_bmm_wg_bits,
+];
+/// The warpgroup kernel's stages (`WG_STAGES`) and block tile (rows, columns).
+const WG_STAGES: usize = 4;
+const WG_TILE: (usize, usize) = (128, 256);
 const POPC: [[BmmKernel; 3]; 2] = [
     [
         k::bits_bmm_popc_counts,
@@ -182,11 +203,15 @@ impl CudaBackend {
         let k_blocks = o.stride.div_ceil(THIN_WORDS).max(1);
         let thin_w = o.nc * k_blocks * n.next_multiple_of(64) * THIN_LINE;
         let thin = (k_blocks == 1 || !o.planes) && thin_w <= THIN_W_BYTES;
+        // the warpgroup kernel: plain products on an sm_90a device
+        let wg = !o.planes && self.dev.arch == "sm_90a";
         let family = match self.bmm_path() {
             BmmPath::Auto if m <= 32 || n <= 32 => Family::Popcount,
             BmmPath::Auto | BmmPath::Thin if thin => Family::Thin,
             BmmPath::Auto if n <= bn && tiles(256) >= self.dev.sm_count as usize => Family::Tc(4),
-            BmmPath::Auto | BmmPath::Thin | BmmPath::Tc2 => Family::Tc(2),
+            BmmPath::Auto if wg && n > bn => Family::Wg,
+            BmmPath::Wg if wg => Family::Wg,
+            BmmPath::Auto | BmmPath::Thin | BmmPath::Tc2 | BmmPath::Wg => Family::Tc(2),
             BmmPath::Tc4 => Family::Tc(4),
             BmmPath::Popcount => Family::Popcount,
         };
@@ -209,8 +234,7 @@ impl CudaBackend {
         };
         // a persistent grid of `block` threads: as many blocks as fit at once,
         // at most `work`
-        let persistent = |f: BmmKernel, block: u32, smem: usize, work: usize| {
-            let launch = args(f);
+        let persistent = |launch: Launch, block: u32, smem: usize, work: usize| {
             let func = launch.func(&self.dev)?;
             let resident = self.dev.resident_blocks(&func, block, smem as u32)?;
             let grid = work.min(resident as usize) as u32;
@@ -229,14 +253,43 @@ impl CudaBackend {
             Family::Thin => {
                 let smem = thin_w + 16 * n.next_multiple_of(64);
                 let blocks = m.div_ceil(16).div_ceil(THIN_THREADS as usize / 32);
-                persistent(THIN[planes][kind], THIN_THREADS, smem, blocks)
+                persistent(args(THIN[planes][kind]), THIN_THREADS, smem, blocks)
             }
             Family::Tc(wm) => {
                 // the stages, then a tile's terms (`TileTerms`): two words a row, four a column
                 let bm = 64 * wm;
                 let smem = TC_STAGES * (bm + bn) * TC_LINE + (2 * bm + 4 * bn) * 4;
                 let f = if wm == 4 { TC4 } else { TC2 };
-                persistent(f[planes][kind], 64 * wm as u32, smem, tiles(bm))
+                persistent(args(f[planes][kind]), 64 * wm as u32, smem, tiles(bm))
+            }
+            Family::Wg => {
+                // the stages from a 1024-byte boundary (up to 1008 bytes
+                // skipped), then the tile's terms
+                let (bm, bn) = WG_TILE;
+                let smem = 1024 + WG_STAGES * (bm + bn) * TC_LINE + (2 * bm + 4 * bn) * 4;
+                let tiles = m.div_ceil(bm) * n.div_ceil(bn);
+                // popc(a_i), popc(w_j) counted once here, not by every tile
+                let pops = if o.need_pa || o.need_pw {
+                    Some(self.dev.alloc::<u32>(m + n)?)
+                } else {
+                    None
+                };
+                let (mut pa, mut pw) = (DevPtr::null(), DevPtr::null());
+                if let Some(p) = &pops {
+                    if o.need_pa {
+                        pa = p.ptr();
+                        k::bits_line_popc(o.a, 1, m as u64, o.stride as u64, pa)
+                            .run(&self.dev, m * 8)?;
+                    }
+                    if o.need_pw {
+                        pw = p.ptr().add(m);
+                        k::bits_line_popc(o.w, 1, n as u64, o.stride as u64, pw)
+                            .run(&self.dev, n * 8)?;
+                    }
+                }
+                let (s, w64) = (o.stride as u64, t.out_w64);
+                let launch = WG[kind](o.a, o.w, m as u64, n as u64, s, w64, t.out, pa, pw, t.epi);
+                persistent(launch, 256, smem, tiles)
             }
         }
     }

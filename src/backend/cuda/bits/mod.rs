@@ -113,6 +113,10 @@ pub enum BmmPath {
     Thin,
     /// Plain popcounts.
     Popcount,
+    /// Hopper's warpgroup tensor cores (`wgmma`, 128 x 256 block tiles) for
+    /// plain products on an sm_90a device; `Tc2` for bit planes or
+    /// elsewhere.
+    Wg,
 }
 
 /// `Err(InvalidArgument)` for `op` unless `ok`.
@@ -168,6 +172,7 @@ impl CudaBackend {
             BmmPath::Tc4 => 2,
             BmmPath::Popcount => 3,
             BmmPath::Thin => 4,
+            BmmPath::Wg => 5,
         };
         self.dev.bmm_path.store(v, Ordering::Relaxed);
     }
@@ -179,6 +184,7 @@ impl CudaBackend {
             2 => BmmPath::Tc4,
             3 => BmmPath::Popcount,
             4 => BmmPath::Thin,
+            5 => BmmPath::Wg,
             _ => BmmPath::Auto,
         }
     }

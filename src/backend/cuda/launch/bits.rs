@@ -128,7 +128,8 @@ pub(crate) mod bmm {
     use super::super::super::kernels::ModuleId;
     use super::{Epi, Planes};
 
-    /// A product entry of `bits_bmm` (they share one parameter list).
+    /// A product entry of `bits_bmm` (they share one parameter list, but for
+    /// the warpgroup kernel's).
     pub(crate) type BmmKernel = fn(
         Planes,
         Planes,
@@ -200,6 +201,18 @@ pub(crate) mod bmm {
         /// Thin k, bit planes: bits.
         fn bits_bmm_thin_bits_planes(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64,
             s: u64, out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
+        /// Warpgroup tensor cores (sm_90a), plain products: counts.
+        fn bits_bmm_wg_counts(ap: Planes, wp: Planes, m: u64, n: u64, s: u64, out_w64: u64,
+            out: DevPtr<u8>, pa: DevPtr<u32>, pw: DevPtr<u32>, epi: Epi);
+        /// Warpgroup tensor cores (sm_90a), plain products: scaled f32.
+        fn bits_bmm_wg_scaled(ap: Planes, wp: Planes, m: u64, n: u64, s: u64, out_w64: u64,
+            out: DevPtr<u8>, pa: DevPtr<u32>, pw: DevPtr<u32>, epi: Epi);
+        /// Warpgroup tensor cores (sm_90a), plain products: bits.
+        fn bits_bmm_wg_bits(ap: Planes, wp: Planes, m: u64, n: u64, s: u64, out_w64: u64,
+            out: DevPtr<u8>, pa: DevPtr<u32>, pw: DevPtr<u32>, epi: Epi);
+        /// The popcount of each line (planes weighted by 2^p), for the
+        /// warpgroup kernel's terms.
+        fn bits_line_popc(p: Planes, nb: i32, lines: u64, s: u64, out: DevPtr<u32>);
         /// Popcounts (thin shapes): counts.
         fn bits_bmm_popc_counts(ap: Planes, wp: Planes, nb: i32, nc: i32, m: u64, n: u64, s: u64,
             out_w64: u64, out: DevPtr<u8>, need_pa: bool, need_pw: bool, epi: Epi);
