@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compiles every CUDA kernel with NVRTC for sm_90 and checks ptxas for spills,
+# Compiles every CUDA kernel with NVRTC for sm_90a (H100, H200) and checks ptxas for spills,
 # on a machine without a GPU. Installs the NVRTC and ptxas wheels from PyPI
 # into .ci/cuda-tools (gitignored) on first use.
 set -euo pipefail
