@@ -128,6 +128,35 @@ template <class T> __device__ __forceinline__ void store_pair(T* out, u64 i, u64
   }
 }
 
+// Writes a quad's values of two adjacent n fragments (16 columns from j0) of
+// rows[0] and rows[1], 16 bytes a store: v[f][h][x] is this thread's value of
+// fragment f, row h, column 8 f + 2 tig + x. The quad's neighbours swap one
+// column pair, so that a thread holds four adjacent columns of its row: even
+// tig 2 tig .. 2 tig + 3 of fragment 0, odd tig 2 tig - 2 .. 2 tig + 1 of
+// fragment 1 (half the stores of `store_pair`, each 64 bytes of a row with
+// its neighbour's). Every thread of the warp calls it (shuffles).
+__device__ __forceinline__ void store_quads(const u32 (&v)[2][2][2], u64 j0, const u64 (&rows)[2], int tig, u64 m,
+                                            u64 n, void* out) {
+  const bool odd = tig & 1;
+  const u64 j = j0 + (odd ? 2 * tig + 6 : 2 * tig);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const u32 r0 = __shfl_xor_sync(FULL_MASK, odd ? v[0][h][0] : v[1][h][0], 1);
+    const u32 r1 = __shfl_xor_sync(FULL_MASK, odd ? v[0][h][1] : v[1][h][1], 1);
+    const uint4 q = odd ? make_uint4(r0, r1, v[1][h][0], v[1][h][1]) : make_uint4(v[0][h][0], v[0][h][1], r0, r1);
+    if (rows[h] >= m) continue;
+    u32* o = (u32*)out + rows[h] * n + j;
+    if (j + 3 < n && (n & 3) == 0) {
+      __stcs((uint4*)o, q);
+    } else {
+      if (j < n) __stcs(o, q.x);
+      if (j + 1 < n) __stcs(o + 1, q.y);
+      if (j + 2 < n) __stcs(o + 2, q.z);
+      if (j + 3 < n) __stcs(o + 3, q.w);
+    }
+  }
+}
+
 // ---- the tensor-core kernel -----------------------------------------------------------
 
 // WM warps along m (16 MF rows each), 2 along n (8 NF columns each).
@@ -336,12 +365,28 @@ template <bool CLAMP> __device__ __forceinline__ i32 lin_staged(u32 alpha, u32 c
   return CLAMP ? (c > 0 ? 1 : 0) : (i32)(alpha * c + ra + cw);
 }
 
+// (f32)v rs cs (+ cb) of a thread's two columns jl, jl + 1 of a tile, from
+// the staged terms (the bias added only where given, so a -0 stays -0).
+template <class TT>
+__device__ __forceinline__ float2 tc_scaled(const TT& tt, int jl, i32 v0, i32 v1, f32 rs, bool bias) {
+  const float2 cs = *(const float2*)(tt.cs() + jl);
+  f32 s0 = __fmul_rn(__fmul_rn((f32)v0, rs), cs.x), s1 = __fmul_rn(__fmul_rn((f32)v1, rs), cs.y);
+  if (bias) {
+    const float2 cb = *(const float2*)(tt.cb() + jl);
+    s0 = __fadd_rn(s0, cb.x);
+    s1 = __fadd_rn(s1, cb.y);
+  }
+  return make_float2(s0, s1);
+}
+
 // The warp's outputs of the tile at (row0, col0) over a semiring (MODE_LIN),
 // from its fragments and the staged terms: per output an integer multiply-add,
 // and for f32 or bits two products and a compare. A thread holds columns
 // 2 tig, 2 tig + 1 of each n fragment (adjacent: their terms load in pairs);
-// for bits it gathers them at bit 8 nf + x of a 64-bit row word, shifts by
-// 2 tig, and the quad ORs its four parts.
+// counts and f32 leave 16 bytes a store (`store_quads`; on an H200, i32 out
+// at 4096^3: the warpgroup kernel 33% -> 37% of the mma.sync peak, `bmm_tc`
+// 25% -> 27%); for bits it gathers them at bit 8 nf + x of a 64-bit row word,
+// shifts by 2 tig, and the quad ORs its four parts.
 template <int WM, int MF, int NF, int OUT, bool CLAMP, class TT>
 __device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4], const TT& tt, u64 row0, u64 col0,
                                                 int wm, int wn, int lane, u64 m, u64 n, u64 out_w64, void* out,
@@ -349,46 +394,65 @@ __device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4], con
   const int gid = lane >> 2, tig = lane & 3;
   const u32 alpha = (u32)e.alpha;
   const bool bias = e.bias != nullptr;
+  if constexpr (OUT != OUT_BITS) {
+    // both rows of a fragment at once, a pair of n fragments at a time, 16
+    // bytes a store (`store_quads`)
 #pragma unroll
-  for (int mf = 0; mf < MF; ++mf)
+    for (int mf = 0; mf < MF; ++mf) {
+      const int il0 = wm * 16 * MF + mf * 16 + gid;
+      const u64 rows[2] = {row0 + il0, row0 + il0 + 8};
+      const u32 ra[2] = {tt.ra()[il0], tt.ra()[il0 + 8]};
+      const f32 rs[2] = {tt.rs()[il0], tt.rs()[il0 + 8]};
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int il = wm * 16 * MF + mf * 16 + gid + 8 * h;
-      const u64 i = row0 + il;
-      const u32 ra = tt.ra()[il];
-      const f32 rs = tt.rs()[il];
-      u32 lo = 0, hi = 0;
+      for (int p = 0; p < NF / 2; ++p) {
+        u32 v[2][2][2];  // [fragment 2 p + f][h][column 2 tig + x]
 #pragma unroll
-      for (int nf = 0; nf < NF; ++nf) {
-        const int jl = wn * 8 * NF + nf * 8 + 2 * tig;
-        const u64 j = col0 + jl;
-        const uint2 cw = *(const uint2*)(tt.cw() + jl);
-        const i32 v0 = lin_staged<CLAMP>(alpha, acc[mf][nf][2 * h], ra, cw.x);
-        const i32 v1 = lin_staged<CLAMP>(alpha, acc[mf][nf][2 * h + 1], ra, cw.y);
-        if (OUT == OUT_COUNTS) {
-          if (i < m) store_pair<i32>((i32*)out, i, j, n, v0, v1);
-          continue;
+        for (int f = 0; f < 2; ++f) {
+          const int jl = wn * 8 * NF + (2 * p + f) * 8 + 2 * tig;
+          const uint2 cw = *(const uint2*)(tt.cw() + jl);
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const i32 v0 = lin_staged<CLAMP>(alpha, acc[mf][2 * p + f][2 * h], ra[h], cw.x);
+            const i32 v1 = lin_staged<CLAMP>(alpha, acc[mf][2 * p + f][2 * h + 1], ra[h], cw.y);
+            if (OUT == OUT_COUNTS) {
+              v[f][h][0] = (u32)v0;
+              v[f][h][1] = (u32)v1;
+              continue;
+            }
+            const float2 sv = tc_scaled(tt, jl, v0, v1, rs[h], bias);
+            v[f][h][0] = __float_as_uint(sv.x);
+            v[f][h][1] = __float_as_uint(sv.y);
+          }
         }
-        const float2 cs = *(const float2*)(tt.cs() + jl);
-        f32 s0 = __fmul_rn(__fmul_rn((f32)v0, rs), cs.x), s1 = __fmul_rn(__fmul_rn((f32)v1, rs), cs.y);
-        if (bias) {
-          const float2 cb = *(const float2*)(tt.cb() + jl);
-          s0 = __fadd_rn(s0, cb.x);
-          s1 = __fadd_rn(s1, cb.y);
-        }
-        if (OUT == OUT_SCALED) {
-          if (i < m) store_pair<f32>((f32*)out, i, j, n, s0, s1);
-        } else {
+        store_quads(v, col0 + wn * 8 * NF + 16 * p, rows, tig, m, n, out);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int mf = 0; mf < MF; ++mf)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int il = wm * 16 * MF + mf * 16 + gid + 8 * h;
+        const u64 i = row0 + il;
+        const u32 ra = tt.ra()[il];
+        const f32 rs = tt.rs()[il];
+        u32 lo = 0, hi = 0;
+#pragma unroll
+        for (int nf = 0; nf < NF; ++nf) {
+          const int jl = wn * 8 * NF + nf * 8 + 2 * tig;
+          const uint2 cw = *(const uint2*)(tt.cw() + jl);
+          const i32 v0 = lin_staged<CLAMP>(alpha, acc[mf][nf][2 * h], ra, cw.x);
+          const i32 v1 = lin_staged<CLAMP>(alpha, acc[mf][nf][2 * h + 1], ra, cw.y);
+          const float2 sv = tc_scaled(tt, jl, v0, v1, rs, bias);
           const float2 ct = *(const float2*)(tt.ct() + jl);
-          const u32 two = (s0 >= ct.x ? 1u : 0u) | (s1 >= ct.y ? 2u : 0u);
+          const u32 two = (sv.x >= ct.x ? 1u : 0u) | (sv.y >= ct.y ? 2u : 0u);
           if (nf < 4) lo |= two << (8 * nf);
           else hi |= two << (8 * (nf - 4));
         }
-      }
-      if (OUT == OUT_BITS)
         store_quad_bits<NF>((((u64)hi << 32) | lo) << (2 * tig), tig, (mf * 2 + h) & 3, i, m, col0 + wn * 8 * NF,
                             out_w64, out);
-    }
+      }
+  }
 }
 
 // Writes the warp's outputs of the tile at (row0, col0) from its fragments
@@ -1056,18 +1120,14 @@ __device__ __forceinline__ void thin_bits_by_bound(const u32 (&acc)[NF][4], cons
 }
 
 // Counts or scaled f32 over a semiring, or the bit planes' counts (MODE_DEQ,
-// the raw sums): `thin_epilogue`'s values, written 16 bytes a store. For each
-// pair of n fragments (2 p, 2 p + 1) the quad's neighbours swap one column
-// pair, so that a thread holds four adjacent
-// columns of its row: even tig 2 tig .. 2 tig + 3 of fragment 2 p, odd tig
-// 2 tig - 2 .. 2 tig + 1 of fragment 2 p + 1 (half the stores of
-// `store_pair`, each 64 bytes of a row with its neighbour's).
+// the raw sums): `thin_epilogue`'s values, written 16 bytes a store
+// (`store_quads`, a pair of n fragments at a time).
 template <int OUT, int MODE, bool CLAMP, int NF>
 __device__ __forceinline__ void thin_values_by_quads(const u32 (&acc)[NF][4], const ThinPair* terms, u32 col0,
                                                      const u64 (&rows)[2], const u32 (&ra)[2], const f32 (&rs)[2],
                                                      int tig, u64 m, u64 n, void* out, const Epi& e) {
   const u32 alpha = (u32)e.alpha;
-  const bool bias = e.bias != nullptr, odd = tig & 1;
+  const bool bias = e.bias != nullptr;
 #pragma unroll
   for (int p = 0; p < NF / 2; ++p) {
     u32 v[2][2][2];  // [fragment 2 p + f][h][column 2 tig + x]
@@ -1093,23 +1153,7 @@ __device__ __forceinline__ void thin_values_by_quads(const u32 (&acc)[NF][4], co
         v[f][h][1] = __float_as_uint(s1);
       }
     }
-    const u64 j = col0 + 16 * p + (odd ? 2 * tig + 6 : 2 * tig);
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const u32 r0 = __shfl_xor_sync(FULL_MASK, odd ? v[0][h][0] : v[1][h][0], 1);
-      const u32 r1 = __shfl_xor_sync(FULL_MASK, odd ? v[0][h][1] : v[1][h][1], 1);
-      const uint4 q = odd ? make_uint4(r0, r1, v[1][h][0], v[1][h][1]) : make_uint4(v[0][h][0], v[0][h][1], r0, r1);
-      if (rows[h] >= m) continue;
-      u32* o = (u32*)out + rows[h] * n + j;
-      if (j + 3 < n && (n & 3) == 0) {
-        __stcs((uint4*)o, q);
-      } else {
-        if (j < n) __stcs(o, q.x);
-        if (j + 1 < n) __stcs(o + 1, q.y);
-        if (j + 2 < n) __stcs(o + 2, q.z);
-        if (j + 3 < n) __stcs(o + 3, q.w);
-      }
-    }
+    store_quads(v, col0 + 16 * p, rows, tig, m, n, out);
   }
 }
 

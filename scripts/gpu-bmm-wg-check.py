@@ -2,8 +2,8 @@
 """The warpgroup BMM kernel (cuda/bits_bmm.cu, `bmm_wg`) against the
 mma.sync kernel (`bmm_tc`, 128 x 128 tiles, as `bits_bmm_tc2_*`) on the same
 operands, standalone: outputs equal bit for bit over four semirings (and
-counts equal to a host product on sampled rows), every output kind, odd and
-even strides, partial tiles; then both timed on square products
+counts and f32 equal to a host computation on sampled rows), every output
+kind, odd and even strides, partial tiles; then both timed on square products
 (docs/gpu-bmm-square-profile.md).
 
 Here (no GPU), after a build has written codes.cuh:
@@ -111,9 +111,16 @@ def main():
                 launcher(c, 'wg', kind)(o1, lin)
                 launcher(c, 'tc2', kind)(o2, lin)
                 ok = bool(cp.all(o1 == o2))
+                rows = np.arange(min(m, 40))
                 if kind == 'counts' and lin[:2] == (1, 0) and lin[4] == 0:
-                    rows = np.arange(min(m, 40))
                     ok = ok and bool(np.all(cp.asnumpy(o1)[rows].view(np.int32) == thin.host_counts(c, rows)))
+                if kind == 'scaled' and lin == LINS[0]:
+                    # 4 c - 2 popc(a_i) - 2 popc(w_j) + k, then (f32)v rs cs + bias, each step rounded
+                    pa = c.a[0][1][rows].sum(1).astype(np.int64)[:, None]
+                    pw = c.w[0][1].sum(1).astype(np.int64)[None, :]
+                    v = (4 * thin.host_counts(c, rows) - 2 * pa - 2 * pw + k).astype(np.float32)
+                    want = (v * cp.asnumpy(c.row)[rows][:, None]) * cp.asnumpy(c.col)[None, :] + cp.asnumpy(c.bias)
+                    ok = ok and bool(np.all(cp.asnumpy(o1)[rows].view(np.float32) == want))
                 res['checks'].append({'shape': [m, k, n], 'kind': kind, 'lin': str(lin), 'equal': ok})
                 if not ok:
                     bad += 1
