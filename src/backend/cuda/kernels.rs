@@ -195,6 +195,15 @@ pub(crate) const BITS_BMM_FAMILIES: [&str; 4] = [
 ];
 /// Entries of `bits_bmm` for f32 activations (no counts, no planes).
 pub(crate) const BITS_BMM_F32: [&str; 2] = ["bits_bmm_f32_scaled", "bits_bmm_f32_bits"];
+/// The warpgroup kernel of `bits_bmm` (plain products only, one entry per
+/// output kind; an empty body where the target is not sm_90a) and the line
+/// popcounts it takes.
+pub(crate) const BITS_BMM_WG: [&str; 4] = [
+    "bits_bmm_wg_counts",
+    "bits_bmm_wg_scaled",
+    "bits_bmm_wg_bits",
+    "bits_line_popc",
+];
 
 /// `<family>_<output>[_planes]` for every output kind, plain then planes.
 fn bit_products(family: &str) -> Vec<String> {
@@ -532,6 +541,7 @@ impl ModuleId {
                     .flat_map(|f| bit_products(f))
                     .collect();
                 entries.extend(BITS_BMM_F32.iter().map(|s| s.to_string()));
+                entries.extend(BITS_BMM_WG.iter().map(|s| s.to_string()));
                 ModuleSpec {
                     id: self,
                     name: "bits_bmm".into(),
