@@ -11,9 +11,11 @@ Here (no GPU), after a build has written codes.cuh:
 On the GPU machine (CuPy; an sm_90a device):
     python3 scripts/gpu-bmm-wg-check.py run bmm.cu [OUT.json]
 
-The line popcounts the warpgroup kernel takes are counted by the module's own
-`bits_line_popc`, as the library does; `NEED=0,0` in the environment times
-both kernels without them (a semiring that needs no popcounts). Times:
+The line popcounts the warpgroup kernel takes are counted by `h_popc` below,
+a one-plane copy of the module's `bits_line_popc` (which takes its planes as
+a struct parameter that CuPy cannot pass; keep the two alike), as the library
+counts them; `NEED=0,0` in the environment times both kernels without them
+(a semiring that needs no popcounts). Times:
 CUDA-event medians of replays of a CUDA graph of several calls (as
 gpu-bmm-thin-check.py), the popcount pass included.
 """

@@ -24,7 +24,7 @@
 //! - plain products (not bit planes) with `n` past one tile column of
 //!   `bits_bmm_tc4_*`, on an sm_90a device (H100, H200): `bits_bmm_wg_*`,
 //!   Hopper's warpgroup MMA (`wgmma`, 128 x 256 tiles, operands read by the
-//!   tensor cores from shared memory): on an H200 at 16384^3 about 1.7x the
+//!   tensor cores from shared memory): on an H200 at 16384^3 about 1.9x the
 //!   mma.sync kernel (`docs/gpu-bmm-square-profile.md`);
 //! - f32 activations: `bits_bmm_f32_*` on the CUDA cores.
 //!
