@@ -5,8 +5,10 @@
 //! backend bit for bit on larger matrices: hub rows of thousands of entries
 //! (many rounds of gathers), empty rows, 1 to 64 columns, a GCN layer's
 //! `D^-1/2 (A + I) D^-1/2 Y + bias`, rows short on average (a row's entries
-//! in rounds, `csr_mxm_dense_rounds`) and long (one after another,
-//! `csr_mxm_dense`); and the plain `mxm_dense` on CSR, which shares them.
+//! in rounds, `csr_mxm_dense_rounds`, the rows of many more entries than the
+//! mean a block each, `csr_mxm_dense_long`) and long (one after another,
+//! `csr_mxm_dense`); and the plain `mxm_dense` on CSR, which shares them,
+//! also for 8-byte values and MIN.PLUS where some rows are long.
 //!
 //! Every device buffer starts poisoned (0xFF bytes), so an element no kernel
 //! wrote shows up as a difference. Without a GPU each test prints a SKIPPED
@@ -15,10 +17,12 @@
 
 mod common;
 
-use bitgraphblas::algebra::{MinPlus, PlusTimes};
-use bitgraphblas::backend::cuda::cuda_or_skip;
+use bitgraphblas::algebra::{MinPlus, PlusTimes, Semiring};
+use bitgraphblas::backend::cuda::{cuda_or_skip, CudaBackend};
 use bitgraphblas::ext::{self, DenseScales};
-use bitgraphblas::{ops, Backend, Cpu, DenseMatrix, Desc, Format, Matrix, TileSize, Vector};
+use bitgraphblas::{
+    ops, Backend, Cpu, DenseMatrix, Desc, Format, Matrix, Scalar, TileSize, Vector,
+};
 use common::props::{prop_mxm_dense_scaled, ScaledCase};
 use common::{qc, seed, verdict};
 use quickcheck::TestResult;
@@ -148,4 +152,62 @@ fn fused_matches_cpu_bit_for_bit() {
             assert!(same, "n {n} {fmt:?}: mxm_dense differs from the CPU");
         }
     }
+}
+
+/// The plain `mxm_dense` on CSR where a few rows hold many more entries than
+/// the mean (a block each, `csr_mxm_dense_long`, the others in rounds): a hub
+/// of every vertex (chunks of 512 entries) and a row of about 100, for
+/// 8-byte values (8 columns a block) and another semiring, against the CPU
+/// value for value (the same terms folded in the same order).
+fn long_rows_match_cpu<S>(gpu: &CudaBackend, name: &str, s: S, val: fn(&mut StdRng) -> S::T)
+where
+    S: Semiring + Copy,
+    S::T: PartialEq + std::fmt::Debug,
+{
+    let cpu = Cpu::new();
+    let mut rng = StdRng::seed_from_u64(seed());
+    for (n, p, cols) in [(1500, 0.003, 9), (3000, 0.001, 20)] {
+        let mut pattern: std::collections::BTreeSet<(usize, usize)> = graph(&mut rng, n, p)
+            .into_iter()
+            .map(|(i, j, _)| (i, j))
+            .collect();
+        pattern.extend((0..n).step_by(n / 100).map(|j| (7, j)));
+        let e: Vec<_> = pattern
+            .into_iter()
+            .map(|(i, j)| (i, j, val(&mut rng)))
+            .collect();
+        let a = Matrix::from_triplets(n, n, e).unwrap();
+        let y = (0..n * cols).map(|_| val(&mut rng)).collect();
+        let y = DenseMatrix::from_vec(n, cols, y).unwrap();
+        let mut want = cpu.dense_new(n, cols, S::T::zero()).unwrap();
+        ops::mxm_dense(&cpu, &mut want, s, &a, &y, &Desc::new()).unwrap();
+        let (ga, gy) = (
+            gpu.upload_matrix(&a).unwrap(),
+            gpu.upload_dense(&y).unwrap(),
+        );
+        let mut got = gpu.dense_new(n, cols, S::T::zero()).unwrap();
+        ops::mxm_dense(gpu, &mut got, s, &ga, &gy, &Desc::new()).unwrap();
+        let g = gpu.download_dense(&got).unwrap();
+        for (q, (x, z)) in want.as_slice().iter().zip(g.as_slice()).enumerate() {
+            assert!(
+                x == z,
+                "{name} n {n}: element ({}, {}): cpu {x:?} gpu {z:?}",
+                q / cols,
+                q % cols
+            );
+        }
+    }
+}
+
+#[test]
+fn long_rows_match_cpu_for_other_values() {
+    let Some(gpu) = cuda_or_skip("long_rows_match_cpu_for_other_values") else {
+        return;
+    };
+    long_rows_match_cpu(gpu, "plus.times f64", PlusTimes::<f64>::new(), |r| {
+        r.gen_range(-4.0f64..4.0)
+    });
+    long_rows_match_cpu(gpu, "min.plus f32", MinPlus::<f32>::new(), |r| {
+        r.gen_range(-100i32..100) as f32 / 8.0
+    });
 }

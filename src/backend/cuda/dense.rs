@@ -7,7 +7,7 @@ use super::codes::{accum_code, op_code};
 use super::csr::CsrRef;
 use super::device::{bits_of, DevPtr};
 use super::launch::{dense, sr, vec, Launch, Sr, Tiles};
-use super::mem::{no_kernel, DMat};
+use super::mem::{no_kernel, DMat, LongRows, Parts};
 use super::mxv::full_vals;
 use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
 use crate::algebra::Semiring;
@@ -26,8 +26,11 @@ use crate::scalar::Scalar;
 /// (the Reddit-size graph).
 const ROUNDS_MEAN_ROW: usize = 64;
 
-/// Whether CSR times dense walks `a`'s rows in rounds (short rows on
-/// average) rather than one entry after another.
+/// Threads of a block of `csr_mxm_dense_long` (`BLOCKS_NT`).
+const LONG_BLOCK: usize = 128;
+
+/// Whether CSR times dense walks `a`'s rows in rounds or by row blocks
+/// (short rows on average) rather than one entry after another.
 fn walks_in_rounds<T: Scalar>(a: &CsrRef<T>) -> bool {
     a.nnz <= ROUNDS_MEAN_ROW * a.nrows
 }
@@ -86,10 +89,11 @@ impl CudaBackend {
     ) -> Result<CudaDense<S::T>> {
         let m = Sr::of(&s, "mxm_dense")?;
         let r = self.csr_input(a, transpose)?;
+        let long = self.spmm_long_rows(a, &r, transpose)?;
         let nf = b.ncols;
         let out = self.dev.alloc::<S::T>(r.nrows * nf)?;
         let none = DevPtr::null();
-        self.csr_spmm(m, &r, b, [none; 3], out.ptr())?;
+        self.csr_spmm(m, &r, long, b, [none; 3], out.ptr())?;
         Ok(CudaDense {
             nrows: r.nrows,
             ncols: nf,
@@ -133,29 +137,84 @@ impl CudaBackend {
             let mut scaled = crate::Backend::dense_for_output(self, b.nrows, b.ncols)?;
             self.scale_dense_op::<S::T, S::Mul>("mxm_dense_scaled", &mut scaled, rv, b, true)?;
             let none = DevPtr::null();
-            return self.csr_spmm(id, &r, &scaled, [left, none, bias], c.data.ptr());
+            return self.csr_spmm(id, &r, None, &scaled, [left, none, bias], c.data.ptr());
         }
-        self.csr_spmm(id, &r, b, [left, right, bias], c.data.ptr())
+        let long = self.spmm_long_rows(a, &r, false)?;
+        self.csr_spmm(id, &r, long, b, [left, right, bias], c.data.ptr())
+    }
+
+    /// The long rows of `a` (its list, made at its first product: the rows
+    /// of more than four times the mean entries, 64 at least) for CSR times
+    /// dense in rounds with those rows a block each: where `r` is `a` as
+    /// stored (CSR, not transposed), its rows short on average and some long;
+    /// `None` otherwise.
+    fn spmm_long_rows<'a, T: Scalar>(
+        &self,
+        a: &'a CudaMatrix<T>,
+        r: &CsrRef<T>,
+        transposed: bool,
+    ) -> Result<Option<&'a LongRows>> {
+        match a.repr.parts() {
+            Parts::Csr((rowptr, _, _, nnz, _, plans)) if !transposed && walks_in_rounds(r) => {
+                let long = self.long_rows(&plans.long_rows, rowptr, nnz, a.nrows)?;
+                Ok((long.count > 0).then_some(long))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// `out = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias` on CSR `a` (`[l, r, bias]`
     /// null where absent), a thread per output element: a row's entries in
-    /// rounds where the rows are short (at most `ROUNDS_MEAN_ROW`
-    /// entries on average), else one after another.
+    /// rounds where the rows are short (at most `ROUNDS_MEAN_ROW` entries on
+    /// average), else one after another; with `long`, its rows a block each
+    /// (whose threads gather a row's products together) and the others in
+    /// rounds.
     fn csr_spmm<T: Scalar>(
         &self,
         id: Sr<T>,
         a: &CsrRef<T>,
+        long: Option<&LongRows>,
         b: &CudaDense<T>,
         [left, right, bias]: [DevPtr<T>; 3],
         out: DevPtr<T>,
     ) -> Result<()> {
+        let (m, nf) = (a.nrows as u64, b.ncols as u64);
+        if let Some(long) = long {
+            // the long rows' blocks, then a thread an output for the others
+            let feature_chunks =
+                b.ncols
+                    .div_ceil(if std::mem::size_of::<T>() > 4 { 8 } else { 16 });
+            let long_blocks = long.count * feature_chunks;
+            let short_blocks = (a.nrows * b.ncols).div_ceil(LONG_BLOCK).min(1 << 20);
+            let grid = u32::try_from(long_blocks + short_blocks).map_err(|_| {
+                crate::error::Error::TooLarge {
+                    what: "matrix",
+                    detail: format!("{} long rows by {nf} columns", long.count),
+                }
+            })?;
+            return sr::csr_mxm_dense_long(
+                id,
+                a.rowptr,
+                a.colidx,
+                a.vals,
+                m,
+                b.data.ptr(),
+                nf,
+                left,
+                right,
+                bias,
+                out,
+                long.rows.ptr(),
+                long.count as u32,
+                long.long_min,
+            )
+            .grid(&self.dev, grid, LONG_BLOCK as u32);
+        }
         let kernel = if walks_in_rounds(a) {
             sr::csr_mxm_dense_rounds
         } else {
             sr::csr_mxm_dense
         };
-        let (m, nf) = (a.nrows as u64, b.ncols as u64);
         kernel(
             id,
             a.rowptr,

@@ -127,7 +127,7 @@ pub(crate) const SR_NARROW: [&str; 2] = ["b2sr_mxv_fused", "b2sr_mxv_fused_c16"]
 /// Entries of `sr_<semiring>_<type>` for k = 16 and 32 only.
 pub(crate) const SR_WIDE: [&str; 3] = ["b2sr_mxv_short", "b2sr_mxv", "b2sr_mxv_fix"];
 /// Entries of `sr_<semiring>_<type>` without a tile size.
-pub(crate) const SR_PLAIN: [&str; 8] = [
+pub(crate) const SR_PLAIN: [&str; 9] = [
     "csr_mxv",
     "csr_mxv_long",
     "csr_mxv_fix",
@@ -136,6 +136,7 @@ pub(crate) const SR_PLAIN: [&str; 8] = [
     "csr_mxm_merge",
     "csr_mxm_dense",
     "csr_mxm_dense_rounds",
+    "csr_mxm_dense_long",
 ];
 /// Per-tile-size entries of `push_<semiring>_<type>`.
 pub(crate) const PUSH_TILED: [&str; 2] = ["b2sr_push", "b2sr_push_seg"];

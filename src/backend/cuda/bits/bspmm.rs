@@ -70,7 +70,7 @@ fn long_row_min(nnz: usize, m: usize) -> u32 {
 impl CudaBackend {
     /// The CSR matrix's long rows, listed at its first BSpMM (the row
     /// pointers read back once) and kept with it.
-    fn long_rows<'a>(
+    pub(crate) fn long_rows<'a>(
         &self,
         cell: &'a OnceLock<LongRows>,
         rowptr: &DBuf<u32>,

@@ -51,6 +51,12 @@ super::kernels! {
     fn csr_mxm_dense_rounds(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>,
         nrows: u64, b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>,
         c: DevPtr<T>);
+    /// The same in rounds, but the rows of more than `long_min` entries
+    /// (`long_rows`, `nlong` of them) a block of 128 threads each for every
+    /// 16 features (8 for 8-byte values), in the grid's first blocks.
+    fn csr_mxm_dense_long(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, nrows: u64,
+        b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>, c: DevPtr<T>,
+        long_rows: DevPtr<u32>, nlong: u32, long_min: u32);
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.
     fn b2sr_mxm_dense[k](pattern: Tiles, nrows: u64, vbits: u64, b: DevPtr<T>, nfeat: u64,
         c: DevPtr<T>);
