@@ -92,6 +92,18 @@ fn cached<T>(cell: &OnceCell<T>, make: impl FnOnce() -> Result<T>) -> Result<&T>
     Ok(cell.get_or_init(|| x))
 }
 
+/// `make()`, and with `BITGRAPHBLAS_TRACE` set how long it took, on standard
+/// error ([`Graph::prepare`]'s steps).
+fn traced<T>(what: &str, make: impl FnOnce() -> Result<T>) -> Result<T> {
+    if !bitgraphblas::tracing() {
+        return make();
+    }
+    let t0 = std::time::Instant::now();
+    let r = make();
+    eprintln!("prepare {what}: {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
+    r
+}
+
 impl<'b, B: Backend> Graph<'b, B> {
     /// A graph from a square host matrix whose stored entries are the edges
     /// (`pattern(i, j)` present: an edge `i -> j`), optional weights with the same
@@ -123,7 +135,10 @@ impl<'b, B: Backend> Graph<'b, B> {
                 });
             }
         }
-        let host = pattern.to_format(Format::Csr)?;
+        let host = match pattern.format() {
+            Format::Csr => pattern,
+            _ => pattern.to_format(Format::Csr)?,
+        };
         // Auto is resolved here, on the host, from the sampling profile: the
         // backend says which format it wants for each kind of product
         // ([`Backend::auto_format`]: on the CPU valued products run on CSR,
@@ -419,31 +434,33 @@ impl<'b, B: Backend> Graph<'b, B> {
     }
 
     /// Builds the matrices `alg` uses, so that running it times the algorithm alone.
+    /// With `BITGRAPHBLAS_TRACE` set, says on standard error how long each took.
     pub fn prepare(&self, alg: Algorithm) -> Result<()> {
         match alg {
             Algorithm::Bfs => {
-                self.a_bool()?;
-                self.at_bool()?;
-                self.a_bool_csr()?;
-                self.out_degree_full()?;
+                traced("A", || self.a_bool())?;
+                traced("A'", || self.at_bool())?;
+                traced("A in CSR", || self.a_bool_csr())?;
+                traced("out-degrees", || self.out_degree_full())?;
             }
             // unit weights: the levels of a breadth-first search
             Algorithm::Sssp if self.weights.is_none() => self.prepare(Algorithm::Bfs)?,
             Algorithm::Sssp => {}
             Algorithm::PageRank => {
-                self.at_f64()?;
-                self.pagerank_scale(crate::PageRankOptions::default().damping)?;
-                self.dangling()?;
+                traced("A' (f64)", || self.at_f64())?;
+                let damping = crate::PageRankOptions::default().damping;
+                traced("the column scale", || self.pagerank_scale(damping))?;
+                traced("the dangling vertices", || self.dangling())?;
             }
             Algorithm::Cc => {
-                self.sym_u64()?;
+                traced("A + A' (u64)", || self.sym_u64())?;
             }
             Algorithm::Tc => {
-                self.tril_u64()?;
+                traced("tril(A + A') (u64)", || self.tril_u64())?;
             }
             Algorithm::Bc => {
-                self.a_f64()?;
-                self.at_f64()?;
+                traced("A (f64)", || self.a_f64())?;
+                traced("A' (f64)", || self.at_f64())?;
             }
         }
         Ok(())

@@ -154,21 +154,29 @@ impl Profile {
             trs.dedup();
             sampled_rows = sampled_rows.max(trs.len());
             let (mut tiles, mut nnz, mut escaped) = (0usize, 0usize, 0usize);
-            let mut cols: Vec<u32> = Vec::new();
-            for &tr in &trs {
-                cols.clear();
+            // seen[c]: 1 + the last sampled tile row with a tile in tile
+            // column c (zeroed memory: only the columns met are touched),
+            // so a tile row's distinct tiles are counted without sorting
+            let mut seen = vec![0u32; csr.ncols().div_ceil(k)];
+            let shift = k.trailing_zeros();
+            for (stamp, &tr) in (1u32..).zip(&trs) {
+                let (mut count, mut lo, mut hi) = (0usize, u32::MAX, 0u32);
                 for r in tr * k..((tr + 1) * k).min(n) {
                     let c = csr.row(r).0;
                     nnz += c.len();
-                    cols.extend(c.iter().map(|&j| j / k as u32));
-                }
-                cols.sort_unstable();
-                cols.dedup();
-                tiles += cols.len();
-                if let (Some(&lo), Some(&hi)) = (cols.first(), cols.last()) {
-                    if hi - lo > u16::MAX as u32 {
-                        escaped += cols.len();
+                    for &j in c {
+                        let t = j >> shift;
+                        if seen[t as usize] != stamp {
+                            seen[t as usize] = stamp;
+                            count += 1;
+                            lo = lo.min(t);
+                            hi = hi.max(t);
+                        }
                     }
+                }
+                tiles += count;
+                if count > 0 && hi - lo > u16::MAX as u32 {
+                    escaped += count;
                 }
             }
             let scale = if trs.is_empty() {
