@@ -29,8 +29,8 @@ const ROUNDS_MEAN_ROW: usize = 64;
 /// Threads of a block of `csr_mxm_dense_long` (`BLOCKS_NT`).
 const LONG_BLOCK: usize = 128;
 
-/// Whether CSR times dense walks `a`'s rows in rounds or by row blocks
-/// (short rows on average) rather than one entry after another.
+/// Whether CSR times dense walks `a`'s rows in rounds, its long rows a
+/// block each (short rows on average), rather than one entry after another.
 fn walks_in_rounds<T: Scalar>(a: &CsrRef<T>) -> bool {
     a.nnz <= ROUNDS_MEAN_ROW * a.nrows
 }
