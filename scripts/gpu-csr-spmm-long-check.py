@@ -84,7 +84,6 @@ def main():
     graphs += [('flickr-size', lambda: flickr_size(rng)), ('long-rows-490', lambda: many_entries(rng))]
     stream = cp.cuda.Stream(non_blocking=True)
     out, failures = [], []
-    null = np.uint64(0)
     for name, make in graphs:
         a = make()
         n = a.shape[0]
