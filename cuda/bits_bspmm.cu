@@ -16,6 +16,7 @@
 //   neighbours' words summed eight at a time by carry-save adders into
 //   bit-sliced counters; rows longer than `long_min` (listed by the host) a
 //   block each.
+//   `bits_bspmm_csr_bits_then_<out>_k<G>` fuse the next BMM (Then below).
 // - `bits_bspmm_csr_<out>_planes`: a warp per (row, chunk of 4 words),
 //   the row's columns read 32 at a time and passed round by shuffle (`nz`,
 //   one bit per line of x, skips lines where not NULL; the host passes NULL).
@@ -363,8 +364,9 @@ __device__ __forceinline__ u64 vc_run(VCount& v, const u32* __restrict__ colidx,
 
 // Writes output word `word` of row i (warp-uniform; every lane calls), lane
 // L holding the count of feature word * 32 + L; deg: the row's degree.
+// Returns the word written to a bits output (every lane), else 0.
 template <int OUT>
-__device__ __forceinline__ void emit_word(const Epi& e, void* out, u64 i, u64 word, u32 c, u32 deg, u64 n, u64 w32,
+__device__ __forceinline__ u32 emit_word(const Epi& e, void* out, u64 i, u64 word, u32 c, u32 deg, u64 n, u64 w32,
                                           int lane) {
   const u64 j = word * 32 + lane;
   if (OUT == OUT_COUNTS) {
@@ -375,6 +377,78 @@ __device__ __forceinline__ void emit_word(const Epi& e, void* out, u64 i, u64 wo
     const bool b = j < n && over(e, scaled(e, pre_value<MODE_LIN>(e, c, deg, 0, j), i, j), j);
     const u32 bits = __ballot_sync(FULL_MASK, b);
     if (lane == 0) ((u32*)out)[i * w32 + word] = bits;
+    return bits;
+  }
+  return 0;
+}
+
+// The second product of the fused BSpMM-then-BMM (`bits_bspmm_csr_bits_then_*`):
+// the BSpMM's bit line h_i times w's n columns (column-major, ws u64 words a
+// column), written as counts or scaled f32 (OUT2) by the epilogue e: the terms
+// bits_bmm_popc takes (popc(h_i & w_j), popc(h_i), popc(w_j)), so the same values.
+struct Then {
+  const u64* w;
+  u64 n, ws;
+  void* out;
+  Epi e;
+};
+#define NO_THEN -1  // OUT2 of the plain kernels
+
+template <int OUT2>
+__device__ __forceinline__ void then_emit(const Then& th, u64 i, u64 j, u32 c, u32 pa, u32 pw) {
+  if (OUT2 == OUT_COUNTS)
+    ((i32*)th.out)[i * th.n + j] = count_value<MODE_LIN>(th.e, c, pa, pw);
+  else
+    ((f32*)th.out)[i * th.n + j] = scaled(th.e, pre_value<MODE_LIN>(th.e, c, pa, pw, j), i, j);
+}
+
+// The sum of v over the thread's group of G lanes (every lane of the warp calls).
+template <int G> __device__ __forceinline__ u32 group_sum(u32 v) {
+#pragma unroll
+  for (int s = 1; s < G; s *= 2) v += __shfl_xor_sync(FULL_MASK, v, s);
+  return v;
+}
+
+// A short row's second product (every lane of the warp calls): lane gl of
+// the group holds word gl of h_i (0 past its `words` words); the words go
+// through the warp's 32 slots of shared memory `hw`, and lane gl takes the
+// columns j = gl mod G, where `write`.
+template <int G, int OUT2>
+__device__ __forceinline__ void then_short(const Then& th, u32* hw, u32 h, u64 words, u64 i, bool write, int gl) {
+  const int lane = threadIdx.x & 31;
+  const u32* w32 = (const u32*)th.w;
+  const u64 ww = 2 * th.ws;  // u32 words of a column of w
+  hw[lane] = h;
+  const u32 pa = group_sum<G>(__popc(h));  // (a warp-wide step: also orders the stores above)
+  __syncwarp();
+  const u32* row = hw + (lane - gl);
+  if (write)
+    for (u32 j = gl; j < (u32)th.n; j += G) {  // n <= 16 (the host's bound)
+      u32 c = 0, pw = 0;
+      for (u32 t = 0; t < (u32)words; ++t) {
+        const u32 wv = t < ww ? w32[(u64)j * ww + t] : 0u;
+        c += __popc(row[t] & wv);
+        pw += __popc(wv);
+      }
+      then_emit<OUT2>(th, i, j, c, pa, pw);
+    }
+  __syncwarp();  // hw is read before the warp's next task writes it
+}
+
+// A long row's second product, by one warp: h_i's `words` words in h, lane j
+// a column.
+template <int OUT2>
+__device__ __forceinline__ void then_long(const Then& th, const u32* h, u64 words, u64 i, int lane) {
+  const u32* w32 = (const u32*)th.w;
+  for (u64 j = lane; j < th.n; j += 32) {
+    u32 c = 0, pa = 0, pw = 0;
+    for (u64 t = 0; t < words; ++t) {
+      const u32 wv = t < 2 * th.ws ? w32[j * 2 * th.ws + t] : 0u;
+      c += __popc(h[t] & wv);
+      pa += __popc(h[t]);
+      pw += __popc(wv);
+    }
+    then_emit<OUT2>(th, i, j, c, pa, pw);
   }
 }
 
@@ -393,14 +467,19 @@ __device__ __forceinline__ void emit_word(const Epi& e, void* out, u64 i, u64 wo
 //   counts meet in shared memory (atomics, every VC_BATCHES batches and at
 //   the end), warp 0 writes. The long rows run beside the others, a block
 //   each, rather than after the rows around them.
+// With OUT2 (OUT bits, the whole line in one chunk: the host's bound), each
+// row's bits then go through the second product `th` (then_short, then_long).
 // Integer sums: the order of the adds does not change a bit of the result.
-template <int G, int OUT>
+template <int G, int OUT, int OUT2 = NO_THEN>
 __device__ __forceinline__ void bspmm_csr_rows(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, u64 m,
                                                const u64* __restrict__ x, u64 n, u64 S, void* out, u32 long_min,
-                                               const u32* __restrict__ long_rows, u32 nlong, const Epi& e) {
+                                               const u32* __restrict__ long_rows, u32 nlong, const Epi& e,
+                                               const Then& th = Then{}) {
   const int R = ROWS_BLOCK / G;
   __shared__ u32 stage[ROWS_BLOCK / 32][32 * 33];  // per warp: lane t's 32 counts at [33 t, 33 t + 32)
   __shared__ u32 sum[G * 32];                      // a long row's counts, word-major
+  __shared__ u32 hrow[G];                          // a long row's output words (OUT2)
+  __shared__ u32 hwords[OUT2 != NO_THEN ? ROWS_BLOCK : 1];  // the short rows' output words (OUT2)
   const int tid = threadIdx.x, lane = tid & 31, wib = tid / 32;
   const int grp = tid / G, gl = tid % G;
   const u32* x32 = (const u32*)x;
@@ -423,8 +502,8 @@ __device__ __forceinline__ void bspmm_csr_rows(const u32* __restrict__ rowptr, c
       vc_zero(v);
       if (mine) vc_run(v, colidx, x32, w32, cw, cw_ok, rb, 1, re, VC_BATCHES);
       if (OUT == OUT_BITS) {  // the lane's own word, as written
+        u32 bits = 0;
         if (mine && cw_ok) {
-          u32 bits = 0;
 #pragma unroll
           for (int f = 0; f < 32; ++f) {
             const u64 j = cw * 32 + f;
@@ -433,6 +512,7 @@ __device__ __forceinline__ void bspmm_csr_rows(const u32* __restrict__ rowptr, c
           }
           ((u32*)out)[i * w32 + cw] = bits;
         }
+        if constexpr (OUT2 != NO_THEN) then_short<G, OUT2>(th, hwords + 32 * wib, bits, words, i, mine, gl);
       } else {  // staged, then written a (row, word) at a time by the warp
         u32* st = stage[wib];
         __syncwarp();  // the warp's reads of the last task's stage are done
@@ -466,11 +546,19 @@ __device__ __forceinline__ void bspmm_csr_rows(const u32* __restrict__ rowptr, c
           }
       }
       __syncthreads();
-      if (wib == 0)
+      if (wib == 0) {
 #pragma unroll 1
         for (int t = 0; t < G; ++t)
-          if (cw0 + t < words) emit_word<OUT>(e, out, li, cw0 + t, sum[t * 32 + lane], le - lb, n, w32, lane);
-      __syncthreads();  // sum is read before the next long task zeroes it
+          if (cw0 + t < words) {
+            const u32 word = emit_word<OUT>(e, out, li, cw0 + t, sum[t * 32 + lane], le - lb, n, w32, lane);
+            if (OUT2 != NO_THEN && lane == 0) hrow[t] = word;
+          }
+        if constexpr (OUT2 != NO_THEN) {
+          __syncwarp();
+          then_long<OUT2>(th, hrow, words, li, lane);
+        }
+      }
+      __syncthreads();  // sum (and hrow) are read before the next long task writes them
     }
   }
 }
@@ -537,3 +625,24 @@ ROWS_ENTRIES(4)
 ROWS_ENTRIES(8)
 ROWS_ENTRIES(16)
 ROWS_ENTRIES(32)
+
+// The fused BSpMM-then-BMM (`_then_<out2>_k<G>`): bits out, then those bits
+// times w (`t_*`: the second product's operand, shape and epilogue).
+#define THEN_ENTRY(G, NAME, OUT2)                                                                          \
+  extern "C" __global__ void __launch_bounds__(ROWS_BLOCK, 4) CAT(CAT(CAT(bits_bspmm_csr_bits_then, NAME), _k), G)( \
+      const u32* rowptr, const u32* colidx, u64 m, const u64* x, u64 n, u64 S, void* out, u32 long_min,  \
+      const u32* long_rows, u32 nlong, EPI_PARAMS, const u64* t_w, u64 t_n, u64 t_ws, void* t_out,       \
+      EPI_PARAMS_AS(t)) {                                                                                 \
+    bspmm_csr_rows<G, OUT_BITS, OUT2>(rowptr, colidx, m, x, n, S, out, long_min, long_rows, nlong, EPI_MAKE, \
+                                      Then{t_w, t_n, t_ws, t_out, EPI_MAKE_AS(t)});                       \
+  }
+#define THEN_ENTRIES(G)                   \
+  THEN_ENTRY(G, _counts, OUT_COUNTS)      \
+  THEN_ENTRY(G, _scaled, OUT_SCALED)
+
+THEN_ENTRIES(1)
+THEN_ENTRIES(2)
+THEN_ENTRIES(4)
+THEN_ENTRIES(8)
+THEN_ENTRIES(16)
+THEN_ENTRIES(32)

@@ -41,12 +41,16 @@ struct Planes {
 // bias 1 x n; NULL = absent), the threshold (t, or tcol 1 x n), and the
 // dequantisation (sa, za: the left operand's per-tensor scale and zero point,
 // 1 x 1; sw, zw: the right operand's, 1 x n where wcol, else 1 x 1; kf = k).
-#define EPI_PARAMS                                                                                        \
-  int e_alpha, int e_beta, int e_gamma, int e_dk, int e_clamp, const f32 *e_row, const f32 *e_col,       \
-      const f32 *e_bias, f32 e_t, const f32 *e_tcol, const f32 *e_sa, const f32 *e_za, const f32 *e_sw, const f32 *e_zw, \
-      int e_wcol, f64 e_kf
-#define EPI_MAKE \
-  Epi { e_alpha, e_beta, e_gamma, e_dk, e_clamp, e_row, e_col, e_bias, e_t, e_tcol, e_sa, e_za, e_sw, e_zw, e_wcol, e_kf }
+// (`_AS(p)`: the same parameters named p_alpha, ..., for a kernel that takes two.)
+#define EPI_PARAMS_AS(p)                                                                                  \
+  int p##_alpha, int p##_beta, int p##_gamma, int p##_dk, int p##_clamp, const f32 *p##_row, const f32 *p##_col, \
+      const f32 *p##_bias, f32 p##_t, const f32 *p##_tcol, const f32 *p##_sa, const f32 *p##_za,            \
+      const f32 *p##_sw, const f32 *p##_zw, int p##_wcol, f64 p##_kf
+#define EPI_MAKE_AS(p)                                                                                    \
+  Epi { p##_alpha, p##_beta, p##_gamma, p##_dk, p##_clamp, p##_row, p##_col, p##_bias, p##_t, p##_tcol,    \
+        p##_sa, p##_za, p##_sw, p##_zw, p##_wcol, p##_kf }
+#define EPI_PARAMS EPI_PARAMS_AS(e)
+#define EPI_MAKE EPI_MAKE_AS(e)
 
 struct Epi {
   int alpha, beta, gamma, dk, clamp;

@@ -12,7 +12,8 @@ library does (`--fmad=false`), makes the GCN aggregation `D^-1/2 (A + I) D^-1/2 
 degrees, as scripts/gpu-gnn-bench.sh draws it) and a graph of 50,000 rows of
 490 random entries (the Reddit-size graph's row length), for 7 to 128 feature
 columns; checks that `csr_mxm_dense_long` (its long rows listed as the
-library lists them: more than four times the mean entries, 64 at least) gives
+library lists them: more than four times the mean entries, 32 at least; at 7
+and 16 columns also with 64 at least, the earlier bound) gives
 the same bits as `csr_mxm_dense_rounds` and `csr_mxm_dense` (the same terms in
 the same order), and the result against SciPy; times the three as CUDA-graph
 replays; writes $OUT/csr-spmm-long.json.
@@ -26,10 +27,11 @@ from cuda_flatten import flatten
 NT = 128
 
 
-def long_rows(indptr):
-    """The library's long-row list (`long_row_min`, src/backend/cuda/bits/bspmm.rs)."""
+def long_rows(indptr, floor):
+    """The library's long-row list (`long_row_min`, src/backend/cuda/bits/bspmm.rs) with `floor` for its least
+    bound."""
     n = len(indptr) - 1
-    long_min = min(max(4 * int(indptr[-1]) // max(n, 1), 64), 8 * 255)
+    long_min = min(max(4 * int(indptr[-1]) // max(n, 1), floor), 8 * 255)
     return np.nonzero(np.diff(indptr) > long_min)[0].astype(np.uint32), long_min
 
 
@@ -93,16 +95,16 @@ def main():
         a.data = rng.integers(1, 4, a.nnz).astype(np.float32)  # valued, as a weighted aggregation
         deg = np.asarray(a.sum(axis=1)).ravel()
         dinv = (1.0 / np.sqrt(np.maximum(deg, 1))).astype(np.float32)
-        lrows, long_min = long_rows(a.indptr.astype(np.int64))
         rp = cp.asarray(a.indptr.astype(np.uint32))
         ci = cp.asarray(a.indices.astype(np.uint32))
         av = cp.asarray(a.data)
-        lr = cp.asarray(lrows if len(lrows) else np.zeros(1, np.uint32))
         lv = rv = cp.asarray(dinv)
         lens = np.diff(a.indptr)
-        for nf in (7, 16, 41, 64, 128):
+        for nf, floor in ((7, 64), (7, 32), (16, 64), (16, 32), (41, 32), (64, 32), (128, 32)):
             if name == 'long-rows-490' and nf not in (41, 128):
                 continue
+            lrows, long_min = long_rows(a.indptr.astype(np.int64), floor)
+            lr = cp.asarray(lrows if len(lrows) else np.zeros(1, np.uint32))
             yh = rng.standard_normal((n, nf)).astype(np.float32)
             bias_h = rng.standard_normal(nf).astype(np.float32)
             y = cp.asarray(yh)
@@ -129,10 +131,11 @@ def main():
                 failures.append(f'{name} nf {nf}: same bits {same}, error {err:.1e}')
             ms = {k: time_graph(lambda k=k: call(k), stream) for k in kern}
             row = dict(graph=name, n=n, nnz=int(a.nnz), max_row=int(lens.max()), long_rows=len(lrows),
-                       long_min=long_min, nf=nf, one_by_one_ms=ms[''], rounds_ms=ms['_rounds'], long_ms=ms['_long'],
+                       long_min=long_min, long_floor=floor, nf=nf, one_by_one_ms=ms[''], rounds_ms=ms['_rounds'], long_ms=ms['_long'],
                        same_bits=same, rel_error=err)
             out.append(row)
-            print(f"{name:14s} n {n:7d} nnz {a.nnz:9d} max row {lens.max():5d} long {len(lrows):5d} nf {nf:3d}: "
+            print(f"{name:14s} n {n:7d} nnz {a.nnz:9d} max row {lens.max():5d} long {len(lrows):5d} (> {long_min:4d}) "
+                  f"nf {nf:3d}: "
                   f"one by one {ms['']:.4f} ms, rounds {ms['_rounds']:.4f}, long rows a block {ms['_long']:.4f} "
                   f"({ms['_rounds'] / ms['_long']:.2f}x rounds); same bits {same}, error {err:.1e}", flush=True)
     print('checks:', 'PASS' if not failures else failures)

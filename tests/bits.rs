@@ -12,8 +12,8 @@ mod bits;
 use bitgraphblas::algebra::{BitDomain, BitSemiring};
 use bitgraphblas::storage::{BitLayout, BitMatrix};
 use bitgraphblas::{
-    ops, Backend, BitInput, BitOutput, BitPlanes, Cpu, DenseMatrix, Error, Format, Matrix, Scales,
-    Threshold, TileSize,
+    ext, ops, Backend, BitInput, BitOutput, BitPlanes, Cpu, DenseMatrix, Error, Format, Matrix,
+    Scales, Threshold, TileSize,
 };
 use bits::*;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
@@ -743,6 +743,49 @@ fn bspmm_bad_input_is_an_error_and_outputs_stay() {
         );
     }
     assert_eq!(c, c0);
+}
+
+#[test]
+fn bspmm_bmm_bad_input_is_an_error_and_outputs_stay() {
+    let cpu = Cpu::new();
+    let a = Matrix::from_triplets(3, 4, vec![(0, 1, true), (2, 3, true)]).unwrap();
+    let x = BitMatrix::from_fn(4, 2, BitLayout::RowMajor, |i, j| i == j).unwrap();
+    let w = BitMatrix::from_fn(2, 3, BitLayout::ColMajor, |i, j| i != j).unwrap();
+    let mut h = BitMatrix::from_fn(3, 2, BitLayout::RowMajor, |i, _| i == 1).unwrap();
+    let mut y = DenseMatrix::filled(3, 3, 7i32);
+    let mut c = DenseMatrix::filled(3, 2, 7i32);
+    let mut y2 = DenseMatrix::filled(3, 2, 7i32);
+    let (h0, y0, c0, y20) = (h.clone(), y.clone(), c.clone(), y2.clone());
+    let (s1, s2) = (BitSemiring::PLUS_LAND_SIGNED, BitSemiring::PLUS_XNOR);
+    let x5 = BitMatrix::zeros(5, 2, BitLayout::RowMajor).unwrap();
+    let w3 = BitMatrix::zeros(3, 3, BitLayout::ColMajor).unwrap();
+    let wr = BitMatrix::from_fn(2, 3, BitLayout::RowMajor, |i, j| i != j).unwrap();
+    // `bspmm_bmm` with h (as bits) into y as counts, over `aggregate` and
+    // `s2`, the operands given
+    let call = |h: &mut BitMatrix, aggregate, x, y: &mut DenseMatrix<i32>, w| {
+        let h_out = BitOutput::Bits {
+            out: h,
+            scales: Scales::default(),
+            threshold: Threshold::Sign,
+        };
+        ext::bspmm_bmm(&cpu, h_out, aggregate, &a, x, BitOutput::Counts(y), s2, w)
+    };
+    let op = "bspmm_bmm";
+    // the aggregation's output is not bits
+    let counts = BitOutput::Counts(&mut c);
+    names(
+        op,
+        ext::bspmm_bmm(&cpu, counts, s1, &a, &x, BitOutput::Counts(&mut y), s2, &w),
+    );
+    // the aggregation's operands: a Signed left domain, x of the wrong height
+    names(op, call(&mut h, s2, &x, &mut y, &w));
+    names(op, call(&mut h, s1, &x5, &mut y, &w));
+    // the second product's: w of the wrong height or layout, y of the wrong
+    // shape (h, which the first product would write, stays too)
+    names(op, call(&mut h, s1, &x, &mut y, &w3));
+    names(op, call(&mut h, s1, &x, &mut y, &wr));
+    names(op, call(&mut h, s1, &x, &mut y2, &w));
+    assert_eq!((h, y, c, y2), (h0, y0, c0, y20));
 }
 
 #[test]

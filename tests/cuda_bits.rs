@@ -20,8 +20,8 @@ use std::sync::{Mutex, MutexGuard};
 use bitgraphblas::algebra::{BitDomain, BitSemiring};
 use bitgraphblas::backend::cuda::{cuda_or_skip, BmmPath, CudaBackend, CudaBits};
 use bitgraphblas::{
-    ops, Backend, BitInput, BitLayout, BitMatrix, BitOutput, BitPlanes, Cpu, DenseMatrix, Error,
-    Format, Matrix, Scales, Threshold, TileSize,
+    ext, ops, Backend, BackendExt, BitInput, BitLayout, BitMatrix, BitOutput, BitPlanes, Cpu,
+    DenseMatrix, Error, Format, Matrix, Scales, Threshold, TileSize,
 };
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 
@@ -736,6 +736,153 @@ fn bspmm_hub_rows() {
         (BitSemiring::PLUS_LAND_SIGNED, 2),
     ];
     check_bspmm_widths(g, &mut r, &a, &[1, 33, 1000, 1100], &cases, true);
+}
+
+// ---- BSpMM then BMM (ext::bspmm_bmm) -----------------------------------------------------
+
+/// `ext::bspmm_bmm` on `be` into poisoned outputs: the aggregation's bits
+/// (`spec1`, a bits output) and the second product (`spec2`).
+#[allow(clippy::too_many_arguments)]
+fn fused<B: Poison + BackendExt>(
+    be: &B,
+    a: &B::Matrix<bool>,
+    x: &B::Bits,
+    w: &B::Bits,
+    (s1, spec1, f1): (BitSemiring, OutSpec, &Factors),
+    (s2, spec2, f2): (BitSemiring, OutSpec, &Factors),
+) -> R<(Got, Got)> {
+    let mut h = None;
+    let y = product(be, spec2, f2, |y| {
+        let run = |ho: BitOutput<'_, B>| ext::bspmm_bmm(be, ho, s1, a, x, y, s2, w);
+        h = Some(product(be, spec1, f1, run)?);
+        Ok(())
+    })?;
+    Ok((h.expect("ran"), y))
+}
+
+/// `ext::bspmm_bmm` on both backends, the device on every format (CSR: the
+/// fused kernel where the shapes allow it; B2SR: the two products).
+#[allow(clippy::too_many_arguments)]
+fn check_bspmm_bmm(
+    gpu: &CudaBackend,
+    a: &Matrix<bool>,
+    x: &BitMatrix,
+    w: &BitMatrix,
+    first: (BitSemiring, OutSpec, &Factors),
+    second: (BitSemiring, OutSpec, &Factors),
+) -> Result<(), String> {
+    let cpu = Cpu::new();
+    let (want_h, want_y) = fused(&cpu, a, x, w, first, second).map_err(err)?;
+    let (dx, dw) = (
+        gpu.upload_bits(x).map_err(err)?,
+        gpu.upload_bits(w).map_err(err)?,
+    );
+    for format in DEVICE_FORMATS {
+        let da = gpu
+            .upload_matrix(&a.to_format(format).map_err(err)?)
+            .map_err(err)?;
+        let (h, y) = fused(gpu, &da, &dx, &dw, first, second).map_err(err)?;
+        let what = format!(
+            "bspmm_bmm {} {:?} then {} {:?}, {format:?} {}x{}x{} then {} columns",
+            first.0,
+            first.1,
+            second.0,
+            second.1,
+            a.nrows(),
+            a.ncols(),
+            x.ncols(),
+            w.ncols()
+        );
+        same(&want_h, &h, &format!("{what}: h"))?;
+        same(&want_y, &y, &format!("{what}: y"))?;
+    }
+    Ok(())
+}
+
+/// A random aggregation output (bits, any threshold and factors).
+fn bits_spec(r: &mut Rng) -> OutSpec {
+    OutSpec {
+        kind: 2,
+        ..OutSpec::random(r, true)
+    }
+}
+
+#[test]
+fn bspmm_bmm_matches_cpu() {
+    if cuda_or_skip("bspmm_bmm_matches_cpu").is_none() {
+        return;
+    }
+    fn p(c: Case) -> TestResult {
+        let (g, _l) = gpu("bspmm_bmm_matches_cpu").expect("checked");
+        let mut r = Rng::new(c.seed);
+        let kk = c.k.min(300);
+        let a = pattern(&mut r, c.m, kk);
+        let x = random_bits(&mut r, kk, c.n, BitLayout::RowMajor);
+        // w's columns: around the fused kernel's bound of 16
+        let n2 = r.pick(&[1, 2, 7, 15, 16, 17, 33]);
+        let w = random_bits(&mut r, c.n, n2, BitLayout::ColMajor);
+        let (f1, f2) = (
+            Factors::new(&mut r, c.m, c.n),
+            Factors::new(&mut r, c.m, n2),
+        );
+        let first = (r.pick(&SPARSE_SEMIRINGS), bits_spec(&mut r), &f1);
+        let second = (r.pick(&SEMIRINGS), OutSpec::random(&mut r, true), &f2);
+        verdict(check_bspmm_bmm(g, &a, &x, &w, first, second))
+    }
+    qc(60).quickcheck(p as fn(Case) -> TestResult);
+}
+
+/// Hub rows (a block each on CSR) and every group width of the fused kernel
+/// (1 to 32 words of h a row), past it (33 words: the two products), with
+/// GNN-like second products (7 and 16 columns, f32 and counts; 41 columns:
+/// the two products).
+#[test]
+fn bspmm_bmm_hub_rows_and_widths() {
+    let Some((g, _l)) = gpu("bspmm_bmm_hub_rows_and_widths") else {
+        return;
+    };
+    let mut r = Rng::new(17);
+    let m = 3000;
+    let mut t: Vec<(usize, usize, bool)> = (0..m).map(|i| (i, i, true)).collect();
+    for i in 0..m {
+        let deg = match i % 500 {
+            0 => 2500,
+            1 => 300,
+            _ => r.below(8),
+        };
+        t.extend((0..deg).map(|_| (i, r.below(m), true)));
+    }
+    t.sort_unstable();
+    t.dedup();
+    let a = Matrix::from_triplets(m, m, t).unwrap();
+    for n in [1, 32, 64, 100, 256, 1000, 1024, 1025] {
+        let x = random_bits(&mut r, m, n, BitLayout::RowMajor);
+        let f1 = Factors::new(&mut r, m, n);
+        for (n2, s2, kind) in [
+            (7, BitSemiring::PLUS_XNOR, 1),
+            (16, BitSemiring::PLUS_LAND, 0),
+            (41, BitSemiring::PLUS_XNOR, 1),
+        ] {
+            let w = random_bits(&mut r, n, n2, BitLayout::ColMajor);
+            let f2 = Factors::new(&mut r, m, n2);
+            let spec1 = OutSpec {
+                kind: 2,
+                row: false,
+                col: false,
+                bias: false,
+                thr: 2,
+            };
+            let spec2 = OutSpec {
+                kind,
+                row: true,
+                col: true,
+                bias: true,
+                thr: 0,
+            };
+            let first = (BitSemiring::PLUS_LAND_SIGNED, spec1, &f1);
+            check_bspmm_bmm(g, &a, &x, &w, first, (s2, spec2, &f2)).unwrap();
+        }
+    }
 }
 
 // ---- bit planes ----------------------------------------------------------------------------

@@ -21,6 +21,7 @@
 pub mod affine;
 pub mod bc;
 pub mod bfs;
+pub mod bits;
 mod replay;
 pub mod scaled;
 
@@ -28,17 +29,17 @@ pub use bfs::{PushLimits, Pushed};
 pub use replay::{Relaunch, Replay};
 pub use scaled::DenseScales;
 
-use crate::algebra::Semiring;
+use crate::algebra::{BitSemiring, Semiring};
 use crate::backend::{Backend, MatrixShape, VectorShape};
-use crate::container::VectorFormat;
+use crate::container::{BitInput, BitOutput, VectorFormat};
 use crate::error::Result;
-use crate::ops::need;
+use crate::ops::{check_bmm, check_bspmm, need};
 
 /// The fused operations a backend may override. Every method has a generic
 /// default built from the [`Backend`] primitives; entry points take
 /// already-checked arguments, so call them through this module's functions
 /// ([`bfs_push`], [`bfs_pull`], [`bfs_record`], [`mxv_affine`],
-/// [`mxm_dense_scaled`], [`brandes`]), and the
+/// [`mxm_dense_scaled`], [`bspmm_bmm`], [`brandes`]), and the
 /// capability [`Backend::pushes`] directly.
 ///
 /// A new backend gets them all by `impl BackendExt for MyBackend {}`.
@@ -155,6 +156,23 @@ pub trait BackendExt: Backend {
         scales: DenseScales<'_, Self, S::T>,
     ) -> Result<()> {
         scaled::mxm_dense_scaled_generic(self, c, semiring, a, b, scales)
+    }
+
+    /// A binary aggregation into bits, then those bits times `w` (see
+    /// [`bspmm_bmm`]). The default is [`bits::bspmm_bmm_generic`]: `bspmm`,
+    /// then `bmm`.
+    #[allow(clippy::too_many_arguments)]
+    fn bspmm_bmm(
+        &self,
+        h_out: BitOutput<'_, Self>,
+        aggregate: BitSemiring,
+        a: &Self::Matrix<bool>,
+        x: &Self::Bits,
+        y_out: BitOutput<'_, Self>,
+        product: BitSemiring,
+        w: &Self::Bits,
+    ) -> Result<()> {
+        bits::bspmm_bmm_generic(self, h_out, aggregate, a, x, y_out, product, w)
     }
 
     /// Brandes' dependencies of a batch of sources (see [`brandes`]).
@@ -434,6 +452,61 @@ pub fn mxm_dense_scaled<B: BackendExt, S: Semiring>(
         ],
     )?;
     b.mxm_dense_scaled(c, semiring, a, bd, scales)
+}
+
+/// BitGNN's binary aggregation and the next layer's bit product, fused:
+/// `h = A ⊕.⊗ x` written as bits (`h_out`, a [`BitOutput::Bits`] with its
+/// scales and threshold, as [`crate::ops::bspmm`] writes it), then
+/// `y = h ⊕'.⊗' w` (`y_out`, any output, as [`crate::ops::bmm`] writes it).
+/// Both products are checked before either runs (errors name
+/// `bspmm_bmm`); `h` is kept, as the model may read it. On the CUDA backend
+/// one kernel where `A` is stored as CSR, `h`'s lines are at most 1024
+/// bits, `w` has at most 16 columns and `y` is counts or f32 (each row's
+/// bits go straight into its products); the two products otherwise. The
+/// values are those of the two calls.
+///
+/// ```
+/// use bitgraphblas::{algebra::BitSemiring, ext, Backend, BitLayout, BitMatrix, BitOutput, Cpu};
+/// use bitgraphblas::{DenseMatrix, Matrix, Scales, Threshold};
+/// let cpu = Cpu::new();
+/// // A + I of the path 0 - 1 - 2; x one +1/-1 feature: +1, -1, -1
+/// let e = [(0, 0), (0, 1), (1, 0), (1, 1), (1, 2), (2, 1), (2, 2)];
+/// let a = Matrix::from_triplets(3, 3, e.iter().map(|&(i, j)| (i, j, true)).collect())?;
+/// let a = cpu.upload_matrix(&a)?;
+/// let mut x = BitMatrix::zeros(3, 1, BitLayout::RowMajor)?;
+/// x.set(0, 0, true)?;
+/// let x = cpu.upload_bits(&x)?;
+/// // w: one input, two outputs, +1 and -1
+/// let mut w = BitMatrix::zeros(1, 2, BitLayout::ColMajor)?;
+/// w.set(0, 0, true)?;
+/// let w = cpu.upload_bits(&w)?;
+/// let mut h = cpu.bits_new(3, 1, BitLayout::RowMajor)?;
+/// let mut y = DenseMatrix::filled(3, 2, 0i32);
+/// // h = sign of the neighbourhood sum (0, -1, -2: bits 1, 0, 0), y = h w in +1/-1
+/// let h_out = BitOutput::Bits { out: &mut h, scales: Scales::default(), threshold: Threshold::Sign };
+/// ext::bspmm_bmm(&cpu, h_out, BitSemiring::PLUS_LAND_SIGNED, &a, &x,
+///                BitOutput::Counts(&mut y), BitSemiring::PLUS_XNOR, &w)?;
+/// assert_eq!(y.as_slice(), &[1, -1, -1, 1, -1, 1]);
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn bspmm_bmm<B: BackendExt>(
+    b: &B,
+    h_out: BitOutput<'_, B>,
+    aggregate: BitSemiring,
+    a: &B::Matrix<bool>,
+    x: &B::Bits,
+    y_out: BitOutput<'_, B>,
+    product: BitSemiring,
+    w: &B::Bits,
+) -> Result<()> {
+    const OP: &str = "bspmm_bmm";
+    check_bspmm(OP, &h_out, aggregate, a, x)?;
+    let BitOutput::Bits { out: h, .. } = &h_out else {
+        return Err(bits::not_bits());
+    };
+    check_bmm(OP, &y_out, product, BitInput::Bits(&**h), w)?;
+    b.bspmm_bmm(h_out, aggregate, a, x, y_out, product, w)
 }
 
 /// Brandes' dependencies of a batch of `k` sources, fused: with `a` = `A`

@@ -368,34 +368,45 @@ pub fn bmm<B: Backend>(
     a: BitInput<'_, B>,
     w: &B::Bits,
 ) -> Result<()> {
-    const OP: &str = "bmm";
+    check_bmm("bmm", &out, semiring, a, w)?;
+    backend.bmm(out, semiring, a, w)
+}
+
+/// The checks of [`bmm`], under the name `op` (for the fused operations
+/// that contain a BMM).
+pub(crate) fn check_bmm<B: Backend>(
+    op: &'static str,
+    out: &BitOutput<'_, B>,
+    semiring: BitSemiring,
+    a: BitInput<'_, B>,
+    w: &B::Bits,
+) -> Result<()> {
     let ((m, k), sw) = (a.shape(), shape_of(w));
-    need(OP, k == sw.0, || {
+    need(op, k == sw.0, || {
         format!("a is {}, w {}", dims((m, k)), dims(sw))
     })?;
     match a {
         BitInput::Bits(a) => {
-            need_layout(OP, "a", a, BitLayout::RowMajor, "bmm reads its rows")?;
+            need_layout(op, "a", a, BitLayout::RowMajor, "bmm reads its rows")?;
         }
         BitInput::F32(_) => {
             if semiring == BitSemiring::LorLand {
                 return Err(Error::invalid(
-                    OP,
+                    op,
                     "lor_land is not defined on an f32 left operand",
                 ));
             }
             if matches!(out, BitOutput::Counts(_)) {
                 return Err(Error::invalid(
-                    OP,
+                    op,
                     "an f32 left operand gives f32 values: ask for BitOutput::Scaled or Bits",
                 ));
             }
         }
     }
-    need_layout(OP, "w", w, BitLayout::ColMajor, "bmm reads its columns")?;
-    check_inner(OP, k)?;
-    check_output(OP, &out, m, sw.1)?;
-    backend.bmm(out, semiring, a, w)
+    need_layout(op, "w", w, BitLayout::ColMajor, "bmm reads its columns")?;
+    check_inner(op, k)?;
+    check_output(op, out, m, sw.1)
 }
 
 /// BSpMM: `A ⊕.⊗ x` with `A` an `m x k` pattern (its stored entries are 1,
@@ -430,24 +441,34 @@ pub fn bspmm<B: Backend>(
     a: &B::Matrix<bool>,
     x: &B::Bits,
 ) -> Result<()> {
-    const OP: &str = "bspmm";
+    check_bspmm("bspmm", &out, semiring, a, x)?;
+    backend.bspmm(out, semiring, a, x)
+}
+
+/// The checks of [`bspmm`], under the name `op`.
+pub(crate) fn check_bspmm<B: Backend>(
+    op: &'static str,
+    out: &BitOutput<'_, B>,
+    semiring: BitSemiring,
+    a: &B::Matrix<bool>,
+    x: &B::Bits,
+) -> Result<()> {
     let (sa, sx) = (shape_of(a), shape_of(x));
-    need(OP, sa.1 == sx.0, || {
+    need(op, sa.1 == sx.0, || {
         format!("A is {}, x {}", dims(sa), dims(sx))
     })?;
-    need_layout(OP, "x", x, BitLayout::RowMajor, "bspmm gathers its rows")?;
+    need_layout(op, "x", x, BitLayout::RowMajor, "bspmm gathers its rows")?;
     if semiring.left() == BitDomain::Signed {
         return Err(Error::invalid(
-            OP,
+            op,
             format!(
                 "{semiring}: the left operand is a sparse pattern, its domain must be \
                  Binary (absent entries are 0)"
             ),
         ));
     }
-    check_inner(OP, sa.1)?;
-    check_output(OP, &out, sa.0, sx.1)?;
-    backend.bspmm(out, semiring, a, x)
+    check_inner(op, sa.1)?;
+    check_output(op, out, sa.0, sx.1)
 }
 
 /// Bit-plane BMM (QGTC): `v_ij = Σ_k a_ik w_kj` over the codes of `a`

@@ -57,6 +57,7 @@ pub use bits::{
     binarize, bit_transpose, bmm, bmm_planes, bspmm, bspmm_planes, dequantize, mean_abs, quantize,
     unpack_bits,
 };
+pub(crate) use bits::{check_bmm, check_bspmm};
 pub(crate) use check::need;
 pub use dense::{
     apply_dense, argmax_rows, dense_mxm, ewise_dense, log_softmax_rows, scale_dense_cols,

@@ -16,6 +16,7 @@ use bitgraphblas::{
 
 use super::dataset::Dataset;
 use super::error::{GnnError, GnnResult};
+use super::layers::BinLinear;
 
 /// Which device forms a model reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -255,6 +256,42 @@ impl<B: Backend> GnnGraph<B> {
         };
         ops::bspmm(b, o, BitSemiring::PLUS_LAND_SIGNED, a, h)?;
         Ok(out)
+    }
+
+    /// [`GnnGraph::closed_sum_bits`], then `lin`'s scaled product of the
+    /// result read as +1/-1 (`BMM.BBF`), in one call ([`ext::bspmm_bmm`]: one
+    /// kernel on the GPU, as BitGNN fuses them): the bits and the product.
+    pub fn closed_sum_bits_then(
+        &self,
+        b: &B,
+        h: &B::Bits,
+        t: &B::Dense<f32>,
+        lin: &BinLinear<B>,
+    ) -> GnnResult<(B::Bits, B::Dense<f32>)>
+    where
+        B: BackendExt,
+    {
+        let a = Self::need("A + I bits", &self.ahat_bits)?;
+        let (n, k) = shape(h);
+        let mut q = b.bits_new(n, k, BitLayout::RowMajor)?;
+        let mut y = b.dense_for_output::<f32>(n, lin.out())?;
+        let first = BitOutput::Bits {
+            out: &mut q,
+            scales: Scales::default(),
+            threshold: Threshold::PerColumn(t),
+        };
+        let (second, semiring, w) = lin.signed_product(&mut y);
+        ext::bspmm_bmm(
+            b,
+            first,
+            BitSemiring::PLUS_LAND_SIGNED,
+            a,
+            h,
+            second,
+            semiring,
+            w,
+        )?;
+        Ok((q, y))
     }
 }
 

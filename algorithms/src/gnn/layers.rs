@@ -228,6 +228,23 @@ impl<B: Backend> BinLinear<B> {
         Ok(y)
     }
 
+    /// What [`BinLinear::scaled`] passes to `bmm` for a +1/-1 input (the
+    /// `Signed` activation), writing `y`: the output, the semiring and the
+    /// weight bits, for a fused call that computes the input itself.
+    pub(crate) fn signed_product<'o>(
+        &'o self,
+        y: &'o mut B::Dense<f32>,
+    ) -> (BitOutput<'o, B>, BitSemiring, &'o B::Bits) {
+        let out = BitOutput::Scaled {
+            out: y,
+            scales: Scales {
+                col: Some(&self.scale),
+                ..Scales::default()
+            },
+        };
+        (out, BitSemiring::PLUS_XNOR, &self.weight)
+    }
+
     /// `BMM.?BB`: bit `ij` is `(x sign(W))_ij >= t_j` (the integer product,
     /// unscaled: a positive scale before a threshold folds into it).
     pub fn bits(&self, b: &B, x: Act<'_, B>, t: &B::Dense<f32>) -> GnnResult<B::Bits> {

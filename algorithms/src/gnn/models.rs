@@ -221,7 +221,11 @@ impl<B: BackendExt, L: Product<B>> GcnConv<B, L> {
         Ok(GcnConv { lin, bias })
     }
     fn forward(&self, b: &B, g: &GnnGraph<B>, x: Act<'_, B>) -> GnnResult<B::Dense<f32>> {
-        g.gcn(b, &self.lin.product(b, x)?, Some(&self.bias.bias))
+        self.aggregate(b, g, &self.lin.product(b, x)?)
+    }
+    /// The layer after its product `y`: `D^-1/2 (A + I) D^-1/2 y + bias`.
+    fn aggregate(&self, b: &B, g: &GnnGraph<B>, y: &B::Dense<f32>) -> GnnResult<B::Dense<f32>> {
+        g.gcn(b, y, Some(&self.bias.bias))
     }
 }
 
@@ -529,8 +533,9 @@ impl<B: BackendExt> Network<B> {
                 conv2,
             } => {
                 let p = lin1.bits(b, x, &bn1.threshold)?;
-                let q = g.closed_sum_bits(b, &p, &bn1a.threshold)?;
-                let logits = conv2.forward(b, g, Act::Signed(&q))?;
+                // BSpMM.BBB and the second layer's BMM.BBF in one call
+                let (q, y) = g.closed_sum_bits_then(b, &p, &bn1a.threshold, &conv2.lin)?;
+                let logits = conv2.aggregate(b, g, &y)?;
                 Inference {
                     logits,
                     hidden: Some(Hidden::Bits(q)),

@@ -144,7 +144,7 @@ impl CudaBackend {
     }
 
     /// The long rows of `a` (its list, made at its first product: the rows
-    /// of more than four times the mean entries, 64 at least) for CSR times
+    /// of more than four times the mean entries, 32 at least) for CSR times
     /// dense in rounds with those rows a block each: where `r` is `a` as
     /// stored (CSR, not transposed), its rows short on average and some long;
     /// `None` otherwise.

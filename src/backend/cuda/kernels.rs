@@ -561,6 +561,12 @@ impl ModuleId {
                         .iter()
                         .map(move |g| format!("bits_bspmm_csr_{o}_k{g}"))
                 }));
+                // CSR into bits then a BMM into counts or f32, at every group width
+                entries.extend(BIT_OUTPUTS[..2].iter().flat_map(|o| {
+                    CSR_ROW_LANES
+                        .iter()
+                        .map(move |g| format!("bits_bspmm_csr_bits_then_{o}_k{g}"))
+                }));
                 entries.extend(
                     BIT_OUTPUTS
                         .iter()

@@ -25,8 +25,9 @@ use super::launch::visit::{self, Pull, Search};
 use super::launch::Tiles;
 use super::mem::{bit_words, DMat, DVec};
 use super::transfer::from_bytes;
-use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
-use crate::algebra::Semiring;
+use super::{CudaBackend, CudaBits, CudaDense, CudaMatrix, CudaVector};
+use crate::algebra::{BitSemiring, Semiring};
+use crate::container::BitOutput;
 use crate::error::Result;
 use crate::ext::{BackendExt, DenseScales, PushLimits, Pushed, Relaunch};
 
@@ -76,6 +77,20 @@ impl BackendExt for CudaBackend {
         scales: DenseScales<'_, Self, S::T>,
     ) -> Result<()> {
         self.mxm_dense_scaled_op(c, semiring, a, b, scales)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bspmm_bmm(
+        &self,
+        h_out: BitOutput<'_, Self>,
+        aggregate: BitSemiring,
+        a: &CudaMatrix<bool>,
+        x: &CudaBits,
+        y_out: BitOutput<'_, Self>,
+        product: BitSemiring,
+        w: &CudaBits,
+    ) -> Result<()> {
+        self.bspmm_bmm_op(h_out, aggregate, a, x, y_out, product, w)
     }
 
     /// `ext::bfs_push` on the device. The kernels read the level vector as

@@ -12,7 +12,9 @@
 //! over bit planes a warp per (row, chunk of 128 features).
 
 use super::super::device::{DBuf, DevPtr};
-use super::super::launch::bits::bspmm::{self as k, SpmmKernel, SpmmRowsKernel, SpmmTiledKernel};
+use super::super::launch::bits::bspmm::{
+    self as k, SpmmKernel, SpmmRowsKernel, SpmmThenKernel, SpmmTiledKernel,
+};
 use super::super::launch::bits::Planes;
 use super::super::launch::Tiles;
 use super::super::mem::{LongRows, Parts};
@@ -20,7 +22,7 @@ use super::super::{CudaBackend, CudaMatrix};
 use super::epilogue::{Dequant, Kind, Linear, Target};
 use super::{need, CudaBits};
 use crate::algebra::{BitDomain, BitSemiring};
-use crate::container::BitOutput;
+use crate::container::{BitInput, BitOutput};
 use crate::error::Result;
 use crate::storage::BitLayout;
 use std::sync::OnceLock;
@@ -44,6 +46,16 @@ const CSR_ROWS: [SpmmRowsKernel; 3] = [
     k::bits_bspmm_csr_scaled,
     k::bits_bspmm_csr_bits,
 ];
+/// CSR into bits then a BMM, by the BMM's output kind (counts, scaled).
+const CSR_THEN: [SpmmThenKernel; 2] = [
+    k::bits_bspmm_csr_bits_then_counts,
+    k::bits_bspmm_csr_bits_then_scaled,
+];
+/// The most columns of `w` the fused BSpMM-then-BMM takes: each lane of a
+/// row's group walks its share of them. At 7 and 16 columns (64 bits of
+/// `h`) the fused kernel took 1.05-1.3x less time than the BSpMM and the
+/// popcount BMM on an H200; at 41 it took up to 1.4x more.
+const THEN_MAX_COLS: usize = 16;
 /// CSR over bit planes, by output kind.
 const CSR_PLANES: [SpmmKernel; 3] = [
     k::bits_bspmm_csr_counts_planes,
@@ -60,11 +72,15 @@ const ROWS_BLOCK: usize = 256;
 const SHORT_ROW_MAX: usize = 8 * 255;
 
 /// Rows longer than this (`long_min`) get a block each: four times the
-/// mean degree, within 64..=`SHORT_ROW_MAX`, so that a group's row takes a
+/// mean degree, within 32..=`SHORT_ROW_MAX`, so that a group's row takes a
 /// few batches where the graph is sparse and no row holds up its block
-/// much longer than the typical row where it is dense.
+/// much longer than the typical row where it is dense. (The floor was 64:
+/// at 32, on an H200, the binary aggregation of Cora, CiteSeer and PubMed
+/// at 64 feature bits took 0.6-1.0 µs less, and the f32 one by
+/// `csr_mxm_dense_long`, which shares the list, up to 1.6 µs less; the
+/// Flickr-size graph's bound is 124 either way: docs/gpu-gnn-forward-profile.md.)
 fn long_row_min(nnz: usize, m: usize) -> u32 {
-    (4 * nnz / m.max(1)).clamp(64, SHORT_ROW_MAX) as u32
+    (4 * nnz / m.max(1)).clamp(32, SHORT_ROW_MAX) as u32
 }
 
 impl CudaBackend {
@@ -144,6 +160,101 @@ impl CudaBackend {
             need_deg: lin.beta != 0,
         };
         self.bspmm_launch(&t, a, &f)
+    }
+
+    /// `ext::bspmm_bmm`: one launch of `bits_bspmm_csr_bits_then_*` where
+    /// `A` is stored as CSR, `h`'s line fits one group of lanes (at most 32
+    /// u32 words), `w` has at most [`THEN_MAX_COLS`] columns and `y` is
+    /// counts or f32; else `bspmm` then `bmm`. The fused kernel computes the
+    /// terms the BMM's popcount kernel computes, so the values are the same.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn bspmm_bmm_op(
+        &self,
+        h_out: BitOutput<'_, CudaBackend>,
+        aggregate: BitSemiring,
+        a: &CudaMatrix<bool>,
+        x: &CudaBits,
+        y_out: BitOutput<'_, CudaBackend>,
+        product: BitSemiring,
+        w: &CudaBits,
+    ) -> Result<()> {
+        const OP: &str = "bspmm_bmm";
+        let BitOutput::Bits {
+            out: h,
+            scales,
+            threshold,
+        } = h_out
+        else {
+            return Err(crate::ext::bits::not_bits());
+        };
+        let (m, n) = (a.nrows, x.ncols);
+        let csr = match a.repr.parts() {
+            Parts::Csr((rowptr, colidx, _, nnz, _, plans)) => Some((rowptr, colidx, nnz, plans)),
+            Parts::B2sr(..) => None,
+        };
+        let fused = csr.filter(|_| {
+            aggregate.left() == BitDomain::Binary
+                && x.layout == BitLayout::RowMajor
+                && w.layout == BitLayout::ColMajor
+                && (h.nrows, h.ncols, h.stride) == (m, n, x.stride)
+                && w.nrows == n
+                && m > 0
+                && n > 0
+                && 2 * x.stride <= 32
+                && w.ncols <= THEN_MAX_COLS
+                && !matches!(y_out, BitOutput::Bits { .. })
+        });
+        let Some((rowptr, colidx, nnz, plans)) = fused else {
+            let first = BitOutput::Bits {
+                out: &mut *h,
+                scales,
+                threshold,
+            };
+            self.bspmm_op(first, aggregate, a, x)?;
+            return self.bmm_op(y_out, product, BitInput::Bits(h), w);
+        };
+        let first = BitOutput::Bits {
+            out: h,
+            scales,
+            threshold,
+        };
+        let t1 = Target::of(
+            OP,
+            first,
+            (m, n),
+            Linear::of(aggregate, a.ncols),
+            Dequant::none(),
+        )?;
+        let t2 = Target::of(
+            OP,
+            y_out,
+            (m, w.ncols),
+            Linear::of(product, n),
+            Dequant::none(),
+        )?;
+        let lanes = (2 * x.stride).next_power_of_two();
+        let long = self.long_rows(&plans.long_rows, rowptr, nnz, m)?;
+        let blocks = m.div_ceil(ROWS_BLOCK / lanes) + long.count;
+        CSR_THEN[t2.kind as usize](
+            lanes,
+            rowptr.ptr(),
+            colidx.ptr(),
+            m as u64,
+            x.data.ptr(),
+            n as u64,
+            x.stride as u64,
+            t1.out,
+            long.long_min,
+            long.rows.ptr(),
+            long.count as u32,
+            t1.epi,
+            w.data.ptr(),
+            w.ncols as u64,
+            w.stride as u64,
+            t2.out,
+            t2.epi,
+        )
+        .grid(&self.dev, blocks.min(1 << 24) as u32, ROWS_BLOCK as u32)
     }
 
     /// Runs a BSpMM (plain or over planes): the B2SR or CSR kernel.

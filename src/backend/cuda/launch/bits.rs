@@ -265,6 +265,27 @@ pub(crate) mod bspmm {
         u32,
         Epi,
     ) -> super::super::Launch;
+    /// A fused CSR-then-BMM entry: [`SpmmRowsKernel`]'s parameters, then the
+    /// second product's `w`, columns, stride, output and epilogue.
+    pub(crate) type SpmmThenKernel = fn(
+        usize,
+        DevPtr<u32>,
+        DevPtr<u32>,
+        u64,
+        DevPtr<u64>,
+        u64,
+        u64,
+        DevPtr<u8>,
+        u32,
+        DevPtr<u32>,
+        u32,
+        Epi,
+        DevPtr<u64>,
+        u64,
+        u64,
+        DevPtr<u8>,
+        Epi,
+    ) -> super::super::Launch;
     /// A CSR bit-plane product entry (the B2SR entries' parameters).
     pub(crate) type SpmmKernel = fn(
         Tiles,
@@ -327,6 +348,15 @@ pub(crate) mod bspmm {
         fn bits_bspmm_csr_bits[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64, x: DevPtr<u64>,
             n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>, nlong: u32,
             epi: Epi);
+        /// CSR by vertical counters into bits, then those bits times `w`
+        /// (column-major, `ws` words a column, `wn` columns) into counts.
+        fn bits_bspmm_csr_bits_then_counts[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64,
+            x: DevPtr<u64>, n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>,
+            nlong: u32, epi: Epi, w: DevPtr<u64>, wn: u64, ws: u64, out2: DevPtr<u8>, epi2: Epi);
+        /// The same, into scaled f32.
+        fn bits_bspmm_csr_bits_then_scaled[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64,
+            x: DevPtr<u64>, n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>,
+            nlong: u32, epi: Epi, w: DevPtr<u64>, wn: u64, ws: u64, out2: DevPtr<u8>, epi2: Epi);
         /// CSR, bit planes: counts.
         fn bits_bspmm_csr_counts_planes(pattern: Tiles, tile_rows: u32, m: u64, xp: Planes, nb: i32,
             n: u64, s: u64, nz: DevPtr<u32>, out: DevPtr<u8>, need_deg: bool, epi: Epi);
