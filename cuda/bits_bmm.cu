@@ -1294,6 +1294,12 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
     // are one or two into bits, which take the 32-column chunks below: their
     // loads here serve only the popcounts)
     u32 af1[THIN_KS][4];
+    // plain products of one chunk of columns (a GNN layer's) over more than
+    // one k block: each block counted and multiplied as its load arrives,
+    // the next one's load in flight meanwhile (`next` and `af1` in turn),
+    // rather than every block loaded once for the counts and again for the
+    // products
+    const bool one_chunk = !PLANES && KB > 1 && np == 64;
     const auto count_a = [&](const u32(&x)[THIN_KS][4], int p) {
       if (need_pa)
 #pragma unroll
@@ -1303,8 +1309,9 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
         }
     };
     if (!PLANES) {
+      if (one_chunk) thin_load_a(ap.p[0], rows, m, S, 1, tig, next);
       count_a(af, 0);
-      if (need_pa)
+      if (need_pa && !one_chunk)
         for (int b = 1; b < KB; ++b) {
           thin_load_a(ap.p[0], rows, m, S, b, tig, next);
           count_a(next, 0);
@@ -1322,12 +1329,16 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
         count_a(af, p);
       }
     }
-    if (need_pa)
+    // the row counts: summed over the four lanes of a row
+    const auto reduce_pa = [&]() {
+      if (need_pa)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 1);
-        pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 2);
-      }
+        for (int h = 0; h < 2; ++h) {
+          pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 1);
+          pa[h] += __shfl_xor_sync(FULL_MASK, pa[h], 2);
+        }
+    };
+    if (!one_chunk) reduce_pa();
     // 64 columns a chunk (one or two planes of a into counts or f32: Horner's
     // rule, no partial sums), 32 with more planes or into bits (each (p, q)
     // product's partial sums beside the accumulators; the bits' epilogue
@@ -1340,7 +1351,20 @@ __device__ __forceinline__ void bmm_thin(const Planes& ap, const Planes& wp, int
 #pragma unroll
           for (int x = 0; x < 4; ++x) acc[nf][x] = 0;
         const u64* wt = ws + thin_words(col0 + gid, tig);
-        if (!PLANES) {
+        if (one_chunk) {  // block 1 is in `next` (loaded at the strip's start)
+          thin_mma<false, 8>(acc, af, wt, ksn, gid, 0);
+          for (int b = 1; b < KB; b += 2) {
+            if (b + 1 < KB) thin_load_a(ap.p[0], rows, m, S, b + 1, tig, af1);
+            count_a(next, 0);
+            thin_mma<false, 8>(acc, next, wt + (u64)b * np * 16, thin_block_steps(S, b), gid, 0);
+            if (b + 1 < KB) {
+              if (b + 2 < KB) thin_load_a(ap.p[0], rows, m, S, b + 2, tig, next);
+              count_a(af1, 0);
+              thin_mma<false, 8>(acc, af1, wt + (u64)(b + 1) * np * 16, thin_block_steps(S, b + 1), gid, 0);
+            }
+          }
+          reduce_pa();
+        } else if (!PLANES) {
           thin_mma<false, 8>(acc, af, wt, ksn, gid, 0);
           for (int b = 1; b < KB; ++b) {
             thin_load_a(ap.p[0], rows, m, S, b, tig, next);
