@@ -8,7 +8,7 @@
 use bitgraphblas::algebra::{BitSemiring, PlusTimes};
 use bitgraphblas::backend::{auto_formats, Backend, Product};
 use bitgraphblas::ext::{self, DenseScales};
-use bitgraphblas::storage::BitLayout;
+use bitgraphblas::storage::{BitLayout, Csr};
 use bitgraphblas::{
     ops, BackendExt, BitOutput, DenseMatrix, Desc, Format, Matrix, Scalar, Scales, Threshold,
     Vector,
@@ -39,8 +39,9 @@ pub enum FeatureForm {
     /// A sparse `f32` matrix (the f32 models' `X W`).
     #[default]
     Sparse,
-    /// Bits when the features are all 0/1, else dense `f32` (the binary
-    /// models' first weight product).
+    /// When the features are all 0/1, bits or (where it takes fewer bytes)
+    /// the pattern of their ones; else dense `f32` (the binary models'
+    /// first weight product).
     BitsOrDense,
     /// One bit plane (scale 1, zero point 0): the k-bit models' first
     /// product; the features must be 0/1.
@@ -53,6 +54,9 @@ pub enum Features<B: Backend> {
     Sparse(B::Matrix<f32>),
     /// 0/1 features as row-major bits.
     Bits(B::Bits),
+    /// 0/1 features as the sparse pattern of their ones (CSR), where that
+    /// takes fewer bytes than the bits (few ones a row: Cora, CiteSeer).
+    Pattern(B::Matrix<bool>),
     /// Other features, dense.
     Dense(B::Dense<f32>),
     /// 0/1 features as a one-bit plane.
@@ -155,7 +159,7 @@ impl<B: Backend> GnnGraph<B> {
         g.features = match needs.features {
             FeatureForm::Sparse => Features::Sparse(backend.upload_matrix(&data.features)?),
             FeatureForm::BitsOrDense => {
-                upload_features(backend, &data.features, data.binary_features())?
+                upload_features(backend, &data.features, data.binary_features(), true)?
             }
             FeatureForm::Plane => {
                 if !data.binary_features() {
@@ -164,7 +168,8 @@ impl<B: Backend> GnnGraph<B> {
                         "the k-bit models read 0/1 features; these have other values",
                     ));
                 }
-                let Features::Bits(x) = upload_features(backend, &data.features, true)? else {
+                let Features::Bits(x) = upload_features(backend, &data.features, true, false)?
+                else {
                     unreachable!("0/1 features upload as bits")
                 };
                 let one = backend.upload_dense(&DenseMatrix::filled(1, 1, 1.0f32))?;
@@ -300,15 +305,35 @@ pub(crate) fn shape<M: bitgraphblas::backend::MatrixShape>(m: &M) -> (usize, usi
     (m.nrows(), m.ncols())
 }
 
-/// The features as bits (all 0/1) or dense `f32`.
+/// The features as bits or the pattern of their ones (all 0/1; the
+/// pattern where `pattern_ok` and its CSR arrays take fewer bytes than the
+/// bits), or dense `f32`.
 fn upload_features<B: Backend>(
     backend: &B,
     x: &Matrix<f32>,
     binary: bool,
+    pattern_ok: bool,
 ) -> GnnResult<Features<B>> {
     let (n, f) = (x.nrows(), x.ncols());
     let csr = x.as_csr();
     let rp = csr.row_ptr();
+    let ones = csr.values().iter().filter(|&&v| v == 1.0).count();
+    if binary && pattern_ok && 4 * (ones + n + 1) < n * f.div_ceil(64) * 8 {
+        let (mut row_ptr, mut col_idx) = (Vec::with_capacity(n + 1), Vec::with_capacity(ones));
+        row_ptr.push(0);
+        for i in 0..n {
+            let row = rp[i]..rp[i + 1];
+            col_idx.extend(
+                row.filter(|&p| csr.values()[p] == 1.0)
+                    .map(|p| csr.col_idx()[p]),
+            );
+            row_ptr.push(col_idx.len());
+        }
+        let pattern = Csr::try_new(n, f, row_ptr, col_idx, vec![true; ones])?;
+        return Ok(Features::Pattern(
+            backend.upload_matrix_owned(Matrix::from_csr(pattern))?,
+        ));
+    }
     if binary {
         let mut bits = bitgraphblas::storage::BitMatrix::zeros(n, f, BitLayout::RowMajor)?;
         for i in 0..n {

@@ -23,6 +23,8 @@ pub enum Act<'a, B: Backend> {
     Sparse(&'a B::Matrix<f32>),
     /// 0/1 bits (binary features).
     Binary(&'a B::Bits),
+    /// 0/1 features as the sparse pattern of their ones.
+    Pattern(&'a B::Matrix<bool>),
     /// +1/-1 bits (a binarised hidden layer).
     Signed(&'a B::Bits),
     /// k-bit codes (bit planes).
@@ -35,6 +37,7 @@ impl<'a, B: Backend> Act<'a, B> {
         match f {
             Features::Sparse(x) => Act::Sparse(x),
             Features::Bits(x) => Act::Binary(x),
+            Features::Pattern(x) => Act::Pattern(x),
             Features::Dense(x) => Act::Dense(x),
             Features::Plane(p) => Act::Planes(p),
         }
@@ -47,7 +50,7 @@ impl<'a, B: Backend> Act<'a, B> {
             Act::Dense(x) => (BitInput::F32(x), BitSemiring::PLUS_LAND_SIGNED),
             Act::Binary(x) => (BitInput::Bits(x), BitSemiring::PLUS_LAND_SIGNED),
             Act::Signed(x) => (BitInput::Bits(x), BitSemiring::PLUS_XNOR),
-            Act::Sparse(_) | Act::Planes(_) => {
+            Act::Sparse(_) | Act::Pattern(_) | Act::Planes(_) => {
                 return Err(GnnError::Library(bitgraphblas::Error::InvalidStorage {
                     what: "binary layer input",
                     detail: "sparse features or bit planes: a binary layer reads bits or dense f32"
@@ -92,7 +95,7 @@ impl<B: Backend> Linear<B> {
         let n = match &x {
             Act::Dense(d) => shape(*d).0,
             Act::Sparse(m) => shape(*m).0,
-            Act::Binary(_) | Act::Signed(_) | Act::Planes(_) => {
+            Act::Binary(_) | Act::Pattern(_) | Act::Signed(_) | Act::Planes(_) => {
                 return Err(GnnError::Library(bitgraphblas::Error::InvalidStorage {
                     what: "f32 layer input",
                     detail: "bits: an f32 layer reads f32 values".into(),
@@ -178,6 +181,9 @@ pub fn add<B: Backend>(b: &B, y: &B::Dense<f32>, z: &B::Dense<f32>) -> GnnResult
 /// `[out]`, the mean of `|W|`).
 pub struct BinLinear<B: Backend> {
     weight: B::Bits,
+    /// The same bits row-major: the right operand of `bspmm` for features
+    /// stored as a pattern.
+    weight_rows: B::Bits,
     scale: B::Dense<f32>,
 }
 
@@ -196,14 +202,10 @@ impl<B: Backend> BinLinear<B> {
             None => out_width(w, &skey, 0)?,
         };
         let scale = w.f32_vector(&skey, fout)?;
-        let bits = w.packed_bits(
-            &format!("{name}.weight_bits"),
-            fin,
-            fout,
-            BitLayout::ColMajor,
-        )?;
+        let bits = |layout| w.packed_bits(&format!("{name}.weight_bits"), fin, fout, layout);
         Ok(BinLinear {
-            weight: b.upload_bits(&bits)?,
+            weight: b.upload_bits(&bits(BitLayout::ColMajor)?)?,
+            weight_rows: b.upload_bits(&bits(BitLayout::RowMajor)?)?,
             scale: b.upload_dense(&DenseMatrix::from_vec(1, fout, scale)?)?,
         })
     }
@@ -213,10 +215,30 @@ impl<B: Backend> BinLinear<B> {
         shape(&self.weight).1
     }
 
+    /// `x sign(W)` written as `out`: BMM on bits or f32; on a pattern of
+    /// ones, BSpMM by the row-major weights (the same sums: `±w_kj` over the
+    /// row's ones `k`, as PLUS.LAND_SIGNED counts them either way).
+    fn product_into(&self, b: &B, out: BitOutput<'_, B>, x: Act<'_, B>) -> GnnResult<()> {
+        if let Act::Pattern(p) = x {
+            ops::bspmm(b, out, BitSemiring::PLUS_LAND_SIGNED, p, &self.weight_rows)?;
+        } else {
+            let (input, semiring) = x.bit_input()?;
+            ops::bmm(b, out, semiring, input, &self.weight)?;
+        }
+        Ok(())
+    }
+
+    /// The rows of the product `x sign(W)`.
+    fn rows(x: &Act<'_, B>) -> GnnResult<usize> {
+        Ok(match x {
+            Act::Pattern(p) => shape(*p).0,
+            _ => x.bit_input()?.0.shape().0,
+        })
+    }
+
     /// `BMM.?BF`: `(x sign(W)) * scale`, f32.
     pub fn scaled(&self, b: &B, x: Act<'_, B>) -> GnnResult<B::Dense<f32>> {
-        let (input, semiring) = x.bit_input()?;
-        let mut y = b.dense_for_output::<f32>(input.shape().0, self.out())?;
+        let mut y = b.dense_for_output::<f32>(Self::rows(&x)?, self.out())?;
         let out = BitOutput::Scaled {
             out: &mut y,
             scales: Scales {
@@ -224,7 +246,7 @@ impl<B: Backend> BinLinear<B> {
                 ..Scales::default()
             },
         };
-        ops::bmm(b, out, semiring, input, &self.weight)?;
+        self.product_into(b, out, x)?;
         Ok(y)
     }
 
@@ -248,14 +270,13 @@ impl<B: Backend> BinLinear<B> {
     /// `BMM.?BB`: bit `ij` is `(x sign(W))_ij >= t_j` (the integer product,
     /// unscaled: a positive scale before a threshold folds into it).
     pub fn bits(&self, b: &B, x: Act<'_, B>, t: &B::Dense<f32>) -> GnnResult<B::Bits> {
-        let (input, semiring) = x.bit_input()?;
-        let mut h = b.bits_new(input.shape().0, self.out(), BitLayout::RowMajor)?;
+        let mut h = b.bits_new(Self::rows(&x)?, self.out(), BitLayout::RowMajor)?;
         let out = BitOutput::Bits {
             out: &mut h,
             scales: Scales::default(),
             threshold: Threshold::PerColumn(t),
         };
-        ops::bmm(b, out, semiring, input, &self.weight)?;
+        self.product_into(b, out, x)?;
         Ok(h)
     }
 }

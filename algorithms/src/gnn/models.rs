@@ -297,6 +297,7 @@ fn twice<'a, B: Backend>(x: &Act<'a, B>) -> (Act<'a, B>, Act<'a, B>) {
         Act::Dense(d) => Act::Dense(d),
         Act::Sparse(m) => Act::Sparse(m),
         Act::Binary(v) => Act::Binary(v),
+        Act::Pattern(p) => Act::Pattern(p),
         Act::Signed(v) => Act::Signed(v),
         Act::Planes(p) => Act::Planes(p),
     };
