@@ -39,10 +39,17 @@ pub enum FeatureForm {
     /// A sparse `f32` matrix (the f32 models' `X W`).
     #[default]
     Sparse,
-    /// When the features are all 0/1, bits or (where it takes fewer bytes)
-    /// the pattern of their ones; else dense `f32` (the binary models'
-    /// first weight product).
+    /// Bits when the features are all 0/1, else dense `f32` (the binary
+    /// models' first weight product).
     BitsOrDense,
+    /// As `BitsOrDense`, but 0/1 features whose pattern of ones takes fewer
+    /// bytes than their bits are kept as that pattern (Cora, CiteSeer), for
+    /// a first product that writes bits (`bigcn-bin`: on an H200, with the
+    /// kernel changes of the same run, Cora 0.027 -> 0.025 ms and CiteSeer
+    /// 0.032 -> 0.026 ms). Into f32, `bspmm` on the pattern was slower than
+    /// the BMM on bits (`bigcn` on Cora 0.027 -> 0.035 ms), so the other
+    /// binary models keep the bits.
+    PatternBitsOrDense,
     /// One bit plane (scale 1, zero point 0): the k-bit models' first
     /// product; the features must be 0/1.
     Plane,
@@ -158,8 +165,9 @@ impl<B: Backend> GnnGraph<B> {
         }
         g.features = match needs.features {
             FeatureForm::Sparse => Features::Sparse(backend.upload_matrix(&data.features)?),
-            FeatureForm::BitsOrDense => {
-                upload_features(backend, &data.features, data.binary_features(), true)?
+            FeatureForm::BitsOrDense | FeatureForm::PatternBitsOrDense => {
+                let pattern_ok = needs.features == FeatureForm::PatternBitsOrDense;
+                upload_features(backend, &data.features, data.binary_features(), pattern_ok)?
             }
             FeatureForm::Plane => {
                 if !data.binary_features() {

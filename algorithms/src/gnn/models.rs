@@ -129,7 +129,7 @@ impl Model {
             Model::BiGcnBin => Needs {
                 gcn: true,
                 closed_bits: true,
-                features: binary,
+                features: FeatureForm::PatternBitsOrDense,
                 ..Needs::default()
             },
             Model::Sage => Needs {
