@@ -1,6 +1,7 @@
 """The graphs of `examples/gpu_bench.rs` as SciPy CSR patterns (f32, values one, no
-diagonal), for the CuPy scripts gpu-csr-spmv-variants.py and gpu-csr-blocks-check.py,
-and the kernel timer they share (`time_graph`, CUDA-graph replays; needs CuPy).
+diagonal), for the CuPy scripts gpu-csr-spmv-variants.py and gpu-csr-blocks-check.py;
+the GNN graphs of the standalone kernel checks (`planetoid_adj`, `flickr_size`); and
+the kernel timer they share (`time_graph`, CUDA-graph replays; needs CuPy).
 
 R-MAT and the grids use the parameters of `bitgraphblas::generate` (Graph500
 A/B/C, edge factor 16, symmetrised; 4-neighbour grids), not the same draws.
@@ -28,6 +29,25 @@ def load(path):
     """A Matrix Market file (gzipped where its name ends in .gz)."""
     with (gzip.open(path) if path.endswith('.gz') else open(path, 'rb')) as f:
         return pattern(scipy.io.mmread(f))
+
+
+def planetoid_adj(path):
+    """A Planetoid dataset's adj.mtx as a symmetric pattern (f32, values one; no self loops added)."""
+    m = sp.csr_matrix(scipy.io.mmread(path))
+    return ((m + m.T) != 0).astype(np.float32)
+
+
+def flickr_size(rng):
+    """A graph of Flickr's vertex count drawn as scripts/gpu-gnn-bench.sh draws it (endpoints with weights
+    (i + 1)^-0.5, so degrees are skewed), but with three times the draws (about 2.8M entries), symmetrised."""
+    n, target = 89250, 899756 // 2
+    w = (np.arange(n) + 1.0) ** -0.5
+    w /= w.sum()
+    i = rng.choice(n, 3 * target, p=w)
+    j = rng.integers(0, n, i.size)
+    keep = i != j
+    a = sp.coo_matrix((np.ones(keep.sum(), np.float32), (i[keep], j[keep])), shape=(n, n)).tocsr()
+    return ((a + a.T) != 0).astype(np.float32)
 
 
 def rmat(scale, edge_factor, seed):

@@ -44,23 +44,6 @@ def library_long_min(indptr):
     return min(max(4 * int(indptr[-1]) // max(n, 1), 32), 8 * 255)
 
 
-def load_adj(path):
-    import scipy.io
-    m = sp.csr_matrix(scipy.io.mmread(path))
-    return ((m + m.T) != 0).astype(np.float32)
-
-
-def flickr_size(rng):
-    n, target = 89250, 899756 // 2
-    w = (np.arange(n) + 1.0) ** -0.5
-    w /= w.sum()
-    i = rng.choice(n, 3 * target, p=w)
-    j = rng.integers(0, n, i.size)
-    keep = i != j
-    a = sp.coo_matrix((np.ones(keep.sum(), np.float32), (i[keep], j[keep])), shape=(n, n)).tocsr()
-    return ((a + a.T) != 0).astype(np.float32)
-
-
 def epi(alpha, beta, gamma, dk, col=None, tcol=None):
     """The EPI_PARAMS of a product over a bit semiring (cuda/bits_common.cuh)."""
     null = np.uint64(0)
@@ -81,14 +64,14 @@ def main():
     import scipy.sparse as sp
     import cupy as cp
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from csr_bench_graphs import time_graph
+    from csr_bench_graphs import flickr_size, planetoid_adj, time_graph
     src_dir, data = sys.argv[2], sys.argv[3]
     opts = ('-std=c++17', '--fmad=false')
     sp_mod = cp.RawModule(code=open(f'{src_dir}/bits_bspmm.cu').read(), options=opts)
     mm_mod = cp.RawModule(code=open(f'{src_dir}/bits_bmm.cu').read() + WRAP, options=opts)
     popc = mm_mod.get_function('h_popc_scaled')
     rng = np.random.default_rng(7)
-    graphs = [(g, lambda g=g: load_adj(f'{data}/{g}/adj.mtx')) for g in ('cora', 'citeseer', 'pubmed')]
+    graphs = [(g, lambda g=g: planetoid_adj(f'{data}/{g}/adj.mtx')) for g in ('cora', 'citeseer', 'pubmed')]
     graphs += [('flickr-size', lambda: flickr_size(rng))]
     stream = cp.cuda.Stream(non_blocking=True)
     rows, failures = [], []

@@ -35,25 +35,6 @@ def long_rows(indptr, floor):
     return np.nonzero(np.diff(indptr) > long_min)[0].astype(np.uint32), long_min
 
 
-def load_adj(path):
-    import scipy.io
-    m = sp.csr_matrix(scipy.io.mmread(path))
-    m = ((m + m.T) != 0).astype(np.float32)
-    return m
-
-
-def flickr_size(rng):
-    n, target = 89250, 899756 // 2
-    w = (np.arange(n) + 1.0) ** -0.5
-    w /= w.sum()
-    i = rng.choice(n, 3 * target, p=w)
-    j = rng.integers(0, n, i.size)
-    keep = i != j
-    a = sp.coo_matrix((np.ones(keep.sum(), np.float32), (i[keep], j[keep])), shape=(n, n)).tocsr()
-    a = ((a + a.T) != 0).astype(np.float32)
-    return a
-
-
 def many_entries(rng, n=50000, per_row=490):
     cols = rng.integers(0, n, (n, per_row))
     rows = np.repeat(np.arange(n), per_row)
@@ -73,7 +54,7 @@ def main():
     import scipy.sparse as sp
     import cupy as cp
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from csr_bench_graphs import time_graph
+    from csr_bench_graphs import flickr_size, planetoid_adj, time_graph
     src = open(sys.argv[2]).read()
     d = sys.argv[3]
     mod = cp.RawModule(code=src, options=('-DSR_T=f32', '-DSR_ADD=0', '-DSR_MUL=2', '-DSR_NAME=plus_times_f32',
@@ -82,7 +63,7 @@ def main():
     for k, f in kern.items():
         print(f'csr_mxm_dense{k}: regs {f.num_regs} smem {f.shared_size_bytes} local {f.local_size_bytes}')
     rng = np.random.default_rng(3)
-    graphs = [(g, lambda g=g: load_adj(f'{d}/{g}/adj.mtx')) for g in ('cora', 'citeseer', 'pubmed')]
+    graphs = [(g, lambda g=g: planetoid_adj(f'{d}/{g}/adj.mtx')) for g in ('cora', 'citeseer', 'pubmed')]
     graphs += [('flickr-size', lambda: flickr_size(rng)), ('long-rows-490', lambda: many_entries(rng))]
     stream = cp.cuda.Stream(non_blocking=True)
     out, failures = [], []

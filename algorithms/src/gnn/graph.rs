@@ -256,24 +256,11 @@ impl<B: Backend> GnnGraph<B> {
         Ok(s)
     }
 
-    /// `BSpMM.BBB`: bit `ij` of the result is `Σ_{j' ∈ N(i) ∪ {i}} ±h_j'j >= t_j`
-    /// (`h` read as +1/-1).
-    pub fn closed_sum_bits(&self, b: &B, h: &B::Bits, t: &B::Dense<f32>) -> GnnResult<B::Bits> {
-        let a = Self::need("A + I bits", &self.ahat_bits)?;
-        let (n, k) = shape(h);
-        let mut out = b.bits_new(n, k, BitLayout::RowMajor)?;
-        let o = BitOutput::Bits {
-            out: &mut out,
-            scales: Scales::default(),
-            threshold: Threshold::PerColumn(t),
-        };
-        ops::bspmm(b, o, BitSemiring::PLUS_LAND_SIGNED, a, h)?;
-        Ok(out)
-    }
-
-    /// [`GnnGraph::closed_sum_bits`], then `lin`'s scaled product of the
-    /// result read as +1/-1 (`BMM.BBF`), in one call ([`ext::bspmm_bmm`]: one
-    /// kernel on the GPU, as BitGNN fuses them): the bits and the product.
+    /// `BSpMM.BBB`, then `lin`'s scaled product of its result read as +1/-1
+    /// (`BMM.BBF`), in one call ([`ext::bspmm_bmm`]: one kernel on the GPU,
+    /// as BitGNN fuses them). Bit `ij` of the first is
+    /// `Σ_{j' ∈ N(i) ∪ {i}} ±h_j'j >= t_j` (`h` read as +1/-1). Returns the
+    /// bits and the product.
     pub fn closed_sum_bits_then(
         &self,
         b: &B,
