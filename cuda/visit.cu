@@ -1,9 +1,10 @@
-// cuda/visit.cu: the type-free module `visit`: breadth-first push levels
-// fused into few launches (`ops::bfs_push`, cuda/bfs_push.cu), and pulled
-// levels in one launch each (`ops::bfs_pull`, cuda/bfs_pull.cu); shared state
-// and storage forms in cuda/bfs_rows.cuh; src/backend/cuda/visit.rs.
-// Type-free: patterns only. This file only assembles the parts (build.rs
-// inlines them into one NVRTC source).
+// cuda/visit.cu: the module `visit`: breadth-first push levels fused into
+// few launches (`ops::bfs_push`, cuda/bfs_push.cu), pulled levels in one
+// launch each (`ops::bfs_pull`, cuda/bfs_pull.cu), shared state and storage
+// forms in cuda/bfs_rows.cuh, src/backend/cuda/visit.rs; and delta-stepping's
+// buckets (`ext::delta_stepping`, cuda/sssp.cu, src/backend/cuda/sssp.rs).
+// The searches read patterns only, delta-stepping f64 weights. This file only
+// assembles the parts (build.rs inlines them into one NVRTC source).
 //
 // Two kernels take turns on one search state, both pushing level after level
 // from the frontier, and claiming each reached vertex with an atomicOr on the
@@ -34,3 +35,4 @@
 
 #include "bfs_push.cu"
 #include "bfs_pull.cu"
+#include "sssp.cu"

@@ -23,6 +23,8 @@ use bitgraphblas::algebra::{IndexOp, Lor};
 use bitgraphblas::backend::{auto_formats, Backend, Product};
 use bitgraphblas::{ops, Cpu, Desc, Error, Format, Matrix, Result, Scalar, Vector};
 
+use bitgraphblas::ext::DeltaEdges;
+
 /// True when `Σ_{(i,j) ∈ L} deg_L(j) <= 64 · nnz(L)`.
 fn tc_work_light(l: &Matrix<u64>) -> bool {
     let c = l.as_csr();
@@ -82,6 +84,9 @@ pub struct Graph<'b, B: Backend> {
     out_degree_full: OnceCell<B::Vector<f64>>,
     pagerank_scale: OnceCell<(f64, B::Vector<f64>)>,
     dangling: OnceCell<Option<B::Vector<f64>>>,
+    weights_symmetric: OnceCell<bool>,
+    weight_range: OnceCell<(f64, f64)>,
+    delta_edges: OnceCell<DeltaEdges<B>>,
 }
 
 fn cached<T>(cell: &OnceCell<T>, make: impl FnOnce() -> Result<T>) -> Result<&T> {
@@ -168,6 +173,9 @@ impl<'b, B: Backend> Graph<'b, B> {
             out_degree_full: OnceCell::new(),
             pagerank_scale: OnceCell::new(),
             dangling: OnceCell::new(),
+            weights_symmetric: OnceCell::new(),
+            weight_range: OnceCell::new(),
+            delta_edges: OnceCell::new(),
         })
     }
 
@@ -272,10 +280,46 @@ impl<'b, B: Backend> Graph<'b, B> {
     }
     /// True when the weights equal their transpose (or there are none and the pattern is symmetric).
     pub fn weights_symmetric(&self) -> bool {
-        match &self.weights {
+        *self.weights_symmetric.get_or_init(|| match &self.weights {
             None => self.is_symmetric(),
             Some(w) => self.is_symmetric() && w.as_csr().transpose() == *w.as_csr(),
-        }
+        })
+    }
+
+    /// The mean and the largest weight (`None` without weights), found once:
+    /// an `Err` for a weight that is not finite and non-negative.
+    pub(crate) fn weight_range(&self) -> Result<Option<(f64, f64)>> {
+        let Some(w) = &self.weights else {
+            return Ok(None);
+        };
+        cached(&self.weight_range, || crate::sssp::weight_range(w)).map(|r| Some(*r))
+    }
+
+    /// The bucket width [`crate::sssp()`] uses: `delta`, or by default the
+    /// mean weight, raised as [`crate::sssp::delta_for`] says.
+    pub(crate) fn default_delta(&self, delta: Option<f64>) -> Result<f64> {
+        let range = self.weight_range()?.unwrap_or((1.0, 1.0));
+        crate::sssp::delta_from(range, self.nvertices(), delta)
+    }
+
+    /// Delta-stepping's light and heavy edges at the bucket width `delta`:
+    /// built for the first width asked for and kept on the backend; `None`
+    /// for any other width (then build them with [`Graph::make_delta_edges`]).
+    pub(crate) fn delta_edges(&self, delta: f64) -> Result<Option<&DeltaEdges<B>>> {
+        let e = cached(&self.delta_edges, || self.make_delta_edges(delta))?;
+        Ok((e.delta().to_bits() == delta.to_bits()).then_some(e))
+    }
+
+    /// [`Graph::delta_edges`] for `delta`, built now (not kept); an `Err` without weights.
+    pub(crate) fn make_delta_edges(&self, delta: f64) -> Result<DeltaEdges<B>> {
+        let w = self
+            .weights
+            .as_ref()
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "sssp",
+                detail: "delta-stepping needs edge weights".into(),
+            })?;
+        DeltaEdges::new(self.backend, w, delta)
     }
 
     /// The undirected simple graph on the host: `A + A'` without self loops,
@@ -445,7 +489,10 @@ impl<'b, B: Backend> Graph<'b, B> {
             }
             // unit weights: the levels of a breadth-first search
             Algorithm::Sssp if self.weights.is_none() => self.prepare(Algorithm::Bfs)?,
-            Algorithm::Sssp => {}
+            Algorithm::Sssp => {
+                let delta = self.default_delta(None)?;
+                traced("light and heavy edges", || self.delta_edges(delta))?;
+            }
             Algorithm::PageRank => {
                 traced("A' (f64)", || self.at_f64())?;
                 let damping = crate::PageRankOptions::default().damping;
@@ -464,5 +511,28 @@ impl<'b, B: Backend> Graph<'b, B> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delta_edges_are_kept_for_the_first_width_only() {
+        let w = Matrix::from_triplets(3, 3, vec![(0, 1, 1.0), (1, 2, 3.0)]).unwrap();
+        let g = Graph::from_weighted(&Cpu, w, Format::Csr).unwrap();
+        assert_eq!(g.weight_range().unwrap(), Some((2.0, 3.0)));
+        assert_eq!(g.default_delta(None).unwrap(), 2.0);
+        g.prepare(Algorithm::Sssp).unwrap();
+        let kept = g
+            .delta_edges(2.0)
+            .unwrap()
+            .expect("the prepared width is kept");
+        assert_eq!((kept.delta(), kept.heavy_edges()), (2.0, 1));
+        assert!(g.delta_edges(0.5).unwrap().is_none());
+        let unweighted = Graph::new(&Cpu, g.pattern().clone(), None, Format::Csr).unwrap();
+        assert_eq!(unweighted.weight_range().unwrap(), None);
+        assert!(unweighted.delta_edges(1.0).is_err());
     }
 }

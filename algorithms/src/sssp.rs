@@ -1,12 +1,11 @@
 //! Single-source shortest paths: delta-stepping on real weights, and the
 //! levels of a breadth-first search for unweighted graphs.
 
-use bitgraphblas::algebra::{Identity, IndexOp, Min, MinPlus, Minus};
 use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
-use bitgraphblas::ext::BackendExt;
-use bitgraphblas::{ops, Cpu, Desc, Error, Matrix, Result, VectorFormat};
+use bitgraphblas::ext::{self, BackendExt};
+use bitgraphblas::{Error, Matrix, Result};
 
-use crate::bfs::{levels_fused, push_or_pull, Direction};
+use crate::bfs::{levels_fused, Direction};
 use crate::graph::Graph;
 
 /// Shortest-path distances from `source` (`f64::INFINITY` where unreachable,
@@ -27,17 +26,19 @@ use crate::graph::Graph;
 /// product's pattern (`ANY.PAIR`) carries all it computes. Cost `O(n + m)`
 /// over the search.
 ///
-/// **Weighted graphs** use delta-stepping (Meyer and Sanders) in the
-/// LAGraph formulation, on CSR with `MIN.PLUS` (`f64`). The edges split into
-/// light (`w <= Δ`) and heavy (`w > Δ`) by `select`. A bucket holds the
-/// unsettled vertices with tentative distance in `[m, m + Δ)` (`m` the smallest
-/// unsettled distance); its vertices relax their light edges until no distance in
-/// the bucket improves (`t_req = t_B min.+ A_L`, improvements found by
-/// `select(t_req - t < 0)`), then every vertex the bucket settled relaxes its heavy
-/// edges once. `Δ` defaults to the mean edge weight, and is raised where it
-/// would make more than [`MAX_BUCKETS`] buckets ([`delta_for`]). Cost: `O(n + m)` per
-/// bucket pass in the worst case, near `O((n + m) (1 + L / Δ))` in practice
-/// (`L` the largest distance).
+/// **Weighted graphs** use delta-stepping (Meyer and Sanders),
+/// [`bitgraphblas::ext::delta_stepping`]: the edges split into light
+/// (`w <= Δ`) and heavy (`w > Δ`) ([`bitgraphblas::ext::DeltaEdges`], made
+/// once per graph by [`Graph::prepare`] and kept), a bucket holds the
+/// unsettled vertices with tentative distance in `[m, m + Δ)` (`m` the
+/// smallest unsettled distance), its vertices relax their light edges until no
+/// distance in the bucket improves, then every vertex the bucket settled
+/// relaxes its heavy edges once. On the CPU that is the LAGraph formulation
+/// (`MIN.PLUS` products and `select`); the CUDA backend runs it as a few
+/// kernels per bucket. `Δ` defaults to the mean edge weight, and is raised
+/// where it would make more than [`MAX_BUCKETS`] buckets ([`delta_for`]).
+/// Cost: `O(n + m)` per bucket pass in the worst case, near
+/// `O((n + m) (1 + L / Δ))` in practice (`L` the largest distance).
 ///
 /// ```
 /// use bitgraphblas::{Cpu, Format, Matrix};
@@ -62,9 +63,14 @@ where
     }
     match g.weights() {
         None => sssp_unweighted(g, source),
-        Some(w) => {
-            let delta = delta_for(w, delta)?;
-            delta_stepping(g, source, delta)
+        Some(_) => {
+            let delta = g.default_delta(delta)?;
+            let b = g.backend();
+            let d = match g.delta_edges(delta)? {
+                Some(edges) => ext::delta_stepping(b, edges, &[source])?,
+                None => ext::delta_stepping(b, &g.make_delta_edges(delta)?, &[source])?,
+            };
+            Ok(b.download_vector_owned(d)?.into_vec(f64::INFINITY))
         }
     }
 }
@@ -94,6 +100,13 @@ pub const MAX_BUCKETS: f64 = 16_777_216.0;
 /// assert_eq!(delta_for(&huge, None).unwrap(), 1e308);
 /// ```
 pub fn delta_for(w: &Matrix<f64>, delta: Option<f64>) -> Result<f64> {
+    delta_from(weight_range(w)?, w.nrows(), delta)
+}
+
+/// The mean and the largest of the weights `w` (a running mean, so weights
+/// near `f64::MAX` do not overflow it); an `Err` for a weight that is not
+/// finite and non-negative.
+pub(crate) fn weight_range(w: &Matrix<f64>) -> Result<(f64, f64)> {
     let vals = w.as_csr();
     let (mut mean, mut max) = (0.0f64, 0.0f64);
     for (k, &x) in vals.values().iter().enumerate() {
@@ -106,6 +119,11 @@ pub fn delta_for(w: &Matrix<f64>, delta: Option<f64>) -> Result<f64> {
         mean += (x - mean) / (k + 1) as f64;
         max = max.max(x);
     }
+    Ok((mean, max))
+}
+
+/// [`delta_for`] from the weights' [`weight_range`] on `n` vertices.
+pub(crate) fn delta_from((mean, max): (f64, f64), n: usize, delta: Option<f64>) -> Result<f64> {
     let delta = delta.unwrap_or(if mean > 0.0 { mean } else { 1.0 });
     if !(delta.is_finite() && delta > 0.0) {
         return Err(Error::InvalidArgument {
@@ -113,7 +131,7 @@ pub fn delta_for(w: &Matrix<f64>, delta: Option<f64>) -> Result<f64> {
             detail: format!("delta must be positive and finite, not {delta}"),
         });
     }
-    let longest = (w.nrows().saturating_sub(1) as f64 * max).min(f64::MAX);
+    let longest = (n.saturating_sub(1) as f64 * max).min(f64::MAX);
     Ok(delta.max(longest / MAX_BUCKETS))
 }
 
@@ -138,10 +156,9 @@ where
     B::MaskSource: VectorShape,
     B::MatrixMaskSource: MatrixShape,
 {
-    let Some(w) = g.weights() else {
+    let Some((_, max)) = g.weight_range()? else {
         return Ok(Vec::new());
     };
-    let max = w.as_csr().values().iter().fold(0.0f64, |m, &x| m.max(x));
     let longest = g.nvertices().saturating_sub(1) as f64 * max;
     if longest < f64::MAX / 2.0 || dist.iter().all(|d| d.is_finite()) {
         return Ok(Vec::new());
@@ -165,175 +182,11 @@ where
 {
     let d = levels_fused(g, source, Direction::Auto)?;
     let levels = g.backend().download_vector_owned(d.levels)?;
-    // One pass over the distances; the levels are read where present only
-    // (a search that reaches few vertices costs those).
-    let mut dist = vec![f64::INFINITY; g.nvertices()];
-    for (v, l) in levels.entries() {
-        dist[v] = l as f64;
-    }
-    Ok(dist)
-}
-
-/// The light and heavy parts of a host weight matrix (split on the host with
-/// the CPU backend's `select`), uploaded.
-fn split<B: Backend>(
-    b: &B,
-    w: &Matrix<f64>,
-    delta: f64,
-) -> Result<(B::Matrix<f64>, B::Matrix<f64>)> {
-    let (cpu, n) = (Cpu::new(), w.nrows());
-    let mut light = Matrix::<f64>::empty(n, n);
-    let mut heavy = Matrix::<f64>::empty(n, n);
-    ops::select_matrix(&cpu, &mut light, IndexOp::ValueLe(delta), w, &Desc::new())?;
-    ops::select_matrix(&cpu, &mut heavy, IndexOp::ValueGt(delta), w, &Desc::new())?;
-    Ok((b.upload_matrix(&light)?, b.upload_matrix(&heavy)?))
-}
-
-/// Relaxation `t_req = t_B min.+ A`: push along the CSR rows of `A` while
-/// `t_B` is sparse, pull on `A'` otherwise.
-struct Relax<B: Backend> {
-    a: B::Matrix<f64>,
-    at: Option<B::Matrix<f64>>,
-}
-
-impl<B: BackendExt> Relax<B>
-where
-    B::MaskSource: VectorShape,
-{
-    fn run(&self, b: &B, out: &mut B::Vector<f64>, t: &B::Vector<f64>, nvals: usize) -> Result<()> {
-        let s = MinPlus::<f64>::new();
-        match &self.at {
-            Some(at) if nvals * 16 >= t.len() => ops::mxv(b, out, s, at, t, &Desc::new()),
-            None if nvals * 16 >= t.len() => ops::mxv(b, out, s, &self.a, t, &Desc::new()),
-            _ => push_or_pull(
-                b,
-                out,
-                s,
-                t,
-                &self.a,
-                self.at.as_ref().unwrap_or(&self.a),
-                &Desc::new(),
-            ),
-        }
-    }
-    fn nvals(&self, b: &B) -> Result<usize> {
-        b.matrix_nvals(&self.a)
-    }
-}
-
-/// `t<improved> = t_req` where `t_req < t`; returns the improved entries (values of `t_req`).
-fn improve<B: Backend>(
-    b: &B,
-    t: &mut B::Vector<f64>,
-    t_req: &B::Vector<f64>,
-) -> Result<B::Vector<f64>>
-where
-    B::MaskSource: VectorShape,
-{
-    let n = t.len();
-    let mut diff: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::ewise_mult(b, &mut diff, Minus, t_req, t, &Desc::new())?;
-    let mut better: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::select(b, &mut better, IndexOp::ValueLt(0.0), &diff, &Desc::new())?;
-    let mut out: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    ops::apply(
-        b,
-        &mut out,
-        Identity,
-        t_req,
-        &Desc::new().mask(B::mask(&better).structure()).replace(),
-    )?;
-    ops::apply(
-        b,
-        t,
-        Identity,
-        &out,
-        &Desc::new().mask(B::mask(&out).structure()),
-    )?;
-    Ok(out)
-}
-
-fn delta_stepping<B>(g: &Graph<'_, B>, source: usize, delta: f64) -> Result<Vec<f64>>
-where
-    B: BackendExt,
-    B::MaskSource: VectorShape,
-    B::MatrixMaskSource: MatrixShape,
-{
-    let b = g.backend();
-    let n = g.nvertices();
-    let w = g.weights().ok_or_else(|| Error::InvalidArgument {
-        op: "sssp",
-        detail: "delta-stepping needs edge weights".into(),
-    })?;
-    let (al, ah) = split(b, w, delta)?;
-    let (alt, aht) = if g.weights_symmetric() {
-        (None, None)
-    } else {
-        let (l, h) = split(b, &Matrix::from_csr(w.as_csr().transpose()), delta)?;
-        (Some(l), Some(h))
-    };
-    let light = Relax::<B> { a: al, at: alt };
-    let heavy = Relax::<B> { a: ah, at: aht };
-    let has_heavy = heavy.nvals(b)? > 0;
-
-    let mut t: B::Vector<f64> = b.vector_new(n, Some(f64::INFINITY), VectorFormat::Dense)?;
-    ops::assign_scalar(b, &mut t, 0.0, Some(&[source]), &Desc::new())?;
-    let mut lo = 0.0f64;
-    let mut t_b: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    let mut tmp: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    let mut t_req: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-    loop {
-        // lo + delta moves past lo (delta_for keeps delta above lo's precision);
-        // should it not, the bucket still holds lo itself.
-        let hi = match lo + delta {
-            hi if hi > lo => hi,
-            _ if lo == 0.0 => f64::from_bits(1),
-            _ => f64::from_bits(lo.to_bits() + 1),
-        };
-        // The bucket: unsettled vertices with lo <= t < hi (all smaller ones are settled).
-        ops::select(b, &mut tmp, IndexOp::ValueGe(lo), &t, &Desc::new())?;
-        ops::select(b, &mut t_b, IndexOp::ValueLt(hi), &tmp, &Desc::new())?;
-        let mut settled: B::Vector<bool> = b.vector_new(n, None, VectorFormat::Bits)?;
-        let mut nb = b.vector_nvals(&t_b)?;
-        while nb > 0 {
-            ops::assign_scalar(
-                b,
-                &mut settled,
-                true,
-                None,
-                &Desc::new().mask(B::mask(&t_b).structure()),
-            )?;
-            light.run(b, &mut t_req, &t_b, nb)?;
-            let better = improve(b, &mut t, &t_req)?;
-            ops::select(b, &mut t_b, IndexOp::ValueLt(hi), &better, &Desc::new())?;
-            nb = b.vector_nvals(&t_b)?;
-        }
-        if has_heavy {
-            let mut t_s: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
-            ops::apply(
-                b,
-                &mut t_s,
-                Identity,
-                &t,
-                &Desc::new().mask(B::mask(&settled).structure()).replace(),
-            )?;
-            let ns = b.vector_nvals(&t_s)?;
-            heavy.run(b, &mut t_req, &t_s, ns)?;
-            improve(b, &mut t, &t_req)?;
-        }
-        // The next bucket starts at the smallest finite distance >= hi.
-        ops::select(b, &mut tmp, IndexOp::ValueGe(hi), &t, &Desc::new())?;
-        ops::select(
-            b,
-            &mut t_b,
-            IndexOp::ValueLt(f64::INFINITY),
-            &tmp,
-            &Desc::new(),
-        )?;
-        if b.vector_nvals(&t_b)? == 0 {
-            break;
-        }
-        lo = ops::reduce(b, Min, &t_b)?;
-    }
-    Ok(b.download_vector(&t)?.to_vec(f64::INFINITY))
+    // The levels as `bfs` returns them (dense storage kept in place), then
+    // one pass that turns them into distances in the same allocation.
+    Ok(levels
+        .into_vec(-1)
+        .into_iter()
+        .map(|l| if l < 0 { f64::INFINITY } else { l as f64 })
+        .collect())
 }

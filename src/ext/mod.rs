@@ -24,10 +24,12 @@ pub mod bfs;
 pub mod bits;
 mod replay;
 pub mod scaled;
+pub mod sssp;
 
 pub use bfs::{PushLimits, Pushed};
 pub use replay::{Relaunch, Replay};
 pub use scaled::DenseScales;
+pub use sssp::DeltaEdges;
 
 use crate::algebra::{BitSemiring, Semiring};
 use crate::backend::{Backend, MatrixShape, VectorShape};
@@ -39,7 +41,7 @@ use crate::ops::{check_bmm, check_bspmm, need};
 /// default built from the [`Backend`] primitives; entry points take
 /// already-checked arguments, so call them through this module's functions
 /// ([`bfs_push`], [`bfs_pull`], [`bfs_record`], [`mxv_affine`],
-/// [`mxm_dense_scaled`], [`bspmm_bmm`], [`brandes`]), and the
+/// [`mxm_dense_scaled`], [`bspmm_bmm`], [`brandes`], [`delta_stepping`]), and the
 /// capability [`Backend::pushes`] directly.
 ///
 /// A new backend gets them all by `impl BackendExt for MyBackend {}`.
@@ -185,6 +187,20 @@ pub trait BackendExt: Backend {
         sources: &[usize],
     ) -> Result<Self::Vector<f64>> {
         bc::brandes_generic(self, a, at, sources)
+    }
+
+    /// Shortest-path distances by delta-stepping (see [`delta_stepping`]).
+    /// The default is [`sssp::delta_stepping_generic`]: `MIN.PLUS` products,
+    /// `select` and masked `apply`, a host round trip per step.
+    fn delta_stepping(
+        &self,
+        edges: &DeltaEdges<Self>,
+        sources: &[usize],
+    ) -> Result<Self::Vector<f64>>
+    where
+        Self::MaskSource: VectorShape,
+    {
+        sssp::delta_stepping_generic(self, edges, sources)
     }
 }
 
@@ -565,6 +581,48 @@ pub fn brandes<B: BackendExt>(
         });
     }
     b.brandes(a, at, sources)
+}
+
+/// Shortest-path distances from the nearest of `sources` (Meyer and
+/// Sanders' delta-stepping with the bucket width and split edges of
+/// `edges`): a full vector, `f64::INFINITY` where no source reaches. Every
+/// backend returns the same distances (a distance is the sum of its path's
+/// weights from the source, in path order). An `Err` for no source or a
+/// source out of range.
+///
+/// On the CUDA backend the search is a few kernels per bucket over the CSR
+/// edges (`cuda/sssp.cu`): the bucket's vertices as a queue, its light edges
+/// relaxed with atomic minima until no distance in the bucket improves, then
+/// the bucket's heavy edges once, with one host round trip per step.
+///
+/// ```
+/// use bitgraphblas::{ext, ext::DeltaEdges, Backend, Cpu, Matrix};
+/// // 0 -> 1 (5), 0 -> 2 (1), 2 -> 1 (2); 3 is not reached
+/// let w = Matrix::from_triplets(4, 4, vec![(0, 1, 5.0), (0, 2, 1.0), (2, 1, 2.0)]).unwrap();
+/// let cpu = Cpu::new();
+/// let edges = DeltaEdges::new(&cpu, &w, 2.0).unwrap();
+/// let d = ext::delta_stepping(&cpu, &edges, &[0]).unwrap();
+/// assert_eq!(cpu.download_vector(&d).unwrap().to_vec(f64::NAN), vec![0.0, 3.0, 1.0, f64::INFINITY]);
+/// assert!(ext::delta_stepping(&cpu, &edges, &[4]).is_err());
+/// ```
+pub fn delta_stepping<B: BackendExt>(
+    b: &B,
+    edges: &DeltaEdges<B>,
+    sources: &[usize],
+) -> Result<B::Vector<f64>>
+where
+    B::MaskSource: VectorShape,
+{
+    let n = edges.order();
+    need("delta_stepping", !sources.is_empty(), || "no source".into())?;
+    if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+        return Err(crate::Error::IndexOutOfBounds {
+            op: "delta_stepping",
+            index: s,
+            len: n,
+        });
+    }
+    b.delta_stepping(edges, sources)
 }
 
 /// The order of the square matrix `a` (called `name` in the error), else

@@ -17,7 +17,8 @@
 //! - `transpose`: type-free B2SR transpose (tile structure and in-tile bits).
 //! - `mxm`: type-free boolean product with a B2SR result, and the masked,
 //!   accumulating write of a B2SR result.
-//! - `visit`: type-free breadth-first push levels, fused into one cooperative launch.
+//! - `visit`: breadth-first push levels, fused into one cooperative launch,
+//!   pulled levels, and delta-stepping's buckets (`f64` weights).
 //! - `bits_convert`, `bits_bmm`, `bits_bspmm`: type-free dense-bit kernels
 //!   (conversions; BMM on the 1-bit tensor cores, by popcounts and on f32;
 //!   B2SR/CSR times bits), each product at every output kind, plain and
@@ -148,9 +149,18 @@ pub(crate) const TRANSPOSE_TILED: [&str; 1] = ["b2sr_tr_tiles"];
 pub(crate) const TRANSPOSE_PLAIN: [&str; 3] = ["b2sr_tr_count", "b2sr_tr_fill", "b2sr_tr_sort"];
 /// Per-tile-size entries of `visit` (fused BFS push levels, pulled levels).
 pub(crate) const VISIT_TILED: [&str; 3] = ["bfs_push_b2sr", "bfs_block_b2sr", "bfs_pull_b2sr"];
-/// Entries of `visit` without a tile size.
-pub(crate) const VISIT_PLAIN: [&str; 4] =
-    ["bfs_push_csr", "bfs_block_csr", "bfs_stats", "bfs_pull_csr"];
+/// Entries of `visit` without a tile size (BFS on CSR, delta-stepping's buckets).
+pub(crate) const VISIT_PLAIN: [&str; 9] = [
+    "bfs_push_csr",
+    "bfs_block_csr",
+    "bfs_stats",
+    "bfs_pull_csr",
+    "sssp_sources",
+    "sssp_bucket",
+    "sssp_light",
+    "sssp_light_wide",
+    "sssp_heavy",
+];
 /// Per-tile-size entries of `mxm`.
 pub(crate) const MXM_TILED: [&str; 2] = ["mxm_numeric", "b2sr_merge"];
 /// Entries of `mxm` without a tile size.

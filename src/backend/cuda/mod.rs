@@ -66,7 +66,7 @@
 //!   matrices; `dense_ops`: element-wise operations, scalings and row
 //!   reductions of dense matrices; `bits/`: dense bit matrices and the bit products;
 //! - `visit`: fused breadth-first levels and the [`BackendExt`](crate::ext::BackendExt)
-//!   implementation; `backend`: the [`Backend`]
+//!   implementation; `sssp`: delta-stepping's buckets; `backend`: the [`Backend`]
 //!   implementation, a list of delegations to the above.
 
 mod auto;
@@ -86,6 +86,7 @@ mod mask;
 mod mem;
 mod mxv;
 mod reduce;
+mod sssp;
 mod transfer;
 mod vector;
 mod visit;

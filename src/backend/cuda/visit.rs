@@ -1,7 +1,7 @@
 //! The CUDA backend's fused operations ([`BackendExt`]): breadth-first push
 //! levels fused into few launches (`ext::bfs_push`), and pulled levels in
 //! one launch each (`ext::bfs_pull`), kernels in `cuda/visit.cu`; the
-//! affine product is `mxv/affine.rs`'s.
+//! affine product is `mxv/affine.rs`'s, delta-stepping `sssp.rs`'s.
 //!
 //! One call costs a statistics kernel (the frontier's size and out-edges, the
 //! unvisited vertices' out-edges, and the frontier as a vertex queue), then
@@ -29,7 +29,7 @@ use super::{CudaBackend, CudaBits, CudaDense, CudaMatrix, CudaVector};
 use crate::algebra::{BitSemiring, Semiring};
 use crate::container::BitOutput;
 use crate::error::Result;
-use crate::ext::{BackendExt, DenseScales, PushLimits, Pushed, Relaunch};
+use crate::ext::{BackendExt, DeltaEdges, DenseScales, PushLimits, Pushed, Relaunch};
 
 /// Counter words (`cuda/visit.cu`: `ST_*`).
 const ST_WORDS: usize = 16;
@@ -91,6 +91,20 @@ impl BackendExt for CudaBackend {
         w: &CudaBits,
     ) -> Result<()> {
         self.bspmm_bmm_op(h_out, aggregate, a, x, y_out, product, w)
+    }
+
+    /// `ext::delta_stepping` on the device (`super::sssp`) where the light
+    /// and heavy edges are CSR (as [`DeltaEdges::new`] uploads them), else
+    /// the generic default.
+    fn delta_stepping(
+        &self,
+        edges: &DeltaEdges<Self>,
+        sources: &[usize],
+    ) -> Result<CudaVector<f64>> {
+        match self.delta_stepping_op(edges, sources)? {
+            Some(d) => Ok(d),
+            None => crate::ext::sssp::delta_stepping_generic(self, edges, sources),
+        }
     }
 
     /// `ext::bfs_push` on the device. The kernels read the level vector as

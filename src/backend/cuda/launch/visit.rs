@@ -1,5 +1,5 @@
-//! Typed launches of the type-free `visit` module (`cuda/visit.cu`): the
-//! fused breadth-first push levels and the pulled levels.
+//! Typed launches of the `visit` module (`cuda/visit.cu`): the fused
+//! breadth-first push levels, the pulled levels, and delta-stepping's buckets.
 
 use super::super::device::{Arg, DevPtr};
 use super::super::kernels::ModuleId;
@@ -97,4 +97,19 @@ super::kernels! {
     fn bfs_block_b2sr[k](pattern: Tiles, tile_rows: u32, search: Search);
     /// A pulled level on B2SR.
     fn bfs_pull_b2sr[k](pattern: Tiles, tile_rows: u32, pull: Pull);
+    /// Delta-stepping: the sources at distance 0.
+    fn sssp_sources(dist: DevPtr<u64>, sources: DevPtr<u32>, nsrc: u32);
+    /// Delta-stepping: bucket `b`'s vertices into the queue of launch `j`.
+    fn sssp_bucket(dist: DevPtr<u64>, n: u64, delta_bits: u64, b: u32, j: u32, q: DevPtr<u32>, st: DevPtr<u64>);
+    /// Delta-stepping: the light edges of launch `j - 1`'s queue, a warp a vertex.
+    fn sssp_light(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, w: DevPtr<f64>, dist: DevPtr<u64>, delta_bits: u64,
+        b: u32, j: u32, qin: DevPtr<u32>, qout: DevPtr<u32>, wide: DevPtr<u32>, stamp: DevPtr<u32>,
+        st: DevPtr<u64>);
+    /// Delta-stepping: the light edges of the wide vertices `sssp_light` set aside, the grid on each.
+    fn sssp_light_wide(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, w: DevPtr<f64>, dist: DevPtr<u64>,
+        delta_bits: u64, b: u32, j: u32, wide: DevPtr<u32>, qout: DevPtr<u32>, stamp: DevPtr<u32>,
+        st: DevPtr<u64>);
+    /// Delta-stepping: bucket `b`'s heavy edges, and the next bucket's start.
+    fn sssp_heavy(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, w: DevPtr<f64>, dist: DevPtr<u64>, n: u64,
+        delta_bits: u64, b: u32, has_heavy: u32, st: DevPtr<u64>);
 }

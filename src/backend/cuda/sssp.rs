@@ -1,0 +1,138 @@
+//! `ext::delta_stepping` on the device (kernels in `cuda/sssp.cu`, module
+//! `visit`): the distances stay on the device as the bit patterns of
+//! non-negative doubles, improved by atomic minima; the host only launches
+//! and reads back the length of each new queue.
+//!
+//! Per bucket: `sssp_bucket` queues the bucket's vertices; then, until a
+//! launch queues nothing, `sssp_light` relaxes the queue's light edges (and
+//! `sssp_light_wide` those of the vertices with more than 4,096 of them,
+//! where there are any), a host round trip each; then `sssp_heavy` relaxes
+//! the bucket's heavy edges and finds where the next bucket starts. The
+//! first launch of a bucket that starts at infinity ends the search.
+
+use super::device::DevPtr;
+use super::launch::visit;
+use super::mem::{DMat, DVec};
+use super::transfer::from_bytes;
+use super::{CudaBackend, CudaMatrix, CudaVector};
+use crate::error::Result;
+use crate::ext::DeltaEdges;
+
+/// Counter words (`cuda/sssp.cu`: `SS_*`).
+const SS_WORDS: usize = 8;
+const SS_LO: usize = 0;
+const SS_QN: usize = 2;
+const SS_WIDE: usize = 5;
+
+/// A CSR matrix's row offsets, columns and values.
+type CsrPtrs = (DevPtr<u32>, DevPtr<u32>, DevPtr<f64>);
+
+fn csr_ptrs(m: &CudaMatrix<f64>) -> Option<CsrPtrs> {
+    match &m.repr {
+        DMat::Csr {
+            rowptr,
+            colidx,
+            vals,
+            ..
+        } => Some((rowptr.ptr(), colidx.ptr(), vals.ptr())),
+        DMat::B2sr { .. } => None,
+    }
+}
+
+impl CudaBackend {
+    /// Delta-stepping from `sources` (checked) on the device: the distances,
+    /// dense; `None` where the light or heavy edges are not CSR (then the
+    /// caller runs the generic default).
+    pub(super) fn delta_stepping_op(
+        &self,
+        edges: &DeltaEdges<Self>,
+        sources: &[usize],
+    ) -> Result<Option<CudaVector<f64>>> {
+        let (Some(light), Some(heavy)) = (csr_ptrs(edges.light()), csr_ptrs(edges.heavy())) else {
+            return Ok(None);
+        };
+        let n = edges.order();
+        let dist = self.fill(n, f64::INFINITY)?;
+        let d = dist.ptr().cast::<u64>();
+        let src: Vec<u32> = sources.iter().map(|&s| s as u32).collect();
+        let src_dev = self.dev.upload(&src)?;
+        visit::sssp_sources(d, src_dev.ptr(), src.len() as u32).run(&self.dev, src.len())?;
+        let st = self.dev.zeros::<u64>(SS_WORDS)?;
+        let queues = [self.dev.alloc::<u32>(n)?, self.dev.alloc::<u32>(n)?];
+        let wide = self.dev.alloc::<u32>(n)?;
+        let stamp = self.dev.zeros::<u32>(n)?;
+        let delta = edges.delta().to_bits();
+        let has_heavy = u32::from(edges.heavy_edges() > 0);
+        let read = || -> Result<Vec<u64>> {
+            Ok(from_bytes::<u64>(
+                &self.dev.download_bytes(&st, SS_WORDS)?,
+                SS_WORDS,
+            ))
+        };
+        // `b` numbers the buckets, `j` the launches that write a queue (a
+        // bucket's, then each light pass's): launch j writes queues[j % 2].
+        let (mut b, mut j) = (0u32, 0u32);
+        let grid = self.dev.sm_count as usize * 16 * 256;
+        loop {
+            let q = &queues[j as usize % 2];
+            visit::sssp_bucket(d, n as u64, delta, b, j, q.ptr(), st.ptr()).run(&self.dev, n)?;
+            // the length of the queue the last launch wrote, once read back
+            let mut known: Option<usize> = None;
+            loop {
+                j += 1;
+                let (qin, qout) = (&queues[(j as usize + 1) % 2], &queues[j as usize % 2]);
+                let (r, c, w) = light;
+                visit::sssp_light(
+                    r,
+                    c,
+                    w,
+                    d,
+                    delta,
+                    b,
+                    j,
+                    qin.ptr(),
+                    qout.ptr(),
+                    wide.ptr(),
+                    stamp.ptr(),
+                    st.ptr(),
+                )
+                .run(&self.dev, known.map_or(grid, |len| len * 32))?;
+                let mut s = read()?;
+                if f64::from_bits(s[SS_LO + b as usize % 2]) == f64::INFINITY {
+                    // this bucket starts at infinity: every reachable vertex is settled
+                    let repr = DVec::Dense {
+                        vals: dist,
+                        pres: None,
+                    };
+                    return Ok(Some(CudaVector { len: n, repr }));
+                }
+                if s[SS_WIDE + j as usize % 3] > 0 {
+                    visit::sssp_light_wide(
+                        r,
+                        c,
+                        w,
+                        d,
+                        delta,
+                        b,
+                        j,
+                        wide.ptr(),
+                        qout.ptr(),
+                        stamp.ptr(),
+                        st.ptr(),
+                    )
+                    .run(&self.dev, grid)?;
+                    s = read()?;
+                }
+                match s[SS_QN + j as usize % 3] as usize {
+                    0 => break,
+                    len => known = Some(len),
+                }
+            }
+            let (r, c, w) = heavy;
+            visit::sssp_heavy(r, c, w, d, n as u64, delta, b, has_heavy, st.ptr())
+                .run(&self.dev, n)?;
+            b += 1;
+            j += 1;
+        }
+    }
+}
