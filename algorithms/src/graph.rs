@@ -477,6 +477,18 @@ impl<'b, B: Backend> Graph<'b, B> {
         c.row_ptr().windows(2).map(|r| r[1] - r[0]).collect()
     }
 
+    /// Builds what [`crate::sssp()`] with the bucket width `delta` uses
+    /// ([`Graph::prepare`] for `Sssp` is this with the default width): on a
+    /// weighted graph the light and heavy edges, kept for that width.
+    pub fn prepare_sssp(&self, delta: Option<f64>) -> Result<()> {
+        if self.weights.is_none() {
+            return self.prepare(Algorithm::Bfs);
+        }
+        let delta = self.default_delta(delta)?;
+        traced("light and heavy edges", || self.delta_edges(delta))?;
+        Ok(())
+    }
+
     /// Builds the matrices `alg` uses, so that running it times the algorithm alone.
     /// With `BITGRAPHBLAS_TRACE` set, says on standard error how long each took.
     pub fn prepare(&self, alg: Algorithm) -> Result<()> {
@@ -489,10 +501,7 @@ impl<'b, B: Backend> Graph<'b, B> {
             }
             // unit weights: the levels of a breadth-first search
             Algorithm::Sssp if self.weights.is_none() => self.prepare(Algorithm::Bfs)?,
-            Algorithm::Sssp => {
-                let delta = self.default_delta(None)?;
-                traced("light and heavy edges", || self.delta_edges(delta))?;
-            }
+            Algorithm::Sssp => self.prepare_sssp(None)?,
             Algorithm::PageRank => {
                 traced("A' (f64)", || self.at_f64())?;
                 let damping = crate::PageRankOptions::default().damping;

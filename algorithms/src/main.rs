@@ -680,7 +680,10 @@ where
                 let g = alg::Graph::new(b, pattern, weights, format)?;
                 trace_phase("build the graph", t0);
                 let t0 = Instant::now();
-                g.prepare(job.algorithm())?;
+                match &job {
+                    Job::Sssp { delta, .. } => g.prepare_sssp(*delta)?,
+                    _ => g.prepare(job.algorithm())?,
+                }
                 trace_phase("prepare it", t0);
                 let name = match g.format() {
                     Format::B2sr(t) => t.to_string(),

@@ -1,7 +1,7 @@
 //! Single-source shortest paths: delta-stepping on real weights, and the
 //! levels of a breadth-first search for unweighted graphs.
 
-use bitgraphblas::backend::{Backend, MatrixShape, VectorShape};
+use bitgraphblas::backend::{MatrixShape, VectorShape};
 use bitgraphblas::ext::{self, BackendExt};
 use bitgraphblas::{Error, Matrix, Result};
 

@@ -96,10 +96,15 @@ impl<B: Backend> DeltaEdges<B> {
     pub fn heavy_edges(&self) -> usize {
         self.heavy_edges
     }
-    /// The transposes of the light and heavy edges (`None` where the weights
-    /// are symmetric: then they are [`Self::light`] and [`Self::heavy`]).
-    pub fn transposed(&self) -> Option<(&B::Matrix<f64>, &B::Matrix<f64>)> {
-        self.transposed.as_ref().map(|(l, h)| (l, h))
+    /// The transpose of the light edges ([`Self::light`] itself where the
+    /// weights are symmetric).
+    pub fn light_t(&self) -> &B::Matrix<f64> {
+        self.transposed.as_ref().map_or(&self.light, |t| &t.0)
+    }
+    /// The transpose of the heavy edges ([`Self::heavy`] itself where the
+    /// weights are symmetric).
+    pub fn heavy_t(&self) -> &B::Matrix<f64> {
+        self.transposed.as_ref().map_or(&self.heavy, |t| &t.1)
     }
 }
 
@@ -198,9 +203,8 @@ where
 {
     let n = edges.order();
     let delta = edges.delta();
-    let (light_t, heavy_t) = edges.transposed().unwrap_or((&edges.light, &edges.heavy));
-    let light = (&edges.light, light_t);
-    let heavy = (&edges.heavy, heavy_t);
+    let light = (edges.light(), edges.light_t());
+    let heavy = (edges.heavy(), edges.heavy_t());
     let mut t: B::Vector<f64> = b.vector_new(n, Some(f64::INFINITY), VectorFormat::Dense)?;
     ops::assign_scalar(b, &mut t, 0.0, Some(sources), &Desc::new())?;
     let mut lo = 0.0f64;
