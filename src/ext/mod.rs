@@ -572,14 +572,7 @@ pub fn brandes<B: BackendExt>(
     need("brandes", (at.nrows(), at.ncols()) == (n, n), || {
         format!("A is {n}x{n}, A' is {}x{}", at.nrows(), at.ncols())
     })?;
-    need("brandes", !sources.is_empty(), || "no source".into())?;
-    if let Some(&s) = sources.iter().find(|&&s| s >= n) {
-        return Err(crate::Error::IndexOutOfBounds {
-            op: "brandes",
-            index: s,
-            len: n,
-        });
-    }
+    check_sources("brandes", sources, n)?;
     b.brandes(a, at, sources)
 }
 
@@ -613,16 +606,17 @@ pub fn delta_stepping<B: BackendExt>(
 where
     B::MaskSource: VectorShape,
 {
-    let n = edges.order();
-    need("delta_stepping", !sources.is_empty(), || "no source".into())?;
-    if let Some(&s) = sources.iter().find(|&&s| s >= n) {
-        return Err(crate::Error::IndexOutOfBounds {
-            op: "delta_stepping",
-            index: s,
-            len: n,
-        });
-    }
+    check_sources("delta_stepping", sources, edges.order())?;
     b.delta_stepping(edges, sources)
+}
+
+/// At least one source, each a vertex of `0..n`, else an `Err` for `op`.
+fn check_sources(op: &'static str, sources: &[usize], n: usize) -> Result<()> {
+    need(op, !sources.is_empty(), || "no source".into())?;
+    match sources.iter().find(|&&s| s >= n) {
+        Some(&index) => Err(crate::Error::IndexOutOfBounds { op, index, len: n }),
+        None => Ok(()),
+    }
 }
 
 /// The order of the square matrix `a` (called `name` in the error), else
