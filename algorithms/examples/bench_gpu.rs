@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! bench_gpu [--reps 3] [--graphs DIR] [--json FILE] [--only NAME] [--bfs auto|push|pull]
-//!           [--affine-prescale auto|always|never] [--reorder rcm|degree|locality] [GRAPH ...]
+//!           [--affine-prescale auto|always|never] [--reorder rcm|degree|locality] [--unweighted]
+//!           [GRAPH ...]
 //! ```
 //!
 //! Graphs: USA-road-d.NY, delaunay_n14, cit-HepPh, ego-Twitter, cnr-2000 (found under
@@ -23,6 +24,11 @@
 //! then `--reps` times; best and median wall times, results downloaded
 //! (BFS and PageRank: the levels and ranks stay on the device, as CuPy's do;
 //! `bfs_download` and `pr20_download` are their downloads, timed on their own).
+//! Unweighted SSSP is timed beside `bfs_host` (BFS with its levels on the
+//! host: the same span); with SSSP selected, weighted delta-stepping (random
+//! weights 1..=100) runs on this backend and on the CPU backend of the same
+//! machine, its split edges built once (`sssp_weighted_prepare`) and not in
+//! the timed runs; `--unweighted` leaves it out.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -159,6 +165,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut direction = alg::Direction::Auto;
     // PageRank's affine product: scale d ⊗ u in a pass of its own (CudaBackend::set_affine_prescale)
     let mut prescale = None;
+    // `--unweighted`: no weighted delta-stepping (nor its CPU backend run)
+    let mut weighted = true;
     let mut names: Vec<String> = vec![];
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -176,6 +184,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     _ => return Err("--bfs auto|push|pull".into()),
                 }
             }
+            "--unweighted" => weighted = false,
             "--affine-prescale" => {
                 prescale = match args.next().as_deref() {
                     Some("auto") => None,
@@ -412,7 +421,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
-        if algs.contains(&Algorithm::Sssp) {
+        if weighted && algs.contains(&Algorithm::Sssp) {
             // delta-stepping with random integer weights 1..=100, on this
             // backend and on the CPU backend of the same machine
             let pattern = g.pattern().to_format(Format::Csr)?;

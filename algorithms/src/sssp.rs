@@ -182,11 +182,6 @@ where
 {
     let d = levels_fused(g, source, Direction::Auto)?;
     let levels = g.backend().download_vector_owned(d.levels)?;
-    // The levels as `bfs` returns them (dense storage kept in place), then
-    // one pass that turns them into distances in the same allocation.
-    Ok(levels
-        .into_vec(-1)
-        .into_iter()
-        .map(|l| if l < 0 { f64::INFINITY } else { l as f64 })
-        .collect())
+    // one pass over the levels, as `bfs`'s into `-1` for the unreached
+    Ok(levels.map_into_vec(f64::INFINITY, |l| l as f64))
 }

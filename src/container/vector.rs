@@ -350,6 +350,39 @@ impl<T: Scalar> Vector<T> {
             .to_vec(fill),
         }
     }
+    /// `f` of every value, `absent` where no entry is stored: [`Vector::into_vec`]
+    /// and a map in one pass (in parallel over dense storage).
+    ///
+    /// ```
+    /// use bitgraphblas::Vector;
+    /// let levels = Vector::from_entries(4, vec![(0, 0i64), (2, 3)]).unwrap();
+    /// let dist = levels.map_into_vec(f64::INFINITY, |l| l as f64);
+    /// assert_eq!(dist, vec![0.0, f64::INFINITY, 3.0, f64::INFINITY]);
+    /// ```
+    pub fn map_into_vec<U: Scalar>(self, absent: U, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+        use rayon::prelude::*;
+        match self.repr {
+            VectorRepr::Dense { values, present } => values
+                .par_iter()
+                .enumerate()
+                .map(|(i, &v)| match &present {
+                    Some(p) if !p.get(i) => absent,
+                    _ => f(v),
+                })
+                .collect(),
+            repr => {
+                let v = Vector {
+                    len: self.len,
+                    repr,
+                };
+                let mut out = vec![absent; v.len];
+                for (i, x) in v.entries() {
+                    out[i] = f(x);
+                }
+                out
+            }
+        }
+    }
     /// The set of present indices.
     pub fn pattern(&self) -> BitVec {
         match &self.repr {
