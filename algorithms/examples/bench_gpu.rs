@@ -75,6 +75,32 @@ fn timed<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
     (ts[0], ts[ts.len() / 2], out)
 }
 
+/// [`timed`] for two functions, run in turn (one warm-up each, then
+/// `reps` alternating rounds), so that both see the same machine state.
+#[allow(clippy::type_complexity)]
+fn timed_pair<T, U>(
+    reps: usize,
+    mut f: impl FnMut() -> T,
+    mut g: impl FnMut() -> U,
+) -> ((f64, f64, T), (f64, f64, U)) {
+    let (mut x, mut y) = (f(), g());
+    let (mut tf, mut tg) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for _ in 0..reps {
+        let t = Instant::now();
+        x = f();
+        tf.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        y = g();
+        tg.push(t.elapsed().as_secs_f64());
+    }
+    let stats = |mut ts: Vec<f64>| {
+        ts.sort_by(f64::total_cmp);
+        (ts[0], ts[ts.len() / 2])
+    };
+    let ((bf, mf), (bg, mg)) = (stats(tf), stats(tg));
+    ((bf, mf, x), (bg, mg, y))
+}
+
 fn find(rel: &str) -> Option<PathBuf> {
     let base = Path::new(rel).file_name()?;
     let mut cands = vec![];
@@ -366,9 +392,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 Algorithm::Sssp => {
                     // Both to the host: the distances as `sssp` returns them,
-                    // against the levels as `bfs` returns them.
-                    let (b, m, res) = timed(r, || alg::sssp(&g, source, None));
-                    let (bb, bm, levels) = timed(r, || alg::bfs(&g, source, false));
+                    // against the levels as `bfs` returns them, run in turn.
+                    let ((b, m, res), (bb, bm, levels)) = timed_pair(
+                        r,
+                        || alg::sssp(&g, source, None),
+                        || alg::bfs(&g, source, false),
+                    );
                     match (res, levels) {
                         (Ok(d), Ok(levels)) => {
                             let fin: Vec<f64> =

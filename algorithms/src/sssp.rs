@@ -2,8 +2,9 @@
 //! levels of a breadth-first search for unweighted graphs.
 
 use bitgraphblas::backend::{MatrixShape, VectorShape};
+use bitgraphblas::container::VectorRepr;
 use bitgraphblas::ext::{self, BackendExt};
-use bitgraphblas::{Error, Matrix, Result};
+use bitgraphblas::{Error, Matrix, Result, Vector};
 
 use crate::bfs::{levels_fused, Direction};
 use crate::graph::Graph;
@@ -181,7 +182,73 @@ where
     B::MaskSource: VectorShape,
 {
     let d = levels_fused(g, source, Direction::Auto)?;
-    let levels = g.backend().download_vector_owned(d.levels)?;
-    // one pass over the levels, as `bfs`'s into `-1` for the unreached
-    Ok(levels.map_into_vec(f64::INFINITY, |l| l as f64))
+    levels_to_distances(g.backend().download_vector_owned(d.levels)?)
+}
+
+/// The levels as distances: `l as f64`, `∞` where a vertex has no level.
+/// Dense levels (as a device search returns them) are converted in their
+/// own buffer, in parallel, in one pass over the values and the presence
+/// words: no more host work than [`crate::bfs()`]'s fill of the unreached.
+fn levels_to_distances(levels: Vector<i64>) -> Result<Vec<f64>> {
+    use rayon::prelude::*;
+    const CHUNK: usize = 4096;
+    let n = levels.len();
+    match levels.into_repr() {
+        VectorRepr::Dense {
+            mut values,
+            present,
+        } => {
+            let words = present.as_ref().map(|p| p.words());
+            let inf = f64::INFINITY.to_bits() as i64;
+            values
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(|(c, vals)| {
+                    for (k, x) in vals.iter_mut().enumerate() {
+                        let i = c * CHUNK + k;
+                        let here = words.is_none_or(|w| (w[i / 64] >> (i % 64)) & 1 == 1);
+                        *x = if here {
+                            (*x as f64).to_bits() as i64
+                        } else {
+                            inf
+                        };
+                    }
+                });
+            // the f64 bit patterns, reinterpreted (same size and alignment)
+            Ok(bytemuck::allocation::cast_vec(values))
+        }
+        repr => Ok(Vector::from_repr(n, repr)?.map_into_vec(f64::INFINITY, |l| l as f64)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitgraphblas::storage::BitVec;
+
+    #[test]
+    fn levels_become_distances_in_every_form() {
+        let n = 9000; // past two parallel chunks, a partial presence word
+        let level = |i: usize| (i % 3 != 1).then_some((i % 17) as i64);
+        let want: Vec<f64> = (0..n)
+            .map(|i| level(i).map_or(f64::INFINITY, |l| l as f64))
+            .collect();
+        let values: Vec<i64> = (0..n).map(|i| level(i).unwrap_or(-7)).collect();
+        let present = BitVec::from_indices(n, (0..n).filter(|&i| level(i).is_some()));
+        let dense = Vector::from_repr(
+            n,
+            VectorRepr::Dense {
+                values: values.clone(),
+                present: Some(present),
+            },
+        )
+        .unwrap();
+        assert_eq!(levels_to_distances(dense).unwrap(), want);
+        let entries = (0..n).filter_map(|i| level(i).map(|l| (i, l))).collect();
+        let sparse = Vector::from_entries(n, entries).unwrap();
+        assert_eq!(levels_to_distances(sparse).unwrap(), want);
+        let full = Vector::from_dense((0..n as i64).collect());
+        let d = levels_to_distances(full).unwrap();
+        assert!(d.iter().enumerate().all(|(i, &x)| x == i as f64));
+    }
 }
