@@ -1,0 +1,67 @@
+# Counts the buckets and light passes of the device's delta-stepping loop
+# (cuda/sssp.cu, src/backend/cuda/sssp.rs) on a Matrix Market graph, from vertex 0,
+# with weights 1..=100 drawn by SplitMix64(0) over the CSR entries (as bench_gpu draws
+# them) and delta the mean weight: each light pass is one launch and one host round trip.
+#   python3 scripts/delta-stepping-passes.py GRAPH.mtx[.gz]
+import gzip, sys, numpy as np
+def splitmix(n, seed=0):
+    out = np.empty(n, dtype=np.uint64); s = seed
+    M = (1<<64)-1
+    for i in range(n):
+        s = (s + 0x9E3779B97F4A7C15) & M
+        z = s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+        out[i] = z ^ (z >> 31)
+    return out
+def load(path):
+    rows=[]; cols=[]; sym=False
+    with gzip.open(path,'rt') if path.endswith('.gz') else open(path) as f:
+        h=f.readline(); sym='symmetric' in h
+        for line in f:
+            if line.startswith('%'): continue
+            n,m,nnz=map(int,line.split()); break
+        for line in f:
+            p=line.split(); i=int(p[0])-1; j=int(p[1])-1
+            rows.append(i); cols.append(j)
+            if sym and i!=j: rows.append(j); cols.append(i)
+    r=np.array(rows); c=np.array(cols)
+    key=r*n+c; key=np.unique(key); r=key//n; c=key%n
+    return n, r, c
+n, r, c = load(sys.argv[1])
+m=len(r)
+w = (splitmix(m) % 100 + 1).astype(float)
+rowptr=np.zeros(n+1,dtype=np.int64); np.add.at(rowptr, r+1, 1); rowptr=np.cumsum(rowptr)
+delta = w.mean()
+light = w <= delta
+dist = np.full(n, np.inf); dist[0]=0.0
+lo=0.0; buckets=0; passes=0; relaxed=0
+while True:
+    hi = lo + delta
+    q = np.nonzero((dist>=lo)&(dist<hi))[0]
+    buckets+=1
+    while True:
+        passes+=1
+        nxt=set()
+        for v in q:
+            d=dist[v]
+            for p in range(rowptr[v],rowptr[v+1]):
+                if not light[p]: continue
+                relaxed+=1
+                u=c[p]; nd=d+w[p]
+                if nd<dist[u]:
+                    dist[u]=nd
+                    if nd<hi: nxt.add(u)
+        if not nxt: break
+        q=np.fromiter(nxt,dtype=np.int64)
+    inb=np.nonzero((dist>=lo)&(dist<hi))[0]
+    for v in inb:
+        d=dist[v]
+        for p in range(rowptr[v],rowptr[v+1]):
+            if light[p]: continue
+            u=c[p]; nd=d+w[p]
+            if nd<dist[u]: dist[u]=nd
+    rest=dist[(dist>=hi)&np.isfinite(dist)]
+    if len(rest)==0: break
+    lo=rest.min()
+print(f"n {n} m {m} delta {delta:.2f} buckets {buckets} light passes {passes} light relaxations {relaxed} max dist {dist[np.isfinite(dist)].max()}")
