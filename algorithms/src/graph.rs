@@ -84,7 +84,6 @@ pub struct Graph<'b, B: Backend> {
     out_degree_full: OnceCell<B::Vector<f64>>,
     pagerank_scale: OnceCell<(f64, B::Vector<f64>)>,
     dangling: OnceCell<Option<B::Vector<f64>>>,
-    weights_symmetric: OnceCell<bool>,
     weight_range: OnceCell<(f64, f64)>,
     delta_edges: OnceCell<DeltaEdges<B>>,
 }
@@ -173,7 +172,6 @@ impl<'b, B: Backend> Graph<'b, B> {
             out_degree_full: OnceCell::new(),
             pagerank_scale: OnceCell::new(),
             dangling: OnceCell::new(),
-            weights_symmetric: OnceCell::new(),
             weight_range: OnceCell::new(),
             delta_edges: OnceCell::new(),
         })
@@ -280,10 +278,10 @@ impl<'b, B: Backend> Graph<'b, B> {
     }
     /// True when the weights equal their transpose (or there are none and the pattern is symmetric).
     pub fn weights_symmetric(&self) -> bool {
-        *self.weights_symmetric.get_or_init(|| match &self.weights {
+        match &self.weights {
             None => self.is_symmetric(),
             Some(w) => self.is_symmetric() && w.as_csr().transpose() == *w.as_csr(),
-        })
+        }
     }
 
     /// The mean and the largest weight (`None` without weights), found once:
