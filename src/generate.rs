@@ -79,6 +79,44 @@ fn symmetric<T: Scalar>(n: usize, edges: Vec<(u32, u32)>) -> Matrix<T> {
     Matrix::from_csr(Csr::from_parts_unchecked(n, n, row_ptr, col_idx, values))
 }
 
+/// Random integer weights `1..=max` on the entries of `pattern` (any value
+/// type; its values are ignored), one [`SplitMix64`] stream from `seed` over
+/// the entries in CSR order: the weighted graphs of the SSSP benchmarks
+/// (`max = 100`). The weights are not symmetric even where the pattern is.
+///
+/// ```
+/// use bitgraphblas::generate;
+/// let g = generate::grid_2d::<bool>(8);
+/// let w = generate::integer_weights(&g, 100, 0).unwrap();
+/// assert_eq!(w.nvals(), g.nvals());
+/// assert!(w.as_csr().values().iter().all(|&x| (1.0..=100.0).contains(&x) && x.fract() == 0.0));
+/// assert!(generate::integer_weights(&g, 0, 0).is_err());
+/// ```
+pub fn integer_weights<T: Scalar>(
+    pattern: &Matrix<T>,
+    max: u64,
+    seed: u64,
+) -> crate::error::Result<Matrix<f64>> {
+    if max == 0 {
+        return Err(crate::error::Error::invalid(
+            "integer_weights",
+            "the largest weight must be at least 1",
+        ));
+    }
+    let c = pattern.as_csr();
+    let mut rng = SplitMix64::new(seed);
+    let values = (0..c.nnz())
+        .map(|_| (rng.next_u64() % max + 1) as f64)
+        .collect();
+    Ok(Matrix::from_csr(Csr::from_parts_unchecked(
+        c.nrows(),
+        c.ncols(),
+        c.row_ptr().to_vec(),
+        c.col_idx().to_vec(),
+        values,
+    )))
+}
+
 /// A Graph500 R-MAT graph: `2^scale` vertices, `edge_factor * 2^scale` edges
 /// drawn with quadrant probabilities `a = 0.57, b = 0.19, c = 0.19`
 /// (`d = 0.05`), then symmetrised, without self loops and duplicates. Vertex

@@ -9,7 +9,8 @@
 //!
 //! The graph is loaded and its derived matrices built ([`Graph::prepare`])
 //! before timing; each algorithm runs once to warm up, then `--reps` times;
-//! the best and the median wall times are printed.
+//! the best and the median wall times are printed. `sssp_weighted` is
+//! delta-stepping with random integer weights 1..=100 (no SuiteSparse row).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -86,7 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some(t) => Format::B2sr(t),
         };
         let cpu = Cpu::new();
-        let g = Graph::new(&cpu, pattern, None, format)?;
+        let g = Graph::new(&cpu, pattern.clone(), None, format)?;
         for a in [
             Algorithm::Bfs,
             Algorithm::Sssp,
@@ -135,6 +136,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 m,
                 format!(
                     "reached={} max_dist={:?}",
+                    fin.len(),
+                    fin.iter().cloned().fold(0.0, f64::max)
+                ),
+            );
+        }
+        if want("sssp_weighted") {
+            // delta-stepping with random integer weights 1..=100 (those of
+            // bench_gpu), the light and heavy edges split before timing
+            let weights = bitgraphblas::generate::integer_weights(&pattern, 100, 0)?;
+            let gw = Graph::new(&cpu, pattern.clone(), Some(weights), format)?;
+            gw.prepare(Algorithm::Sssp)?;
+            let (b, m, r) = timed(reps, || alg::sssp(&gw, 0, None));
+            let fin: Vec<f64> = r?.into_iter().filter(|x| x.is_finite()).collect();
+            row(
+                "sssp_weighted",
+                b,
+                m,
+                format!(
+                    "weights 1..=100, reached={} max_dist={:?}",
                     fin.len(),
                     fin.iter().cloned().fold(0.0, f64::max)
                 ),

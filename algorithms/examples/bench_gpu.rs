@@ -151,23 +151,6 @@ fn failed(failures: &mut Vec<String>, graph: &str, algorithm: &str, e: impl std:
     failures.push(format!("{graph} {algorithm}: {e}"));
 }
 
-/// Random integer weights 1..=100 on the pattern's entries (one fixed
-/// generator stream over the entries, so every run weighs alike).
-fn random_weights(pattern: &Matrix<bool>) -> bitgraphblas::Result<Matrix<f64>> {
-    let c = pattern.as_csr();
-    let mut rng = bitgraphblas::generate::SplitMix64::new(0);
-    let values = (0..c.nnz())
-        .map(|_| (rng.next_u64() % 100 + 1) as f64)
-        .collect();
-    Ok(Matrix::from_csr(bitgraphblas::storage::Csr::try_new(
-        c.nrows(),
-        c.ncols(),
-        c.row_ptr().to_vec(),
-        c.col_idx().to_vec(),
-        values,
-    )?))
-}
-
 fn write_csr(path: &Path, m: &Matrix<bool>) -> std::io::Result<()> {
     let c = m.as_csr();
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
@@ -454,7 +437,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // delta-stepping with random integer weights 1..=100, on this
             // backend and on the CPU backend of the same machine
             let pattern = g.pattern().to_format(Format::Csr)?;
-            let weights = random_weights(&pattern)?;
+            let weights = bitgraphblas::generate::integer_weights(&pattern, 100, 0)?;
             // the light and heavy edges are built once per graph
             // (`Graph::prepare`), timed on their own
             let gw = Graph::new(&gpu, pattern.clone(), Some(weights.clone()), Format::Auto)?;

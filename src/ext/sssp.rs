@@ -206,7 +206,11 @@ where
     let light = (edges.light(), edges.light_t());
     let heavy = (edges.heavy(), edges.heavy_t());
     let mut t: B::Vector<f64> = b.vector_new(n, Some(f64::INFINITY), VectorFormat::Dense)?;
-    ops::assign_scalar(b, &mut t, 0.0, Some(sources), &Desc::new())?;
+    // a source named twice is one source
+    let mut sources = sources.to_vec();
+    sources.sort_unstable();
+    sources.dedup();
+    ops::assign_scalar(b, &mut t, 0.0, Some(&sources), &Desc::new())?;
     let mut lo = 0.0f64;
     let mut t_b: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;
     let mut tmp: B::Vector<f64> = b.vector_new(n, None, VectorFormat::Sparse)?;

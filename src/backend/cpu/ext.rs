@@ -1,15 +1,16 @@
 //! The CPU's fused operations ([`BackendExt`]): pushed BFS levels as a vertex
 //! queue over CSR rows, pulled levels stopping at the first frontier
 //! in-neighbour, the levels of a search with parents recorded in one pass,
-//! the affine product as one pass over CSR rows, and Brandes'
-//! dependencies with the element-wise work in place on the host.
+//! the affine product as one pass over CSR rows, Brandes' dependencies with
+//! the element-wise work in place on the host, and delta-stepping over a
+//! sorted map of buckets.
 
 use super::dense_view::dense_view;
 use super::Cpu;
 use crate::algebra::Semiring;
 use crate::container::{Matrix, MatrixRepr, Vector, VectorFormat, VectorRepr};
 use crate::error::Result;
-use crate::ext::{affine, bfs, BackendExt, PushLimits, Pushed};
+use crate::ext::{affine, bfs, sssp, BackendExt, DeltaEdges, PushLimits, Pushed};
 
 impl BackendExt for Cpu {
     /// Sparse: the vertex-queue push grows it in place and makes it dense
@@ -95,5 +96,17 @@ impl BackendExt for Cpu {
     /// host arrays (`brandes`).
     fn brandes(&self, a: &Matrix<f64>, at: &Matrix<f64>, sources: &[usize]) -> Result<Vector<f64>> {
         super::brandes::brandes(self, a, at, sources)
+    }
+
+    /// CSR light and heavy edges (what [`DeltaEdges::new`] makes): the
+    /// host search of `sssp.rs`, buckets in a sorted map, large passes over
+    /// rayon's threads; otherwise the generic default.
+    fn delta_stepping(&self, edges: &DeltaEdges<Self>, sources: &[usize]) -> Result<Vector<f64>> {
+        match (edges.light().repr(), edges.heavy().repr()) {
+            (MatrixRepr::Csr(light), MatrixRepr::Csr(heavy)) => Ok(Vector::from_dense(
+                super::sssp::delta_stepping(light, heavy, edges.delta(), sources),
+            )),
+            _ => sssp::delta_stepping_generic(self, edges, sources),
+        }
     }
 }

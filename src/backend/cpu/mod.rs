@@ -15,6 +15,7 @@ pub(crate) mod generic;
 mod mask;
 mod reduce;
 mod short_rows;
+mod sssp;
 mod writeback;
 
 use std::collections::BTreeMap;
