@@ -2,9 +2,11 @@
 //! [`super::delta_stepping`] reads, and its generic default, the LAGraph
 //! formulation with `MIN.PLUS` products, `select` and masked `apply`.
 
+use std::sync::OnceLock;
+
 use crate::algebra::{FlippedSemiring, Identity, IndexOp, Min, MinPlus, Minus};
 use crate::backend::{Backend, VectorShape};
-use crate::container::{Desc, Matrix, VectorFormat};
+use crate::container::{Desc, Flags, Matrix, NoAccum, VectorFormat};
 use crate::error::{Error, Result};
 use crate::ops::need;
 use crate::{ops, Cpu};
@@ -12,14 +14,17 @@ use crate::{ops, Cpu};
 /// A graph's weighted edges split at the bucket width `Δ` of delta-stepping
 /// and kept on a backend, as [`super::delta_stepping`] reads them: the light
 /// edges (`w <= Δ`) and the heavy ones (`w > Δ`), each in CSR (row `i`: the
-/// out-edges of vertex `i`) with its transpose where the weights are not
-/// symmetric. Built once and used for any number of searches.
+/// out-edges of vertex `i`); their transposes are made on the backend the
+/// first time a search asks for them (the generic default's pulls) and
+/// kept. Built once and used for any number of searches.
 ///
 /// ```
 /// use bitgraphblas::{ext::DeltaEdges, Cpu, Matrix};
 /// let w = Matrix::from_triplets(3, 3, vec![(0, 1, 5.0), (0, 2, 1.0), (2, 1, 2.0)]).unwrap();
 /// let e = DeltaEdges::new(&Cpu, &w, 2.0).unwrap();
 /// assert_eq!((e.order(), e.delta(), e.heavy_edges()), (3, 2.0, 1));
+/// let (_, heavy_t) = e.transposes(&Cpu).unwrap();
+/// assert_eq!(heavy_t.get(1, 0), Some(5.0));
 /// // weights must be finite and non-negative, the width positive
 /// let bad = Matrix::from_triplets(2, 2, vec![(0, 1, -1.0)]).unwrap();
 /// assert!(DeltaEdges::new(&Cpu, &bad, 1.0).is_err());
@@ -30,8 +35,8 @@ pub struct DeltaEdges<B: Backend> {
     n: usize,
     light: B::Matrix<f64>,
     heavy: B::Matrix<f64>,
-    /// `(light', heavy')`, `None` where the weights are symmetric.
-    transposed: Option<(B::Matrix<f64>, B::Matrix<f64>)>,
+    /// `(light', heavy')`, made at their first use.
+    transposed: OnceLock<(B::Matrix<f64>, B::Matrix<f64>)>,
     heavy_edges: usize,
 }
 
@@ -51,27 +56,25 @@ impl<B: Backend> DeltaEdges<B> {
                 detail: format!("delta must be positive and finite, not {delta}"),
             });
         }
-        let csr = w.as_csr();
-        if let Some(&x) = csr.values().iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+        if let Some(&x) = w
+            .as_csr()
+            .values()
+            .iter()
+            .find(|x| !(x.is_finite() && **x >= 0.0))
+        {
             return Err(Error::InvalidArgument {
                 op: "delta_stepping",
                 detail: format!("edge weights must be finite and non-negative, found {x}"),
             });
         }
         let (light, heavy) = split(b, w, delta)?;
-        let t = csr.transpose();
-        let transposed = if t == *csr {
-            None
-        } else {
-            Some(split(b, &Matrix::from_csr(t), delta)?)
-        };
         let heavy_edges = b.matrix_nvals(&heavy)?;
         Ok(DeltaEdges {
             delta,
             n,
             light,
             heavy,
-            transposed,
+            transposed: OnceLock::new(),
             heavy_edges,
         })
     }
@@ -96,17 +99,30 @@ impl<B: Backend> DeltaEdges<B> {
     pub fn heavy_edges(&self) -> usize {
         self.heavy_edges
     }
-    /// The transpose of the light edges ([`Self::light`] itself where the
-    /// weights are symmetric).
-    pub fn light_t(&self) -> &B::Matrix<f64> {
-        self.transposed.as_ref().map_or(&self.light, |t| &t.0)
-    }
-    /// The transpose of the heavy edges ([`Self::heavy`] itself where the
-    /// weights are symmetric).
-    pub fn heavy_t(&self) -> &B::Matrix<f64> {
-        self.transposed.as_ref().map_or(&self.heavy, |t| &t.1)
+    /// The transposes of the light and the heavy edges, made on `b` (the
+    /// backend that holds them) at the first call and kept.
+    pub fn transposes(&self, b: &B) -> Result<Pair<'_, B>> {
+        if self.transposed.get().is_none() {
+            let t = |a: &B::Matrix<f64>| -> Result<B::Matrix<f64>> {
+                let mut c = b.upload_matrix(&Matrix::empty(self.n, self.n))?;
+                let flags = Flags::default();
+                b.transpose(&mut c, None, NoAccum, a, flags)?;
+                Ok(c)
+            };
+            let made = (t(&self.light)?, t(&self.heavy)?);
+            // another thread may have set it meanwhile: the same matrices
+            let _ = self.transposed.set(made);
+        }
+        let (lt, ht) = self.transposed.get().expect("set above");
+        Ok((lt, ht))
     }
 }
+
+/// Two matrices of a backend (the light edges' and the heavy edges').
+type Pair<'a, B> = (
+    &'a <B as Backend>::Matrix<f64>,
+    &'a <B as Backend>::Matrix<f64>,
+);
 
 /// The light and heavy parts of a host weight matrix (split on the host with
 /// the CPU backend's `select`), uploaded.
@@ -203,8 +219,9 @@ where
 {
     let n = edges.order();
     let delta = edges.delta();
-    let light = (edges.light(), edges.light_t());
-    let heavy = (edges.heavy(), edges.heavy_t());
+    let (light_t, heavy_t) = edges.transposes(b)?;
+    let light = (edges.light(), light_t);
+    let heavy = (edges.heavy(), heavy_t);
     let mut t: B::Vector<f64> = b.vector_new(n, Some(f64::INFINITY), VectorFormat::Dense)?;
     // a source named twice is one source
     let mut sources = sources.to_vec();
