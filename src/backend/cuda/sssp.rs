@@ -6,11 +6,12 @@
 //! Per bucket: `sssp_bucket` queues the bucket's vertices; then, until a
 //! launch queues nothing, `sssp_light` relaxes the queue's light edges (and
 //! `sssp_light_wide` those of the vertices with more than 4,096 of them,
-//! where there are any), a host round trip each; then `sssp_heavy` relaxes
+//! where there are any), in batches of as many passes as the last bucket
+//! took, a host round trip a batch; then `sssp_heavy` relaxes
 //! the bucket's heavy edges and finds where the next bucket starts. The
 //! first launch of a bucket that starts at infinity ends the search.
 
-use super::device::DevPtr;
+use super::device::{DBuf, DevPtr};
 use super::launch::visit;
 use super::mem::{DMat, DVec};
 use super::transfer::from_bytes;
@@ -23,6 +24,8 @@ const SS_WORDS: usize = 8;
 const SS_LO: usize = 0;
 const SS_QN: usize = 2;
 const SS_WIDE: usize = 5;
+/// The most light passes launched between two reads of the counters.
+const MAX_BATCH: u32 = 8;
 
 /// A CSR matrix's row offsets, columns and values.
 type CsrPtrs = (DevPtr<u32>, DevPtr<u32>, DevPtr<f64>);
@@ -40,6 +43,38 @@ fn csr_ptrs(m: &CudaMatrix<f64>) -> Option<CsrPtrs> {
 }
 
 impl CudaBackend {
+    /// `sssp_light_wide` for light pass `j`: the vertices that pass set
+    /// aside, the whole grid on each (nothing where it set none aside).
+    #[allow(clippy::too_many_arguments)]
+    fn sssp_wide(
+        &self,
+        (r, c, w): CsrPtrs,
+        d: DevPtr<u64>,
+        delta: u64,
+        b: u32,
+        j: u32,
+        wide: &DBuf<u32>,
+        qout: &DBuf<u32>,
+        stamp: &DBuf<u32>,
+        st: &DBuf<u64>,
+        grid: usize,
+    ) -> Result<()> {
+        visit::sssp_light_wide(
+            r,
+            c,
+            w,
+            d,
+            delta,
+            b,
+            j,
+            wide.ptr(),
+            qout.ptr(),
+            stamp.ptr(),
+            st.ptr(),
+        )
+        .run(&self.dev, grid)
+    }
+
     /// Delta-stepping from `sources` (checked) on the device: the distances,
     /// dense; `None` where the light or heavy edges are not CSR (then the
     /// caller runs the generic default).
@@ -73,30 +108,47 @@ impl CudaBackend {
         // bucket's, then each light pass's): launch j writes queues[j % 2].
         let (mut b, mut j) = (0u32, 0u32);
         let grid = self.dev.sm_count as usize * 16 * 256;
+        // Light passes launched between two reads of the counters: as many as
+        // the last bucket took (a pass after the queue ran empty finds
+        // nothing to do; one read less saves more than such a pass costs).
+        let mut batch = 1u32;
+        let (r, c, w) = light;
         loop {
             let q = &queues[j as usize % 2];
             visit::sssp_bucket(d, n as u64, delta, b, j, q.ptr(), st.ptr()).run(&self.dev, n)?;
             // the length of the queue the last launch wrote, once read back
             let mut known: Option<usize> = None;
+            let mut passes = 0u32;
             loop {
-                j += 1;
-                let (qin, qout) = (&queues[(j as usize + 1) % 2], &queues[j as usize % 2]);
-                let (r, c, w) = light;
-                visit::sssp_light(
-                    r,
-                    c,
-                    w,
-                    d,
-                    delta,
-                    b,
-                    j,
-                    qin.ptr(),
-                    qout.ptr(),
-                    wide.ptr(),
-                    stamp.ptr(),
-                    st.ptr(),
-                )
-                .run(&self.dev, known.map_or(grid, |len| len * 32))?;
+                for k in 0..batch {
+                    j += 1;
+                    passes += 1;
+                    let (qin, qout) = (&queues[(j as usize + 1) % 2], &queues[j as usize % 2]);
+                    // the first pass after a read knows its queue; the later
+                    // ones get room for it to grow (the kernels stride)
+                    let threads = known.map_or(grid, |len| {
+                        (len * 32 * if k == 0 { 1 } else { 4 }).min(grid)
+                    });
+                    visit::sssp_light(
+                        r,
+                        c,
+                        w,
+                        d,
+                        delta,
+                        b,
+                        j,
+                        qin.ptr(),
+                        qout.ptr(),
+                        wide.ptr(),
+                        stamp.ptr(),
+                        st.ptr(),
+                    )
+                    .run(&self.dev, threads)?;
+                    if k + 1 < batch {
+                        // unread, so run whether or not it set any vertex aside
+                        self.sssp_wide(light, d, delta, b, j, &wide, qout, &stamp, &st, grid)?;
+                    }
+                }
                 let mut s = read()?;
                 if f64::from_bits(s[SS_LO + b as usize % 2]) == f64::INFINITY {
                     // this bucket starts at infinity: every reachable vertex is settled
@@ -107,20 +159,8 @@ impl CudaBackend {
                     return Ok(Some(CudaVector { len: n, repr }));
                 }
                 if s[SS_WIDE + j as usize % 3] > 0 {
-                    visit::sssp_light_wide(
-                        r,
-                        c,
-                        w,
-                        d,
-                        delta,
-                        b,
-                        j,
-                        wide.ptr(),
-                        qout.ptr(),
-                        stamp.ptr(),
-                        st.ptr(),
-                    )
-                    .run(&self.dev, grid)?;
+                    let qout = &queues[j as usize % 2];
+                    self.sssp_wide(light, d, delta, b, j, &wide, qout, &stamp, &st, grid)?;
                     s = read()?;
                 }
                 match s[SS_QN + j as usize % 3] as usize {
@@ -128,8 +168,9 @@ impl CudaBackend {
                     len => known = Some(len),
                 }
             }
-            let (r, c, w) = heavy;
-            visit::sssp_heavy(r, c, w, d, n as u64, delta, b, has_heavy, st.ptr())
+            batch = passes.min(MAX_BATCH);
+            let (hr, hc, hw) = heavy;
+            visit::sssp_heavy(hr, hc, hw, d, n as u64, delta, b, has_heavy, st.ptr())
                 .run(&self.dev, n)?;
             b += 1;
             j += 1;
