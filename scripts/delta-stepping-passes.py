@@ -1,7 +1,10 @@
 # Counts the buckets and light passes of the device's delta-stepping loop
 # (cuda/sssp.cu, src/backend/cuda/sssp.rs) on a Matrix Market graph, from vertex 0,
 # with weights 1..=100 drawn by SplitMix64(0) over the CSR entries (as bench_gpu draws
-# them) and delta the mean weight: each light pass is one launch and one host round trip.
+# them) and delta the mean weight. Each light pass is one launch; the host reads the
+# counters after a batch of passes, as many as the bucket before took (at most 8): the
+# script counts those reads and the passes launched (the batch's passes after the
+# queue ran empty find nothing to do).
 #   python3 scripts/delta-stepping-passes.py GRAPH.mtx[.gz]
 import gzip, sys, numpy as np
 def splitmix(n, seed=0):
@@ -36,11 +39,14 @@ delta = w.mean()
 light = w <= delta
 dist = np.full(n, np.inf); dist[0]=0.0
 lo=0.0; buckets=0; passes=0; relaxed=0
+batch=1; reads=0; launched=0
 while True:
     hi = lo + delta
     q = np.nonzero((dist>=lo)&(dist<hi))[0]
     buckets+=1
+    took=0
     while True:
+        took+=1
         passes+=1
         nxt=set()
         for v in q:
@@ -54,6 +60,7 @@ while True:
                     if nd<hi: nxt.add(u)
         if not nxt: break
         q=np.fromiter(nxt,dtype=np.int64)
+    batches=-(-took//batch); reads+=batches; launched+=batches*batch; batch=min(took,8)
     inb=np.nonzero((dist>=lo)&(dist<hi))[0]
     for v in inb:
         d=dist[v]
@@ -64,4 +71,4 @@ while True:
     rest=dist[(dist>=hi)&np.isfinite(dist)]
     if len(rest)==0: break
     lo=rest.min()
-print(f"n {n} m {m} delta {delta:.2f} buckets {buckets} light passes {passes} light relaxations {relaxed} max dist {dist[np.isfinite(dist)].max()}")
+print(f"n {n} m {m} delta {delta:.2f} buckets {buckets} light passes {passes} light relaxations {relaxed} reads {reads} passes launched {launched} max dist {dist[np.isfinite(dist)].max()}")

@@ -22,7 +22,7 @@ use crate::{ops, Cpu};
 /// use bitgraphblas::{ext::DeltaEdges, Cpu, Matrix};
 /// let w = Matrix::from_triplets(3, 3, vec![(0, 1, 5.0), (0, 2, 1.0), (2, 1, 2.0)]).unwrap();
 /// let e = DeltaEdges::new(&Cpu, &w, 2.0).unwrap();
-/// assert_eq!((e.order(), e.delta(), e.heavy_edges()), (3, 2.0, 1));
+/// assert_eq!((e.order(), e.delta(), e.heavy_edges(), e.longest_light_row()), (3, 2.0, 1, 1));
 /// let (_, heavy_t) = e.transposes(&Cpu).unwrap();
 /// assert_eq!(heavy_t.get(1, 0), Some(5.0));
 /// // weights must be finite and non-negative, the width positive
@@ -37,6 +37,7 @@ pub struct DeltaEdges<B: Backend> {
     heavy: B::Matrix<f64>,
     /// `(light', heavy')`, made at their first use.
     transposed: OnceLock<(B::Matrix<f64>, B::Matrix<f64>)>,
+    longest_light_row: usize,
     heavy_edges: usize,
 }
 
@@ -67,14 +68,19 @@ impl<B: Backend> DeltaEdges<B> {
                 detail: format!("edge weights must be finite and non-negative, found {x}"),
             });
         }
-        let (light, heavy) = split(b, w, delta)?;
-        let heavy_edges = b.matrix_nvals(&heavy)?;
+        let Split {
+            light,
+            heavy,
+            longest_light_row,
+            heavy_edges,
+        } = split(b, w, delta)?;
         Ok(DeltaEdges {
             delta,
             n,
             light,
             heavy,
             transposed: OnceLock::new(),
+            longest_light_row,
             heavy_edges,
         })
     }
@@ -98,6 +104,10 @@ impl<B: Backend> DeltaEdges<B> {
     /// How many heavy edges there are.
     pub fn heavy_edges(&self) -> usize {
         self.heavy_edges
+    }
+    /// The most light edges of one vertex.
+    pub fn longest_light_row(&self) -> usize {
+        self.longest_light_row
     }
     /// The transposes of the light and the heavy edges, made on `b` (the
     /// backend that holds them) at the first call and kept.
@@ -124,19 +134,35 @@ type Pair<'a, B> = (
     &'a <B as Backend>::Matrix<f64>,
 );
 
+/// The split of a host weight matrix on its way to a backend.
+struct Split<B: Backend> {
+    light: B::Matrix<f64>,
+    heavy: B::Matrix<f64>,
+    longest_light_row: usize,
+    heavy_edges: usize,
+}
+
 /// The light and heavy parts of a host weight matrix (split on the host with
-/// the CPU backend's `select`), uploaded.
-fn split<B: Backend>(
-    b: &B,
-    w: &Matrix<f64>,
-    delta: f64,
-) -> Result<(B::Matrix<f64>, B::Matrix<f64>)> {
+/// the CPU backend's `select`), uploaded, with what the searches plan by.
+fn split<B: Backend>(b: &B, w: &Matrix<f64>, delta: f64) -> Result<Split<B>> {
     let (cpu, n) = (Cpu::new(), w.nrows());
     let mut light = Matrix::<f64>::empty(n, n);
     let mut heavy = Matrix::<f64>::empty(n, n);
     ops::select_matrix(&cpu, &mut light, IndexOp::ValueLe(delta), w, &Desc::new())?;
     ops::select_matrix(&cpu, &mut heavy, IndexOp::ValueGt(delta), w, &Desc::new())?;
-    Ok((b.upload_matrix(&light)?, b.upload_matrix(&heavy)?))
+    let longest_light_row = light
+        .as_csr()
+        .row_ptr()
+        .windows(2)
+        .map(|r| r[1] - r[0])
+        .max()
+        .unwrap_or(0);
+    Ok(Split {
+        longest_light_row,
+        heavy_edges: heavy.nvals(),
+        light: b.upload_matrix(&light)?,
+        heavy: b.upload_matrix(&heavy)?,
+    })
 }
 
 /// Relaxation `t_req = t_B min.+ A`: pulled on `A'` while `t_B` holds at

@@ -24,6 +24,9 @@ const SS_WORDS: usize = 8;
 const SS_LO: usize = 0;
 const SS_QN: usize = 2;
 const SS_WIDE: usize = 5;
+/// A vertex with more light edges than this is set aside for
+/// `sssp_light_wide` (`cuda/sssp.cu`: `WIDE_ROW`).
+const WIDE_ROW: usize = 4096;
 /// The most light passes launched between two reads of the counters.
 const MAX_BATCH: u32 = 8;
 
@@ -98,6 +101,8 @@ impl CudaBackend {
         let stamp = self.dev.zeros::<u32>(n)?;
         let delta = edges.delta().to_bits();
         let has_heavy = u32::from(edges.heavy_edges() > 0);
+        // whether any vertex has more light edges than `sssp_light` takes
+        let has_wide = edges.longest_light_row() > WIDE_ROW;
         let read = || -> Result<Vec<u64>> {
             Ok(from_bytes::<u64>(
                 &self.dev.download_bytes(&st, SS_WORDS)?,
@@ -144,7 +149,7 @@ impl CudaBackend {
                         st.ptr(),
                     )
                     .run(&self.dev, threads)?;
-                    if k + 1 < batch {
+                    if k + 1 < batch && has_wide {
                         // unread, so run whether or not it set any vertex aside
                         self.sssp_wide(light, d, delta, b, j, &wide, qout, &stamp, &st, grid)?;
                     }
