@@ -27,6 +27,8 @@ const SS_WIDE: usize = 5;
 /// A vertex with more light edges than this is set aside for
 /// `sssp_light_wide` (`cuda/sssp.cu`: `WIDE_ROW`).
 const WIDE_ROW: usize = 4096;
+/// The fewest threads a light pass of unread length runs on.
+const MIN_THREADS: usize = 64 * 256;
 /// The most light passes launched between two reads of the counters.
 const MAX_BATCH: u32 = 8;
 
@@ -117,6 +119,9 @@ impl CudaBackend {
         // the last bucket took (a pass after the queue ran empty finds
         // nothing to do; one read less saves more than such a pass costs).
         let mut batch = 1u32;
+        // the queue lengths read lately (each read halves the older ones);
+        // the whole grid until one is read
+        let mut hint = grid / 32;
         let (r, c, w) = light;
         loop {
             let q = &queues[j as usize % 2];
@@ -129,11 +134,14 @@ impl CudaBackend {
                     j += 1;
                     passes += 1;
                     let (qin, qout) = (&queues[(j as usize + 1) % 2], &queues[j as usize % 2]);
-                    // the first pass after a read knows its queue; the later
-                    // ones get room for it to grow (the kernels stride)
-                    let threads = known.map_or(grid, |len| {
-                        (len * 32 * if k == 0 { 1 } else { 4 }).min(grid)
-                    });
+                    // a warp a queued vertex: the first pass after a read
+                    // knows its queue; the others are sized by the queues
+                    // read lately, with room to grow (the kernels stride)
+                    let threads = match known {
+                        Some(len) if k == 0 => len * 32,
+                        _ => (hint * 64).max(MIN_THREADS),
+                    }
+                    .min(grid);
                     visit::sssp_light(
                         r,
                         c,
@@ -170,7 +178,10 @@ impl CudaBackend {
                 }
                 match s[SS_QN + j as usize % 3] as usize {
                     0 => break,
-                    len => known = Some(len),
+                    len => {
+                        known = Some(len);
+                        hint = len.max(hint / 2);
+                    }
                 }
             }
             batch = passes.min(MAX_BATCH);
