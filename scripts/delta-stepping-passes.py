@@ -2,9 +2,9 @@
 # (cuda/sssp.cu, src/backend/cuda/sssp.rs) on a Matrix Market graph, from vertex 0,
 # with weights 1..=100 drawn by SplitMix64(0) over the CSR entries (as bench_gpu draws
 # them) and delta the mean weight. Each light pass is one launch; the host reads the
-# counters after a batch of passes, as many as the bucket before took (at most 8): the
-# script counts those reads and the passes launched (the batch's passes after the
-# queue ran empty find nothing to do).
+# counters after a batch of passes, as many as it launched for the bucket before (at
+# most 8): the script counts those reads and the passes launched (the batch's passes
+# after the queue ran empty find nothing to do).
 #   python3 scripts/delta-stepping-passes.py GRAPH.mtx[.gz]
 import gzip, sys, numpy as np
 def splitmix(n, seed=0):
@@ -60,7 +60,10 @@ while True:
                     if nd<hi: nxt.add(u)
         if not nxt: break
         q=np.fromiter(nxt,dtype=np.int64)
-    batches=-(-took//batch); reads+=batches; launched+=batches*batch; batch=min(took,8)
+    batches=-(-took//batch); reads+=batches; launched+=batches*batch
+    # src/backend/cuda/sssp.rs sizes the next batch by the passes it launched
+    # in this bucket (it cannot tell which pass of a batch found the queue empty)
+    batch=min(batches*batch,8)
     inb=np.nonzero((dist>=lo)&(dist<hi))[0]
     for v in inb:
         d=dist[v]

@@ -6,8 +6,8 @@
 //! Per bucket: `sssp_bucket` queues the bucket's vertices; then, until a
 //! launch queues nothing, `sssp_light` relaxes the queue's light edges (and
 //! `sssp_light_wide` those of the vertices with more than 4,096 of them,
-//! where there are any), in batches of as many passes as the last bucket
-//! took, a host round trip a batch; then `sssp_heavy` relaxes
+//! where there are any), in batches of as many passes as it launched for
+//! the last bucket, a host round trip a batch; then `sssp_heavy` relaxes
 //! the bucket's heavy edges and finds where the next bucket starts. The
 //! first launch of a bucket that starts at infinity ends the search.
 
@@ -116,8 +116,10 @@ impl CudaBackend {
         let (mut b, mut j) = (0u32, 0u32);
         let grid = self.dev.sm_count as usize * 16 * 256;
         // Light passes launched between two reads of the counters: as many as
-        // the last bucket took (a pass after the queue ran empty finds
-        // nothing to do; one read less saves more than such a pass costs).
+        // were launched for the last bucket, so the batch never shrinks (the
+        // host cannot tell which pass of a batch emptied the queue). A pass
+        // after the queue ran empty finds nothing to do; one read less saves
+        // more than such a pass costs.
         let mut batch = 1u32;
         // the queue lengths read lately (each read halves the older ones);
         // the whole grid until one is read
