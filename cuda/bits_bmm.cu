@@ -135,15 +135,27 @@ template <class T> __device__ __forceinline__ void store_pair(T* out, u64 i, u64
 // tig 2 tig .. 2 tig + 3 of fragment 0, odd tig 2 tig - 2 .. 2 tig + 1 of
 // fragment 1 (half the stores of `store_pair`, each 64 bytes of a row with
 // its neighbour's). Every thread of the warp calls it (shuffles).
+//
+// INSIDE: every row and column is inside the output and n is a multiple of 4,
+// and at[h] points at this thread's column (`quad_col`) of row h, so a store
+// is one instruction, with no bounds and no address arithmetic (otherwise
+// about 30 instructions a store, most of a warpgroup tile's epilogue;
+// docs/gpu-bmm-square-profile.md). Elsewhere at is unused (null).
+__device__ __forceinline__ u64 quad_col(u64 j0, int tig) { return j0 + ((tig & 1) ? 2 * tig + 6 : 2 * tig); }
+template <bool INSIDE = false>
 __device__ __forceinline__ void store_quads(const u32 (&v)[2][2][2], u64 j0, const u64 (&rows)[2], int tig, u64 m,
-                                            u64 n, void* out) {
+                                            u64 n, void* out, u32* const* at = nullptr) {
   const bool odd = tig & 1;
-  const u64 j = j0 + (odd ? 2 * tig + 6 : 2 * tig);
+  const u64 j = quad_col(j0, tig);
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const u32 r0 = __shfl_xor_sync(FULL_MASK, odd ? v[0][h][0] : v[1][h][0], 1);
     const u32 r1 = __shfl_xor_sync(FULL_MASK, odd ? v[0][h][1] : v[1][h][1], 1);
     const uint4 q = odd ? make_uint4(r0, r1, v[1][h][0], v[1][h][1]) : make_uint4(v[0][h][0], v[0][h][1], r0, r1);
+    if (INSIDE) {
+      __stcs((uint4*)at[h], q);
+      continue;
+    }
     if (rows[h] >= m) continue;
     u32* o = (u32*)out + rows[h] * n + j;
     if (j + 3 < n && (n & 3) == 0) {
@@ -379,6 +391,13 @@ __device__ __forceinline__ float2 tc_scaled(const TT& tt, int jl, i32 v0, i32 v1
   return make_float2(s0, s1);
 }
 
+// Whether a tile of counts or f32 lies wholly inside the output, with rows
+// of a multiple of 4 values (16-byte aligned), so that its epilogue can store
+// without bounds (`store_quads<true>`).
+template <int OUT> __device__ __forceinline__ bool tile_inside(u64 row0, u64 col0, u64 bm, u64 bn, u64 m, u64 n) {
+  return OUT != OUT_BITS && row0 + bm <= m && col0 + bn <= n && (n & 3) == 0;
+}
+
 // The warp's outputs of the tile at (row0, col0) over a semiring (MODE_LIN),
 // from its fragments and the staged terms: per output an integer multiply-add,
 // and for f32 or bits two products and a compare. A thread holds columns
@@ -387,7 +406,7 @@ __device__ __forceinline__ float2 tc_scaled(const TT& tt, int jl, i32 v0, i32 v1
 // at 4096^3: the warpgroup kernel 33% -> 37% of the mma.sync peak, `bmm_tc`
 // 25% -> 27%); for bits it gathers them at bit 8 nf + x of a 64-bit row word,
 // shifts by 2 tig, and the quad ORs its four parts.
-template <int WM, int MF, int NF, int OUT, bool CLAMP, class TT>
+template <int WM, int MF, int NF, int OUT, bool CLAMP, bool INSIDE = false, class TT>
 __device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4], const TT& tt, u64 row0, u64 col0,
                                                 int wm, int wn, int lane, u64 m, u64 n, u64 out_w64, void* out,
                                                 const Epi& e) {
@@ -403,6 +422,8 @@ __device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4], con
       const u64 rows[2] = {row0 + il0, row0 + il0 + 8};
       const u32 ra[2] = {tt.ra()[il0], tt.ra()[il0 + 8]};
       const f32 rs[2] = {tt.rs()[il0], tt.rs()[il0 + 8]};
+      const u64 j = quad_col(col0 + wn * 8 * NF, tig);
+      u32* const at[2] = {(u32*)out + rows[0] * n + j, (u32*)out + rows[1] * n + j};
 #pragma unroll
       for (int p = 0; p < NF / 2; ++p) {
         u32 v[2][2][2];  // [fragment 2 p + f][h][column 2 tig + x]
@@ -424,7 +445,8 @@ __device__ __forceinline__ void tc_epilogue_lin(const u32 (&acc)[MF][NF][4], con
             v[f][h][1] = __float_as_uint(sv.y);
           }
         }
-        store_quads(v, col0 + wn * 8 * NF + 16 * p, rows, tig, m, n, out);
+        u32* const at_p[2] = {at[0] + 16 * p, at[1] + 16 * p};
+        store_quads<INSIDE>(v, col0 + wn * 8 * NF + 16 * p, rows, tig, m, n, out, at_p);
       }
     }
   } else {
@@ -643,6 +665,20 @@ __device__ __forceinline__ void wg_mma_and(u32 (&d)[4][1][8][4], u64 da, u64 db)
 }
 #endif
 
+// A warpgroup tile's outputs: each 64-column quarter as the tc kernel's warp
+// column wn = q (NF = 8).
+template <int OUT, bool INSIDE, class TT>
+__device__ __forceinline__ void wg_epilogue(const u32 (&acc)[4][1][8][4], const TT& tt, u64 row0, u64 col0, int warp,
+                                            int lane, u64 m, u64 n, u64 out_w64, void* out, const Epi& e) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if (e.clamp)
+      tc_epilogue_lin<8, 1, 8, OUT, true, INSIDE>(acc[q], tt, row0, col0, warp, q, lane, m, n, out_w64, out, e);
+    else
+      tc_epilogue_lin<8, 1, 8, OUT, false, INSIDE>(acc[q], tt, row0, col0, warp, q, lane, m, n, out_w64, out, e);
+  }
+}
+
 // pa, pw: popc(a_i), popc(w_j) where the semiring needs them (else NULL),
 // counted beforehand by `bits_line_popc`: counted from the stages as
 // `bmm_tc` does, every tile would count its lines again (on an H200 at
@@ -685,6 +721,8 @@ __device__ __forceinline__ void bmm_wg(const Planes& ap, const Planes& wp, u64 m
       for (int nf = 0; nf < 8; ++nf)
 #pragma unroll
         for (int x = 0; x < 4; ++x) acc[q][0][nf][x] = 0;
+    u64 row0, col0;
+    tile_origin(blockIdx.x + (u64)tl * gridDim.x, gm, gn, Wg::BM, Wg::BN, row0, col0);
     for (u32 kc = 0; kc < nk; ++kc) {
       cp_async_wait<WG_STAGES - 3>();
       // this thread's copies seen by the tensor cores' reads, then everyone's
@@ -700,24 +738,24 @@ __device__ __forceinline__ void bmm_wg(const Planes& ap, const Planes& wp, u64 m
       for (int ks = 0; ks < TC_KS; ++ks)
         wg_mma_and(acc, wg_desc(st + (warp / 4) * 64 * TC_LINE + ks * 32), wg_desc(st + Wg::BM * TC_LINE + ks * 32));
       wg_commit();
+      if (kc == 0) {
+        // the tile's terms, staged while its first products run (their loads
+        // waited for there, not after the last): every thread has left the
+        // last tile's epilogue (the barrier above), and the next step's barrier
+        // (or the one below where k is one step) shows them to all
+        const u32 pop_a = pa && tid < Wg::BM && row0 + tid < m ? pa[row0 + tid] : 0;
+        const u32 pop_w = pw && tid < Wg::BN && col0 + tid < n ? pw[col0 + tid] : 0;
+        tc_stage<Wg::BM, Wg::BN, MODE_LIN>(tt, pop_a, pop_w, row0, col0, m, n, e);
+      }
       wg_wait<1>();  // the previous step's products are done: its stage is free after the next barrier
       cst = cst + 1 == WG_STAGES ? 0 : cst + 1;
     }
     wg_wait<0>();
-    u64 row0, col0;
-    tile_origin(blockIdx.x + (u64)tl * gridDim.x, gm, gn, Wg::BM, Wg::BN, row0, col0);
-    const u32 pop_a = pa && tid < Wg::BM && row0 + tid < m ? pa[row0 + tid] : 0;
-    const u32 pop_w = pw && tid < Wg::BN && col0 + tid < n ? pw[col0 + tid] : 0;
-    tc_stage<Wg::BM, Wg::BN, MODE_LIN>(tt, pop_a, pop_w, row0, col0, m, n, e);
-    __syncthreads();
-    // each 64-column quarter as the tc kernel's warp column wn = q (NF = 8)
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      if (e.clamp)
-        tc_epilogue_lin<8, 1, 8, OUT, true>(acc[q], tt, row0, col0, warp, q, lane, m, n, out_w64, out, e);
-      else
-        tc_epilogue_lin<8, 1, 8, OUT, false>(acc[q], tt, row0, col0, warp, q, lane, m, n, out_w64, out, e);
-    }
+    if (nk == 1) __syncthreads();
+    if (tile_inside<OUT>(row0, col0, Wg::BM, Wg::BN, m, n))
+      wg_epilogue<OUT, true>(acc, tt, row0, col0, warp, lane, m, n, out_w64, out, e);
+    else
+      wg_epilogue<OUT, false>(acc, tt, row0, col0, warp, lane, m, n, out_w64, out, e);
   }
   cp_async_wait<0>();
 #endif

@@ -10,7 +10,7 @@
 //
 // * `sssp_bucket`: every vertex of the bucket into the queue (a thread a vertex);
 // * `sssp_light` (a warp a queued vertex) and `sssp_light_wide` (the whole
-//   grid on each queued vertex of more than WIDE_ROW light edges, which
+//   grid on each queued vertex of more than SS_WIDE_ROW light edges, which
 //   `sssp_light` set aside): relax the queue's light edges; a vertex whose
 //   distance falls below `hi` goes into the next queue once (its stamp is the
 //   launch number). The host reads the new queue's length after each pair
@@ -25,12 +25,7 @@
 // SS_WIDE + j % 3: the wide vertices launch j set aside, likewise.
 #include "common.cuh"
 
-#define SS_LO 0
-#define SS_QN 2
-#define SS_WIDE 5
-#define SS_WORDS 8
-// A queued vertex with more light edges than this is relaxed by the whole grid.
-#define WIDE_ROW 4096
+// SS_WORDS, SS_LO, SS_QN, SS_WIDE (the counter words) and SS_WIDE_ROW: codes.cuh.
 
 #define DIST_INF 0x7ff0000000000000ull
 
@@ -80,7 +75,7 @@ __device__ __forceinline__ void relax_to(u64* dist, u32 u, f64 nd, f64 hi, u32* 
 
 // The light edges of the queued vertices (launch j reads launch j - 1's
 // queue `qin`, writes `qout`): a warp a vertex, lanes over its edges;
-// vertices of more than WIDE_ROW edges go to `wide` for `sssp_light_wide`.
+// vertices of more than SS_WIDE_ROW edges go to `wide` for `sssp_light_wide`.
 extern "C" __global__ void sssp_light(const u32* rowptr, const u32* colidx, const f64* w, u64* dist, u64 delta_bits,
                                       u32 b, u32 j, const u32* qin, u32* qout, u32* wide, u32* stamp, u64* st) {
   const f64 hi = bucket_hi(__longlong_as_double((long long)ld_once(&st[SS_LO + b % 2])),
@@ -95,7 +90,7 @@ extern "C" __global__ void sssp_light(const u32* rowptr, const u32* colidx, cons
   for (u64 k = gtid() / 32; k < len; k += gthreads() / 32) {
     const u32 v = qin[k];
     const u32 s = rowptr[v], e = rowptr[v + 1];
-    if (e - s > WIDE_ROW) {
+    if (e - s > SS_WIDE_ROW) {
       if (lane == 0) wide[atomicAdd(&st[SS_WIDE + j % 3], 1ull)] = v;
       continue;
     }

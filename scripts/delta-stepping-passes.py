@@ -7,16 +7,7 @@
 # after the queue ran empty find nothing to do).
 #   python3 scripts/delta-stepping-passes.py GRAPH.mtx[.gz]
 import gzip, sys, numpy as np
-def splitmix(n, seed=0):
-    out = np.empty(n, dtype=np.uint64); s = seed
-    M = (1<<64)-1
-    for i in range(n):
-        s = (s + 0x9E3779B97F4A7C15) & M
-        z = s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-        out[i] = z ^ (z >> 31)
-    return out
+from splitmix import integer_weights  # scripts/splitmix.py
 def load(path):
     rows=[]; cols=[]; sym=False
     with gzip.open(path,'rt') if path.endswith('.gz') else open(path) as f:
@@ -33,7 +24,7 @@ def load(path):
     return n, r, c
 n, r, c = load(sys.argv[1])
 m=len(r)
-w = (splitmix(m) % 100 + 1).astype(float)
+w = integer_weights(m)
 rowptr=np.zeros(n+1,dtype=np.int64); np.add.at(rowptr, r+1, 1); rowptr=np.cumsum(rowptr)
 delta = w.mean()
 light = w <= delta

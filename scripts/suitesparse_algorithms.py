@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import scipy.io
 
+import splitmix  # scripts/splitmix.py
+
 import graphblas as gb
 
 gb.init("suitesparse", blocking=True)
@@ -89,13 +91,7 @@ def sssp_unweighted(A, s):
 def integer_weights(A, max_weight=100, seed=0):
     """bitgraphblas::generate::integer_weights: one splitmix64 stream over A's entries in CSR order."""
     indptr, cols, _ = A.to_csr()
-    i = np.arange(1, len(cols) + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        z = np.uint64(seed) + i * np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    w = (z % np.uint64(max_weight) + np.uint64(1)).astype(np.float64)
+    w = splitmix.integer_weights(len(cols), max_weight, seed)
     return Matrix.from_csr(indptr, cols, w, nrows=A.nrows, ncols=A.ncols)
 
 

@@ -1,7 +1,8 @@
 //! `ext::delta_stepping` (shortest paths by buckets of width `Δ` over the
 //! split edges `ext::DeltaEdges`) against Dijkstra on the host, on the CPU
-//! backend and (with the `cuda` feature and a GPU) the CUDA backend, whose
-//! distances must also equal the CPU's bit for bit.
+//! backend (its own search, also against the generic default) and (with the
+//! `cuda` feature and a GPU) the CUDA backend, whose distances must also
+//! equal the CPU's bit for bit.
 //!
 //! Inputs: random directed graphs with integer weights (zeros among them)
 //! and with fractional ones, symmetric weights (no transposes kept), hub
@@ -20,7 +21,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use bitgraphblas::ext::{self, DeltaEdges};
-use bitgraphblas::{BackendExt, Cpu, Matrix, Result};
+use bitgraphblas::{Backend, BackendExt, Cpu, Matrix, Result};
 use common::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -207,6 +208,60 @@ fn delta_stepping_cuda_matches_cpu_and_dijkstra() -> Result<()> {
             same,
             "case {k}: CUDA distances differ from the CPU backend's"
         );
+    }
+    Ok(())
+}
+
+/// The CPU backend's own search (`src/backend/cpu/sssp.rs`) against the
+/// generic default and Dijkstra, bit for bit: random directed graphs (self
+/// loops, zero weights, integer and fractional weights, unreached
+/// vertices) from one or several sources, widths from below the least
+/// weight to above the greatest; then a long path, whose light passes are
+/// each one vertex, and a star, whose one pass has enough edges for rayon's
+/// threads.
+#[test]
+fn delta_stepping_cpu_search_matches_the_generic_default() -> Result<()> {
+    let cpu = Cpu::new();
+    let mut rng = StdRng::seed_from_u64(seed());
+    let mut cases = vec![];
+    for case in 0..40 {
+        let n = [1, 2, 7, 64, 300, 3000][case % 6];
+        let m = rng.gen_range(0..6 * n + 1);
+        let pairs: std::collections::BTreeSet<(usize, usize)> = (0..m)
+            .map(|_| (rng.gen_range(0..n), rng.gen_range(0..n)))
+            .collect();
+        let edges = pairs
+            .into_iter()
+            .map(|(i, j)| {
+                let x = if case % 3 == 0 {
+                    rng.gen_range(0.0..10.0) * rng.gen_range(0.0..1.0f64)
+                } else {
+                    rng.gen_range(0..=100) as f64
+                };
+                (i, j, x)
+            })
+            .collect();
+        let sources: Vec<usize> = (0..1 + case % 3).map(|_| rng.gen_range(0..n)).collect();
+        cases.push((n, edges, sources, [0.01, 0.5, 7.0, 25.0, 1e9][case % 5]));
+    }
+    let n = 40_000;
+    let path: Vec<_> = (0..n - 1)
+        .map(|i| (i, i + 1, 1.0 + (i % 3) as f64))
+        .collect();
+    let star: Vec<_> = (1..n).map(|i| (0, i, (i % 5) as f64)).collect();
+    cases.push((n, path, vec![0], 2.0));
+    cases.push((n, star, vec![0], 2.0));
+    for (case, (n, edges, sources, delta)) in cases.iter().enumerate() {
+        let w = Matrix::from_triplets(*n, *n, edges.clone())?;
+        let e = DeltaEdges::new(&cpu, &w, *delta)?;
+        let bits = |d: Vec<f64>| d.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let got = cpu.download_vector(&ext::delta_stepping(&cpu, &e, sources)?)?;
+        let generic =
+            cpu.download_vector(&ext::sssp::delta_stepping_generic(&cpu, &e, sources)?)?;
+        let (got, generic) = (bits(got.to_vec(f64::NAN)), bits(generic.to_vec(f64::NAN)));
+        let want = bits(dijkstra(*n, edges, sources));
+        assert_eq!(got, generic, "case {case}: against the generic default");
+        assert_eq!(got, want, "case {case}: against Dijkstra");
     }
     Ok(())
 }

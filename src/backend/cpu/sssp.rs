@@ -143,153 +143,51 @@ impl Search {
     /// each once.
     fn relax(&mut self, edges: &Csr<f64>, from: &[u32]) -> Vec<u32> {
         let id = self.fresh();
-        let (rp, cols, w) = (edges.row_ptr(), edges.col_idx(), edges.values());
+        let rp = edges.row_ptr();
         let (dist, mark) = (&self.dist, &self.mark);
         let work: usize = from
             .iter()
             .map(|&u| rp[u as usize + 1] - rp[u as usize])
             .sum();
         if work < PAR_EDGES {
-            let mut out = Vec::new();
-            for &u in from {
-                let du = f64::from_bits(dist[u as usize].load(Relaxed));
-                for p in rp[u as usize]..rp[u as usize + 1] {
-                    let (v, cand) = (cols[p] as usize, (du + w[p]).to_bits());
-                    if cand < dist[v].load(Relaxed) {
-                        dist[v].store(cand, Relaxed);
-                        if mark[v].load(Relaxed) != id {
-                            mark[v].store(id, Relaxed);
-                            out.push(v as u32);
-                        }
-                    }
-                }
-            }
-            return out;
+            // this thread alone: plain loads and stores
+            return relax_from(edges, dist, from, |v, cand| {
+                dist[v].store(cand, Relaxed);
+                let fresh = mark[v].load(Relaxed) != id;
+                mark[v].store(id, Relaxed);
+                fresh
+            });
         }
         from.par_chunks(PIECE)
             .flat_map_iter(|piece| {
-                let mut out = Vec::new();
-                for &u in piece {
-                    let du = f64::from_bits(dist[u as usize].load(Relaxed));
-                    for p in rp[u as usize]..rp[u as usize + 1] {
-                        let (v, cand) = (cols[p] as usize, (du + w[p]).to_bits());
-                        if cand < dist[v].load(Relaxed)
-                            && cand < dist[v].fetch_min(cand, Relaxed)
-                            && mark[v].swap(id, Relaxed) != id
-                        {
-                            out.push(v as u32);
-                        }
-                    }
-                }
-                out
+                relax_from(edges, dist, piece, |v, cand| {
+                    cand < dist[v].fetch_min(cand, Relaxed) && mark[v].swap(id, Relaxed) != id
+                })
             })
             .collect()
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::container::{Matrix, MatrixRepr};
-    use crate::ext::{sssp::delta_stepping_generic, DeltaEdges};
-    use crate::{Backend, Cpu};
-    use rand::{Rng, SeedableRng};
-
-    /// Dijkstra with a binary heap on the whole weight matrix.
-    fn dijkstra(w: &Csr<f64>, sources: &[usize]) -> Vec<f64> {
-        use std::cmp::Reverse;
-        let mut d = vec![f64::INFINITY; w.nrows()];
-        let mut heap = std::collections::BinaryHeap::new();
-        for &s in sources {
-            d[s] = 0.0;
-            heap.push(Reverse((0u64, s)));
-        }
-        while let Some(Reverse((bits, u))) = heap.pop() {
-            if bits != d[u].to_bits() {
-                continue;
-            }
-            for p in w.row_ptr()[u]..w.row_ptr()[u + 1] {
-                let v = w.col_idx()[p] as usize;
-                let c = d[u] + w.values()[p];
-                if c < d[v] {
-                    d[v] = c;
-                    heap.push(Reverse((c.to_bits(), v)));
-                }
+/// The relaxation loop of [`Search::relax`] over the out-edges of `from`:
+/// where an edge's candidate `d(u) + w` (as bits) is below `v`'s distance as
+/// read, `lower(v, candidate)` lowers it and says whether `v` is new to the
+/// pass's list; the new vertices are returned.
+fn relax_from(
+    edges: &Csr<f64>,
+    dist: &[AtomicU64],
+    from: &[u32],
+    lower: impl Fn(usize, u64) -> bool,
+) -> Vec<u32> {
+    let (rp, cols, w) = (edges.row_ptr(), edges.col_idx(), edges.values());
+    let mut out = Vec::new();
+    for &u in from {
+        let du = f64::from_bits(dist[u as usize].load(Relaxed));
+        for p in rp[u as usize]..rp[u as usize + 1] {
+            let (v, cand) = (cols[p] as usize, (du + w[p]).to_bits());
+            if cand < dist[v].load(Relaxed) && lower(v, cand) {
+                out.push(v as u32);
             }
         }
-        d
     }
-
-    fn csr(m: &Matrix<f64>) -> &Csr<f64> {
-        match m.repr() {
-            MatrixRepr::Csr(c) => c,
-            MatrixRepr::B2sr { .. } => unreachable!("the split edges are CSR"),
-        }
-    }
-
-    /// On random directed graphs (self loops, zero weights, integer and
-    /// fractional weights, unreached vertices), from one or several
-    /// sources, with widths from below the least weight to above the
-    /// greatest, and graphs large enough for the parallel passes: the same
-    /// bits as the generic default and as Dijkstra.
-    #[test]
-    fn host_search_matches_the_generic_default_and_dijkstra() {
-        let cpu = Cpu::new();
-        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        for case in 0..40 {
-            let n = [1, 2, 7, 64, 300, 3000][case % 6];
-            let m = rng.gen_range(0..6 * n + 1);
-            let fractional = case % 3 == 0;
-            let pairs: std::collections::BTreeSet<(usize, usize)> = (0..m)
-                .map(|_| (rng.gen_range(0..n), rng.gen_range(0..n)))
-                .collect();
-            let t = pairs
-                .into_iter()
-                .map(|(i, j)| {
-                    let x = if fractional {
-                        rng.gen_range(0.0..10.0) * rng.gen_range(0.0..1.0f64)
-                    } else {
-                        rng.gen_range(0..=100) as f64
-                    };
-                    (i, j, x)
-                })
-                .collect();
-            let w = Matrix::from_triplets(n, n, t).unwrap();
-            let delta = [0.01, 0.5, 7.0, 25.0, 1e9][case % 5];
-            let edges = DeltaEdges::new(&cpu, &w, delta).unwrap();
-            let sources: Vec<usize> = (0..1 + case % 3).map(|_| rng.gen_range(0..n)).collect();
-            let got = delta_stepping(csr(edges.light()), csr(edges.heavy()), delta, &sources);
-            let generic = delta_stepping_generic(&cpu, &edges, &sources).unwrap();
-            let generic = cpu.download_vector(&generic).unwrap().to_vec(f64::NAN);
-            let bits = |d: &[f64]| d.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(
-                bits(&got),
-                bits(&generic),
-                "case {case}: against the generic default"
-            );
-            assert_eq!(
-                bits(&got),
-                bits(&dijkstra(&w.as_csr(), &sources)),
-                "case {case}: against Dijkstra"
-            );
-        }
-    }
-
-    /// A long path whose light passes are each one vertex, and a star whose
-    /// one pass has enough edges for rayon's threads.
-    #[test]
-    fn paths_and_stars() {
-        let cpu = Cpu::new();
-        let n = 40_000;
-        let path: Vec<_> = (0..n - 1)
-            .map(|i| (i, i + 1, 1.0 + (i % 3) as f64))
-            .collect();
-        let star: Vec<_> = (1..n).map(|i| (0, i, (i % 5) as f64)).collect();
-        for t in [path, star] {
-            let w = Matrix::from_triplets(n, n, t).unwrap();
-            let edges = DeltaEdges::new(&cpu, &w, 2.0).unwrap();
-            let got = delta_stepping(csr(edges.light()), csr(edges.heavy()), 2.0, &[0]);
-            assert_eq!(got, dijkstra(&w.as_csr(), &[0]));
-        }
-    }
+    out
 }

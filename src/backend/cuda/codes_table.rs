@@ -119,9 +119,28 @@ code_table! {
     }
 }
 
+code_table! {
+    /// Delta-stepping's layout on the device (`cuda/sssp.cu` and its host
+    /// loop in `src/backend/cuda/sssp.rs`).
+    SSSP_CODES {
+        /// The counter words: the bucket starts (two), queue lengths (three
+        /// launches), wide-row counts (three launches).
+        SS_WORDS = 8,
+        /// The first bucket-start word (bucket `b` at `SS_LO + b % 2`).
+        SS_LO = 0,
+        /// The first queue-length word (launch `j` at `SS_QN + j % 3`).
+        SS_QN = 2,
+        /// The first wide-row count word (launch `j` at `SS_WIDE + j % 3`).
+        SS_WIDE = 5,
+        /// A queued vertex with more light edges than this is relaxed by the
+        /// whole grid (`sssp_light_wide`), not by one group of lanes.
+        SS_WIDE_ROW = 4096,
+    }
+}
+
 /// Every table, with the comment `build.rs` writes above it in `codes.cuh`.
 #[allow(dead_code)] // read by build.rs
-pub(crate) const CODE_TABLES: [(&str, &[(&str, i32)]); 4] = [
+pub(crate) const CODE_TABLES: [(&str, &[(&str, i32)]); 5] = [
     (
         "Binary operator codes: the order of `BuiltinOp` in src/algebra/binary.rs.",
         BINARY_CODES,
@@ -134,5 +153,9 @@ pub(crate) const CODE_TABLES: [(&str, &[(&str, i32)]); 4] = [
     (
         "Select predicate codes: index predicates (i, j, k) below SELECT_VALUE_EQ, value predicates (x, th) from it.",
         SELECT_CODES,
+    ),
+    (
+        "Delta-stepping's counter words and wide-row bound (cuda/sssp.cu).",
+        SSSP_CODES,
     ),
 ];

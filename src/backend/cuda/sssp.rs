@@ -11,6 +11,7 @@
 //! the bucket's heavy edges and finds where the next bucket starts. The
 //! first launch of a bucket that starts at infinity ends the search.
 
+use super::codes;
 use super::device::{DBuf, DevPtr};
 use super::launch::visit;
 use super::mem::{DMat, DVec};
@@ -19,14 +20,13 @@ use super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::error::Result;
 use crate::ext::DeltaEdges;
 
-/// Counter words (`cuda/sssp.cu`: `SS_*`).
-const SS_WORDS: usize = 8;
-const SS_LO: usize = 0;
-const SS_QN: usize = 2;
-const SS_WIDE: usize = 5;
-/// A vertex with more light edges than this is set aside for
-/// `sssp_light_wide` (`cuda/sssp.cu`: `WIDE_ROW`).
-const WIDE_ROW: usize = 4096;
+/// The counter words and the wide-row bound, as the kernels have them
+/// (`codes_table.rs`).
+const SS_WORDS: usize = codes::SS_WORDS as usize;
+const SS_LO: usize = codes::SS_LO as usize;
+const SS_QN: usize = codes::SS_QN as usize;
+const SS_WIDE: usize = codes::SS_WIDE as usize;
+const SS_WIDE_ROW: usize = codes::SS_WIDE_ROW as usize;
 /// The fewest threads a light pass of unread length runs on.
 const MIN_THREADS: usize = 64 * 256;
 /// The most light passes launched between two reads of the counters.
@@ -104,7 +104,7 @@ impl CudaBackend {
         let delta = edges.delta().to_bits();
         let has_heavy = u32::from(edges.heavy_edges() > 0);
         // whether any vertex has more light edges than `sssp_light` takes
-        let has_wide = edges.longest_light_row() > WIDE_ROW;
+        let has_wide = edges.longest_light_row() > SS_WIDE_ROW;
         let read = || -> Result<Vec<u64>> {
             Ok(from_bytes::<u64>(
                 &self.dev.download_bytes(&st, SS_WORDS)?,
