@@ -27,13 +27,21 @@
 //   about a third of the kernel).
 #include "semiring.cuh"
 
+// A's values: `vals[p]`, or `iso` for every entry where `vals` is NULL (an
+// iso-valued matrix, whose values are not stored).
+struct SpmmVals {
+  const T* __restrict__ vals;
+  T iso;
+  __device__ __forceinline__ T operator[](u32 p) const { return vals ? vals[p] : iso; }
+};
+
 // Entries a round: 16 for 4-byte values, 8 for 8-byte ones (at 16 their
 // arrays spill: MAX.TIMES on u64).
 #define CSR_SPMM_ROUND (sizeof(T) > 4 ? 8 : 16)
 
 // Entries [p0, p0 + CSR_SPMM_ROUND) of a row ending at e: columns and values.
-__device__ __forceinline__ void csr_spmm_round(const u32* __restrict__ colidx, const T* __restrict__ vals, u32 p0,
-                                               u32 e, u32 (&j)[CSR_SPMM_ROUND], T (&v)[CSR_SPMM_ROUND]) {
+__device__ __forceinline__ void csr_spmm_round(const u32* __restrict__ colidx, SpmmVals vals, u32 p0, u32 e,
+                                               u32 (&j)[CSR_SPMM_ROUND], T (&v)[CSR_SPMM_ROUND]) {
 #pragma unroll
   for (int x = 0; x < CSR_SPMM_ROUND; ++x) {
     const u32 p = p0 + x;
@@ -49,7 +57,7 @@ __device__ __forceinline__ T csr_spmm_b(const T* __restrict__ b, const T* __rest
 }
 
 // Row [s, e)'s sum, one entry after another.
-__device__ __forceinline__ T csr_spmm_row(const u32* __restrict__ colidx, const T* __restrict__ vals, u32 s, u32 e,
+__device__ __forceinline__ T csr_spmm_row(const u32* __restrict__ colidx, SpmmVals vals, u32 s, u32 e,
                                           const T* __restrict__ b, const T* __restrict__ right, u64 nf, u64 f) {
   T acc = SR::zero();
   for (u32 p = s; p < e; ++p) {
@@ -61,8 +69,8 @@ __device__ __forceinline__ T csr_spmm_row(const u32* __restrict__ colidx, const 
 
 // Row [s, e)'s sum in rounds: the next round's columns and values load while
 // this round's rows of b are gathered and folded (one dependent load a round).
-__device__ __forceinline__ T csr_spmm_row_rounds(const u32* __restrict__ colidx, const T* __restrict__ vals, u32 s,
-                                                 u32 e, const T* __restrict__ b, const T* __restrict__ right, u64 nf,
+__device__ __forceinline__ T csr_spmm_row_rounds(const u32* __restrict__ colidx, SpmmVals vals, u32 s, u32 e,
+                                                 const T* __restrict__ b, const T* __restrict__ right, u64 nf,
                                                  u64 f) {
   T acc = SR::zero();
   u32 jn[CSR_SPMM_ROUND];
@@ -97,7 +105,7 @@ __device__ __forceinline__ void csr_spmm_put(const T* __restrict__ left, const T
 
 template <bool ROUNDS>
 __device__ __forceinline__ void csr_spmm(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                         const T* __restrict__ vals, u64 nrows, const T* __restrict__ b, u64 nf,
+                                         SpmmVals vals, u64 nrows, const T* __restrict__ b, u64 nf,
                                          const T* __restrict__ left, const T* __restrict__ right,
                                          const T* __restrict__ bias, T* __restrict__ c) {
   for (u64 q = gtid(); q < nrows * nf; q += gthreads()) {
@@ -111,10 +119,12 @@ __device__ __forceinline__ void csr_spmm(const u32* __restrict__ rowptr, const u
 
 #define CSR_SPMM_ENTRY(NAME, ROUNDS)                                                                           \
   extern "C" __global__ void CAT(NAME, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,    \
-                                                const T* __restrict__ vals, u64 nrows, const T* __restrict__ b,    \
-                                                u64 nf, const T* __restrict__ left, const T* __restrict__ right,   \
-                                                const T* __restrict__ bias, T* __restrict__ c) {                   \
-    csr_spmm<ROUNDS>(rowptr, colidx, vals, nrows, b, nf, left, right, bias, c);                                    \
+                                                const T* __restrict__ vals, u64 isobits, u64 nrows,                \
+                                                const T* __restrict__ b, u64 nf, const T* __restrict__ left,       \
+                                                const T* __restrict__ right, const T* __restrict__ bias,           \
+                                                T* __restrict__ c) {                                               \
+    csr_spmm<ROUNDS>(rowptr, colidx, SpmmVals{vals, Sc<T>::from_bits(isobits)}, nrows, b, nf, left, right, bias,  \
+                     c);                                                                                           \
   }
 CSR_SPMM_ENTRY(csr_mxm_dense_, false)
 CSR_SPMM_ENTRY(csr_mxm_dense_rounds_, true)
@@ -133,7 +143,7 @@ CSR_SPMM_ENTRY(csr_mxm_dense_rounds_, true)
 // thread f folds them in column order, carrying its sum from chunk to chunk:
 // the same terms in the same order as the thread-per-output kernels.
 __device__ __forceinline__ void csr_spmm_long_row(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                                  const T* __restrict__ vals, const T* __restrict__ b, u64 nf,
+                                                  SpmmVals vals, const T* __restrict__ b, u64 nf,
                                                   const T* __restrict__ left, const T* __restrict__ right,
                                                   const T* __restrict__ bias, T* __restrict__ c, u32 i, u64 f0) {
   __shared__ u32 sj[BLOCKS_CAP];
@@ -180,10 +190,11 @@ __device__ __forceinline__ void csr_spmm_long_row(const u32* __restrict__ rowptr
 // other rows in rounds, a thread per output, in the blocks after them.
 extern "C" __global__ void __launch_bounds__(BLOCKS_NT)
     CAT(csr_mxm_dense_long_, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                      const T* __restrict__ vals, u64 nrows, const T* __restrict__ b, u64 nf,
-                                      const T* __restrict__ left, const T* __restrict__ right,
+                                      const T* __restrict__ avals, u64 isobits, u64 nrows, const T* __restrict__ b,
+                                      u64 nf, const T* __restrict__ left, const T* __restrict__ right,
                                       const T* __restrict__ bias, T* __restrict__ c,
                                       const u32* __restrict__ long_rows, u32 nlong, u32 long_min) {
+  const SpmmVals vals{avals, Sc<T>::from_bits(isobits)};
   const u64 nfc = (nf + SPMM_FC - 1) / SPMM_FC, lb = nlong * nfc;
   if (blockIdx.x < lb) {
     const u32 i = long_rows[blockIdx.x / nfc];

@@ -56,14 +56,15 @@ __device__ __forceinline__ void set_bit(u32* out_pres, u64 j) {
 
 // ---- CSR ---------------------------------------------------------------------------
 
-// Entries p, p + stride, .. < end of one row of A, with x = u(i).
+// Entries p, p + stride, .. < end of one row of A, with x = u(i); `avals`
+// NULL: every entry holds `iso`.
 __device__ __forceinline__ void csr_push_entries(u32 p, u32 end, u32 stride, T x, const u32* __restrict__ colidx,
-                                                 const T* __restrict__ avals, const u32* __restrict__ mask,
+                                                 const T* __restrict__ avals, T iso, const u32* __restrict__ mask,
                                                  int mode, T* __restrict__ out_vals, u32* __restrict__ out_pres) {
   for (; p < end; p += stride) {
     const u32 j = colidx[p];
     if (!allowed_at(mask, mode, j)) continue;
-    if (out_vals) atomic_fold(&out_vals[j], SR::mul(avals[p], x));
+    if (out_vals) atomic_fold(&out_vals[j], SR::mul(avals ? avals[p] : iso, x));
     set_bit(out_pres, j);
   }
 }
@@ -72,10 +73,11 @@ __device__ __forceinline__ void csr_push_entries(u32 p, u32 end, u32 stride, T x
 // row's entries. Rows longer than HUB_LEN are queued in shared memory and
 // pushed by the whole block at the end (load balance for hub vertices).
 extern "C" __global__ void CAT(csr_push_, SR_NAME)(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
-                                                   const T* __restrict__ avals, u64 nrows,
+                                                   const T* __restrict__ avals, u64 isobits, u64 nrows,
                                                    const T* __restrict__ u_vals, const u32* __restrict__ u_pres,
                                                    const u32* __restrict__ mask, int mode, T* __restrict__ out_vals,
                                                    u32* __restrict__ out_pres) {
+  const T iso = Sc<T>::from_bits(isobits);
   __shared__ u32 hub[HUB_CAP];
   __shared__ u32 nhub;
   if (threadIdx.x == 0) nhub = 0;
@@ -100,7 +102,7 @@ extern "C" __global__ void CAT(csr_push_, SR_NAME)(const u32* __restrict__ rowpt
         }
       }
       const T x = u_vals ? u_vals[i] : Sc<T>::one();
-      csr_push_entries(p0 + lane, p1, 32, x, colidx, avals, mask, mode, out_vals, out_pres);
+      csr_push_entries(p0 + lane, p1, 32, x, colidx, avals, iso, mask, mode, out_vals, out_pres);
     }
   }
   __syncthreads();
@@ -108,8 +110,8 @@ extern "C" __global__ void CAT(csr_push_, SR_NAME)(const u32* __restrict__ rowpt
   for (u32 h = 0; h < nh; ++h) {
     const u32 i = hub[h];
     const T x = u_vals ? u_vals[i] : Sc<T>::one();
-    csr_push_entries(rowptr[i] + threadIdx.x, rowptr[i + 1], blockDim.x, x, colidx, avals, mask, mode, out_vals,
-                     out_pres);
+    csr_push_entries(rowptr[i] + threadIdx.x, rowptr[i + 1], blockDim.x, x, colidx, avals, iso, mask, mode,
+                     out_vals, out_pres);
   }
 }
 

@@ -166,6 +166,9 @@ struct CuSparse {
         cudarc::driver::CudaSlice<f32>,
         cudarc::driver::CudaSlice<f32>,
     ),
+    /// The values of a matrix that stores its one value once (cuSPARSE
+    /// reads a value an entry).
+    _vals: Option<cudarc::driver::CudaSlice<f32>>,
 }
 
 fn chk(s: sp::cusparseStatus_t, what: &str) -> Result<()> {
@@ -192,6 +195,15 @@ impl CuSparse {
             detail: e.to_string(),
         };
         let (rp, ci, vals, nnz) = a.csr_device_ptrs().expect("CSR");
+        let filled = match (vals, a.iso_value()) {
+            (None, Some(v)) => Some(stream.clone_htod(&vec![v; nnz]).map_err(err)?),
+            _ => None,
+        };
+        let vals = match (vals, &filled) {
+            (Some(v), _) => v,
+            (None, Some(f)) => f.device_ptr(stream).0,
+            (None, None) => unreachable!("a CSR matrix without values is iso"),
+        };
         let (n, m) = (
             bitgraphblas::backend::MatrixShape::nrows(a),
             bitgraphblas::backend::MatrixShape::ncols(a),
@@ -269,6 +281,7 @@ impl CuSparse {
                 y: yd,
                 buf,
                 _xy: (x, y),
+                _vals: filled,
             })
         }
     }

@@ -22,6 +22,7 @@ pub mod affine;
 pub mod bc;
 pub mod bfs;
 pub mod bits;
+pub mod pattern;
 mod replay;
 pub mod scaled;
 pub mod sssp;
@@ -36,13 +37,14 @@ use crate::backend::{Backend, MatrixShape, VectorShape};
 use crate::container::{BitInput, BitOutput, VectorFormat};
 use crate::error::Result;
 use crate::ops::{check_bmm, check_bspmm, need};
+use crate::scalar::Scalar;
 
 /// The fused operations a backend may override. Every method has a generic
 /// default built from the [`Backend`] primitives; entry points take
 /// already-checked arguments, so call them through this module's functions
 /// ([`bfs_push`], [`bfs_pull`], [`bfs_record`], [`mxv_affine`],
-/// [`mxm_dense_scaled`], [`bspmm_bmm`], [`brandes`], [`delta_stepping`]), and the
-/// capability [`Backend::pushes`] directly.
+/// [`mxm_dense_scaled`], [`bspmm_bmm`], [`brandes`], [`delta_stepping`],
+/// [`pattern_with`]), and the capability [`Backend::pushes`] directly.
 ///
 /// A new backend gets them all by `impl BackendExt for MyBackend {}`.
 pub trait BackendExt: Backend {
@@ -158,6 +160,17 @@ pub trait BackendExt: Backend {
         scales: DenseScales<'_, Self, S::T>,
     ) -> Result<()> {
         scaled::mxm_dense_scaled_generic(self, c, semiring, a, b, scales)
+    }
+
+    /// `a`'s pattern with every stored entry `value`, of another type (see
+    /// [`pattern_with`]). The default is [`pattern::pattern_with_generic`]:
+    /// through the host, a new copy of the pattern.
+    fn pattern_with<T: Scalar, U: Scalar>(
+        &self,
+        a: &Self::Matrix<T>,
+        value: U,
+    ) -> Result<Self::Matrix<U>> {
+        pattern::pattern_with_generic(self, a, value)
     }
 
     /// A binary aggregation into bits, then those bits times `w` (see
@@ -468,6 +481,31 @@ pub fn mxm_dense_scaled<B: BackendExt, S: Semiring>(
         ],
     )?;
     b.mxm_dense_scaled(c, semiring, a, bd, scales)
+}
+
+/// `a`'s pattern with every stored entry `value`, a matrix of another value
+/// type in `a`'s format: a GNN's adjacency read as bits by the binary
+/// aggregation and as `f32` ones by the GCN aggregation. On the CUDA backend
+/// a CSR result shares `a`'s device arrays (row offsets, columns and what
+/// products keep for them) and stores `value` once, so the second matrix
+/// costs no device memory; a B2SR pattern is copied. Elsewhere, a new
+/// matrix of the same entries.
+///
+/// ```
+/// use bitgraphblas::{ext, Backend, Cpu, Matrix};
+/// let cpu = Cpu::new();
+/// let a = cpu.upload_matrix(&Matrix::from_triplets(2, 3, vec![(0, 2, true), (1, 0, true)])?)?;
+/// let ones = ext::pattern_with(&cpu, &a, 1.0f32)?;
+/// assert_eq!((ones.nrows(), ones.ncols(), ones.nvals()), (2, 3, 2));
+/// assert_eq!((ones.get(0, 2), ones.get(1, 0), ones.get(0, 0)), (Some(1.0), Some(1.0), None));
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn pattern_with<B: BackendExt, T: Scalar, U: Scalar>(
+    b: &B,
+    a: &B::Matrix<T>,
+    value: U,
+) -> Result<B::Matrix<U>> {
+    b.pattern_with(a, value)
 }
 
 /// BitGNN's binary aggregation and the next layer's bit product, fused:

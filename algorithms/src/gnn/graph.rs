@@ -122,7 +122,10 @@ impl<B: Backend> GnnGraph<B> {
     /// Uploads what `needs` asks for. `format` is the adjacency's format
     /// (`Format::Auto`: the sampling profile's choice, as the backend
     /// prefers it for pattern products).
-    pub fn upload(backend: &B, data: &Dataset, needs: Needs, format: Format) -> GnnResult<Self> {
+    pub fn upload(backend: &B, data: &Dataset, needs: Needs, format: Format) -> GnnResult<Self>
+    where
+        B: BackendExt,
+    {
         let a = &data.adjacency;
         // the bit products read the pattern, the f32 aggregations values
         // (all 1), both by dense matrices: each in the format the backend
@@ -146,12 +149,20 @@ impl<B: Backend> GnnGraph<B> {
                     .map(|&d| 1.0 / (d as f32).sqrt())
                     .collect();
                 g.dinv_sqrt = Some(backend.upload_vector(&Vector::from_dense(d))?);
-                g.ahat =
-                    Some(backend.upload_matrix_owned(pattern_as(&ahat, value_format, 1.0f32)?)?);
             }
             if needs.closed_bits {
                 g.ahat_bits = Some(backend.upload_matrix_owned(ahat.to_format(format)?)?);
             }
+            g.ahat = match (&g.ahat_bits, needs.gcn) {
+                // one pattern for both (on the GPU, one copy of it)
+                (Some(bits), true) if format == value_format => {
+                    Some(ext::pattern_with(backend, bits, 1.0f32)?)
+                }
+                (_, true) => {
+                    Some(backend.upload_matrix_owned(pattern_as(&ahat, value_format, 1.0f32)?)?)
+                }
+                (_, false) => None,
+            };
         }
         if needs.plain || needs.mean {
             g.adj = Some(backend.upload_matrix_owned(pattern_as(a, value_format, 1.0f32)?)?);

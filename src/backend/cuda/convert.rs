@@ -5,7 +5,7 @@
 use super::auto;
 use super::device::{opt_ptr, DBuf, DevPtr};
 use super::launch::{pack, Tiles};
-use super::mem::{DMat, DevB2sr, Parts, PACK_CHUNK};
+use super::mem::{CsrVals, DMat, DevB2sr, Parts, PACK_CHUNK};
 use super::transfer::from_bytes;
 use super::{CudaBackend, CudaMatrix};
 use crate::container::Format;
@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::b2sr::row_spread;
 use crate::storage::TileSize;
+use std::sync::Arc;
 
 /// The tiles a CSR pattern packs into at one tile size ([`CudaBackend::count_tiles`]).
 pub(crate) struct TileCount {
@@ -233,13 +234,14 @@ impl CudaBackend {
             _ => None,
         };
         let repr = match (m.repr.parts(), k) {
-            (Parts::Csr((rowptr, colidx, vals, nnz, iso, _)), None) => DMat::csr(
-                self.dev.copy(rowptr)?,
-                self.dev.copy(colidx)?,
-                self.dev.copy(vals)?,
-                nnz,
-                iso,
-            ),
+            // the pattern is never written after it is made: shared
+            (Parts::Csr((p, vals)), None) => DMat::Csr {
+                pat: Arc::clone(p),
+                vals: match vals {
+                    CsrVals::Each(v) => CsrVals::Each(self.dev.copy(v)?),
+                    CsrVals::Iso(v) => CsrVals::Iso(*v),
+                },
+            },
             (Parts::B2sr(pat, value), Some(k)) if pat.k == k => DMat::B2sr {
                 pat: self.copy_b2sr(pat)?,
                 value,
@@ -247,37 +249,69 @@ impl CudaBackend {
             (Parts::B2sr(pat, value), k) => {
                 let (rowptr, colidx, nnz) = self.unpack(pat)?;
                 match k {
-                    None => DMat::csr(
-                        rowptr,
-                        colidx,
-                        self.fill(nnz, value)?,
-                        nnz,
-                        (nnz > 0 && value.is_nonzero()).then_some(value),
-                    ),
+                    None => {
+                        let vals = if nnz > 0 && value.is_nonzero() {
+                            CsrVals::Iso(value)
+                        } else {
+                            CsrVals::Each(self.fill(nnz, value)?)
+                        };
+                        DMat::csr_of(rowptr, colidx, nnz, vals)
+                    }
                     Some(k) => DMat::B2sr {
                         pat: self.pack(&rowptr, &colidx, m.nrows, m.ncols, k)?,
                         value,
                     },
                 }
             }
-            (Parts::Csr((rowptr, colidx, vals, nnz, ..)), Some(k)) => {
-                let value = if nnz == 0 {
-                    T::one()
-                } else {
-                    let b = self.dev.download_bytes(vals, 1)?;
-                    from_bytes::<T>(&b, 1)[0]
+            (Parts::Csr((p, vals)), Some(k)) => {
+                let value = match vals {
+                    _ if p.nnz == 0 => T::one(),
+                    CsrVals::Iso(v) => *v,
+                    CsrVals::Each(vals) => {
+                        let b = self.dev.download_bytes(vals, 1)?;
+                        let first = from_bytes::<T>(&b, 1)[0];
+                        if self.count_ne(vals.ptr(), DevPtr::null(), p.nnz, first)? > 0 {
+                            return Err(Error::invalid(
+                                "convert",
+                                "B2SR stores one value for all entries but they differ",
+                            ));
+                        }
+                        first
+                    }
                 };
-                if nnz > 0 && self.count_ne(vals.ptr(), DevPtr::null(), nnz, value)? > 0 {
-                    return Err(Error::invalid(
-                        "convert",
-                        "B2SR stores one value for all entries but they differ",
-                    ));
-                }
                 DMat::B2sr {
-                    pat: self.pack(rowptr, colidx, m.nrows, m.ncols, k)?,
+                    pat: self.pack(&p.rowptr, &p.colidx, m.nrows, m.ncols, k)?,
                     value,
                 }
             }
+        };
+        Ok(CudaMatrix {
+            nrows: m.nrows,
+            ncols: m.ncols,
+            repr,
+        })
+    }
+
+    /// [`crate::ext::pattern_with`]: a CSR matrix shares `m`'s pattern (and
+    /// stores `value` once where it is nonzero); a B2SR one gets a copy.
+    pub(crate) fn pattern_with_op<T: Scalar, U: Scalar>(
+        &self,
+        m: &CudaMatrix<T>,
+        value: U,
+    ) -> Result<CudaMatrix<U>> {
+        let repr = match &m.repr {
+            DMat::Csr { pat, .. } => DMat::Csr {
+                pat: Arc::clone(pat),
+                vals: if pat.nnz > 0 && value.is_nonzero() {
+                    CsrVals::Iso(value)
+                } else {
+                    CsrVals::Each(self.fill(pat.nnz, value)?)
+                },
+            },
+            DMat::B2sr { pat, .. } => DMat::B2sr {
+                pat: self.copy_b2sr(pat)?,
+                value,
+            },
         };
         Ok(CudaMatrix {
             nrows: m.nrows,
@@ -293,15 +327,15 @@ impl CudaBackend {
     fn auto_choice<T: Scalar>(&self, m: &CudaMatrix<T>, requested: Format) -> Result<Format> {
         let unpacked;
         let (rowptr, colidx, nnz) = match m.repr.parts() {
-            Parts::Csr((rowptr, colidx, vals, nnz, iso, _)) => {
-                if requested == Format::Auto && iso.is_none() && nnz > 0 {
+            Parts::Csr((p, vals)) => {
+                if let (Format::Auto, CsrVals::Each(vals), true) = (requested, vals, p.nnz > 0) {
                     let b = self.dev.download_bytes(vals, 1)?;
                     let first = from_bytes::<T>(&b, 1)[0];
-                    if self.count_ne(vals.ptr(), DevPtr::null(), nnz, first)? > 0 {
+                    if self.count_ne(vals.ptr(), DevPtr::null(), p.nnz, first)? > 0 {
                         return Ok(Format::Csr);
                     }
                 }
-                (rowptr, colidx, nnz)
+                (&p.rowptr, &p.colidx, p.nnz)
             }
             Parts::B2sr(pat, _) => {
                 unpacked = self.unpack(pat)?;
@@ -326,7 +360,7 @@ impl CudaBackend {
     /// The `matrix_nvals` entry point (a bit count of the tiles for B2SR).
     pub(crate) fn matrix_nvals_op<T: Scalar>(&self, m: &CudaMatrix<T>) -> Result<usize> {
         Ok(match &m.repr {
-            DMat::Csr { nnz, .. } => *nnz,
+            DMat::Csr { pat, .. } => pat.nnz,
             DMat::B2sr { pat, .. } => self.popc(
                 pat.tiles.ptr().cast::<u32>(),
                 (pat.ntiles * pat.k * pat.k / 8).div_ceil(4),

@@ -88,7 +88,11 @@ impl CudaBackend {
         transpose: bool,
     ) -> Result<CudaDense<S::T>> {
         let m = Sr::of(&s, "mxm_dense")?;
-        let r = self.csr_input(a, transpose)?;
+        let r = if transpose {
+            self.csr_input(a, true)?
+        } else {
+            self.csr_product_input(a)?
+        };
         let long = self.spmm_long_rows(a, &r, transpose)?;
         let nf = b.ncols;
         let out = self.dev.alloc::<S::T>(r.nrows * nf)?;
@@ -124,7 +128,7 @@ impl CudaBackend {
         ) else {
             return mxm_dense_scaled_generic(self, c, semiring, a, b, scales);
         };
-        let r = self.csr_input(a, false)?;
+        let r = self.csr_product_input(a)?;
         self.dense_output(c, r.nrows, b.ncols)?;
         // Long rows (the one-by-one kernel): B scaled in a pass of its own,
         // read by many rows after, rather than r_j gathered beside every
@@ -155,8 +159,8 @@ impl CudaBackend {
         transposed: bool,
     ) -> Result<Option<&'a LongRows>> {
         match a.repr.parts() {
-            Parts::Csr((rowptr, _, _, nnz, _, plans)) if !transposed && walks_in_rounds(r) => {
-                let long = self.long_rows(&plans.long_rows, rowptr, nnz, a.nrows)?;
+            Parts::Csr((p, _)) if !transposed && walks_in_rounds(r) => {
+                let long = self.long_rows(&p.plans.long_rows, &p.rowptr, p.nnz, a.nrows)?;
                 Ok((long.count > 0).then_some(long))
             }
             _ => Ok(None),
@@ -197,6 +201,7 @@ impl CudaBackend {
                 a.rowptr,
                 a.colidx,
                 a.vals,
+                a.isobits,
                 m,
                 b.data.ptr(),
                 nf,
@@ -220,6 +225,7 @@ impl CudaBackend {
             a.rowptr,
             a.colidx,
             a.vals,
+            a.isobits,
             m,
             b.data.ptr(),
             nf,

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::storage::b2sr::{with_blocks, B2srBlocks, B2srTiles, TileBits, TileColumns};
 use crate::storage::{B2sr, BitVec, Csr, DenseMatrix, TileSize};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Tiles per load-balance segment of a long tile row: 32 rounds of a warp.
 pub(crate) fn seg_len(k: usize) -> u32 {
@@ -317,8 +317,11 @@ pub(crate) fn no_kernel(op: &'static str, what: impl Into<String>) -> Error {
     }
 }
 
-/// A sparse matrix in device memory: CSR with values, or a B2SR pattern with
-/// one iso value.
+/// A sparse matrix in device memory: CSR with a value an entry, CSR whose
+/// entries all hold one (nonzero) value stored once, or a B2SR pattern with
+/// one iso value. A CSR pattern is never written after it is made, and the
+/// matrices made from one another with the same pattern (a copy, a
+/// [`crate::ext::pattern_with`]) share it.
 ///
 /// Made by [`crate::Backend::upload_matrix`] or on the device by
 /// [`crate::Backend::convert`]; read back with [`crate::Backend::download_matrix`].
@@ -343,15 +346,10 @@ pub struct CudaMatrix<T> {
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum DMat<T> {
     Csr {
-        rowptr: DBuf<u32>,
-        colidx: DBuf<u32>,
-        vals: DBuf<T>,
-        nnz: usize,
-        /// Every entry holds this value (nonzero; `vals` holds it too): the
-        /// products read the column indices alone.
-        iso: Option<T>,
-        /// What products keep for this matrix, each made at its first use.
-        plans: CsrPlans,
+        /// Shared by the matrices made from one another with the same
+        /// pattern (a copy, a view with another value type).
+        pat: Arc<CsrPattern>,
+        vals: CsrVals<T>,
     },
     B2sr {
         pat: DevB2sr,
@@ -359,18 +357,40 @@ pub(crate) enum DMat<T> {
     },
 }
 
-/// A CSR matrix as a product reads it: `(rowptr, colidx, vals, nnz, iso,
-/// plans)`.
-pub(crate) type CsrParts<'a, T> = (
-    &'a DBuf<u32>,
-    &'a DBuf<u32>,
-    &'a DBuf<T>,
-    usize,
-    Option<T>,
-    &'a CsrPlans,
-);
+/// A CSR pattern on the device: row offsets, columns, and what products
+/// keep for it. Never written after it is made, so matrices share it.
+pub(crate) struct CsrPattern {
+    pub rowptr: DBuf<u32>,
+    pub colidx: DBuf<u32>,
+    pub nnz: usize,
+    /// What products keep for this pattern, each made at its first use.
+    pub plans: CsrPlans,
+}
 
-/// What products keep with a CSR matrix between calls (each depends on the
+/// A CSR matrix's values on the device.
+pub(crate) enum CsrVals<T> {
+    /// One value an entry.
+    Each(DBuf<T>),
+    /// Every entry holds this one (nonzero) value, stored once: the
+    /// products read the column indices alone, other operations get the
+    /// values filled in ([`crate::backend::cuda::CudaBackend::csr_input`]).
+    Iso(T),
+}
+
+impl<T: Copy> CsrVals<T> {
+    /// The one value of an iso-valued matrix.
+    pub(crate) fn iso(&self) -> Option<T> {
+        match self {
+            CsrVals::Each(_) => None,
+            CsrVals::Iso(v) => Some(*v),
+        }
+    }
+}
+
+/// A CSR matrix as a product reads it: its pattern and its values.
+pub(crate) type CsrParts<'a, T> = (&'a Arc<CsrPattern>, &'a CsrVals<T>);
+
+/// What products keep with a CSR pattern between calls (each depends on the
 /// row pointers alone), made at the first product that needs it.
 #[derive(Default)]
 pub(crate) struct CsrPlans {
@@ -406,28 +426,33 @@ pub(crate) struct BlockPlan {
 
 /// A [`DMat`] borrowed as its parts, for a match on the format.
 pub(crate) enum Parts<'a, T> {
-    /// CSR: its buffers, entry count and iso value.
+    /// CSR: its pattern and values.
     Csr(CsrParts<'a, T>),
     /// B2SR: the pattern and the iso value.
     B2sr(&'a DevB2sr, T),
 }
 
 impl<T> DMat<T> {
-    /// A CSR matrix of these arrays (`iso`: the value every entry holds).
-    pub(crate) fn csr(
+    /// A CSR matrix of these arrays (`vals`: one a stored entry).
+    pub(crate) fn csr(rowptr: DBuf<u32>, colidx: DBuf<u32>, vals: DBuf<T>, nnz: usize) -> DMat<T> {
+        DMat::csr_of(rowptr, colidx, nnz, CsrVals::Each(vals))
+    }
+
+    /// A CSR matrix of these arrays and values.
+    pub(crate) fn csr_of(
         rowptr: DBuf<u32>,
         colidx: DBuf<u32>,
-        vals: DBuf<T>,
         nnz: usize,
-        iso: Option<T>,
+        vals: CsrVals<T>,
     ) -> DMat<T> {
         DMat::Csr {
-            rowptr,
-            colidx,
+            pat: Arc::new(CsrPattern {
+                rowptr,
+                colidx,
+                nnz,
+                plans: CsrPlans::default(),
+            }),
             vals,
-            nnz,
-            iso,
-            plans: CsrPlans::default(),
         }
     }
 }
@@ -436,14 +461,7 @@ impl<T: Copy> DMat<T> {
     /// The matrix as its parts.
     pub(crate) fn parts(&self) -> Parts<'_, T> {
         match self {
-            DMat::Csr {
-                rowptr,
-                colidx,
-                vals,
-                nnz,
-                iso,
-                plans,
-            } => Parts::Csr((rowptr, colidx, vals, *nnz, *iso, plans)),
+            DMat::Csr { pat, vals } => Parts::Csr((pat, vals)),
             DMat::B2sr { pat, value } => Parts::B2sr(pat, *value),
         }
     }
@@ -467,11 +485,18 @@ impl<T: Scalar> CudaMatrix<T> {
         }
     }
     /// Bytes of the device arrays (B2SR: row pointers, tile columns, tiles;
-    /// CSR: row pointers, columns, values).
+    /// CSR: row pointers, columns, and values unless the matrix is iso;
+    /// a pattern shared with another matrix counts in each).
     pub fn bytes(&self) -> usize {
         match &self.repr {
             DMat::B2sr { pat, .. } => pat.bytes(),
-            DMat::Csr { nnz, .. } => 4 * (self.nrows + 1) + nnz * (4 + std::mem::size_of::<T>()),
+            DMat::Csr { pat, vals } => {
+                let each = match vals {
+                    CsrVals::Each(_) => std::mem::size_of::<T>(),
+                    CsrVals::Iso(_) => 0,
+                };
+                4 * (self.nrows + 1) + pat.nnz * (4 + each)
+            }
         }
     }
     /// Whether a B2SR matrix stores its tile columns in the 16-bit form
@@ -483,24 +508,31 @@ impl<T: Scalar> CudaMatrix<T> {
     pub fn ntiles(&self) -> usize {
         match &self.repr {
             DMat::B2sr { pat, .. } => pat.ntiles,
-            DMat::Csr { nnz, .. } => *nnz,
+            DMat::Csr { pat, .. } => pat.nnz,
+        }
+    }
+    /// The one value every stored entry holds, where the matrix stores it
+    /// once: CSR with one (nonzero) value, or B2SR.
+    pub fn iso_value(&self) -> Option<T> {
+        match &self.repr {
+            DMat::Csr { vals, .. } => vals.iso(),
+            DMat::B2sr { value, .. } => Some(*value),
         }
     }
     /// CSR device arrays `(row_ptr, col_idx, values, nnz)` as raw device
-    /// addresses (for handing to cuSPARSE); `None` for B2SR.
-    pub fn csr_device_ptrs(&self) -> Option<(u64, u64, u64, usize)> {
+    /// addresses (for handing to cuSPARSE), the values `None` where the
+    /// matrix stores its one value once ([`CudaMatrix::iso_value`]); `None`
+    /// for B2SR.
+    pub fn csr_device_ptrs(&self) -> Option<(u64, u64, Option<u64>, usize)> {
         match &self.repr {
-            DMat::Csr {
-                rowptr,
-                colidx,
-                vals,
-                nnz,
-                ..
-            } => Some((
-                rowptr.ptr().addr(),
-                colidx.ptr().addr(),
-                vals.ptr().addr(),
-                *nnz,
+            DMat::Csr { pat, vals } => Some((
+                pat.rowptr.ptr().addr(),
+                pat.colidx.ptr().addr(),
+                match vals {
+                    CsrVals::Each(v) => Some(v.ptr().addr()),
+                    CsrVals::Iso(_) => None,
+                },
+                pat.nnz,
             )),
             DMat::B2sr { .. } => None,
         }
@@ -523,13 +555,11 @@ impl<T: Scalar> CudaMatrix<T> {
                         })
                     })
                     .collect::<Result<_>>()?;
-                DMat::csr(
-                    dev.upload(&rp)?,
-                    dev.upload(c.col_idx())?,
-                    dev.upload(c.values())?,
-                    c.nnz(),
-                    c.iso_value(),
-                )
+                let vals = match c.iso_value() {
+                    Some(v) => CsrVals::Iso(v),
+                    None => CsrVals::Each(dev.upload(c.values())?),
+                };
+                DMat::csr_of(dev.upload(&rp)?, dev.upload(c.col_idx())?, c.nnz(), vals)
             }
         };
         Ok(CudaMatrix {
@@ -542,20 +572,20 @@ impl<T: Scalar> CudaMatrix<T> {
     pub(crate) fn download(&self, dev: &Dev) -> Result<Matrix<T>> {
         match &self.repr {
             DMat::B2sr { pat, value } => Ok(Matrix::from_b2sr(pat.download(dev)?, *value)),
-            DMat::Csr {
-                rowptr,
-                colidx,
-                vals,
-                nnz,
-                ..
-            } => {
-                let rp: Vec<usize> =
-                    from_bytes::<u32>(&dev.download_bytes(rowptr, self.nrows + 1)?, self.nrows + 1)
-                        .into_iter()
-                        .map(|x| x as usize)
-                        .collect();
-                let ci = from_bytes::<u32>(&dev.download_bytes(colidx, *nnz)?, *nnz);
-                let v = from_bytes::<T>(&dev.download_bytes(vals, *nnz)?, *nnz);
+            DMat::Csr { pat, vals } => {
+                let nnz = pat.nnz;
+                let rp: Vec<usize> = from_bytes::<u32>(
+                    &dev.download_bytes(&pat.rowptr, self.nrows + 1)?,
+                    self.nrows + 1,
+                )
+                .into_iter()
+                .map(|x| x as usize)
+                .collect();
+                let ci = from_bytes::<u32>(&dev.download_bytes(&pat.colidx, nnz)?, nnz);
+                let v = match vals {
+                    CsrVals::Each(v) => from_bytes::<T>(&dev.download_bytes(v, nnz)?, nnz),
+                    CsrVals::Iso(v) => vec![*v; nnz],
+                };
                 Ok(Matrix::from_csr(Csr::try_new(
                     self.nrows, self.ncols, rp, ci, v,
                 )?))

@@ -4,7 +4,7 @@
 use super::codes::{accum_code, op_code};
 use super::device::{bits_of, DevPtr};
 use super::launch::vec;
-use super::mem::{bit_words, DMat, DVec};
+use super::mem::{bit_words, CsrVals, DMat, DVec};
 use super::transfer::from_bytes;
 use super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::Monoid;
@@ -83,7 +83,14 @@ impl CudaBackend {
     ) -> Result<T> {
         let code = op_code::<T, M>("reduce_matrix")?;
         match &a.repr {
-            DMat::Csr { vals, nnz, .. } => self.reduce_raw(code, vals.ptr(), DevPtr::null(), *nnz),
+            DMat::Csr {
+                pat,
+                vals: CsrVals::Each(vals),
+            } => self.reduce_raw(code, vals.ptr(), DevPtr::null(), pat.nnz),
+            DMat::Csr {
+                pat,
+                vals: CsrVals::Iso(value),
+            } => Ok(monoid.fold_repeated(*value, pat.nnz)),
             DMat::B2sr { value, .. } => {
                 // Every entry equals `value`: count them on the device, then fold
                 // the count as the CPU backend does.
@@ -131,21 +138,11 @@ impl CudaBackend {
                 )
                 .run(&self.dev, work)?;
             }
-            (
-                None,
-                DMat::Csr {
-                    rowptr, vals: av, ..
-                },
-            ) => {
-                vec::reduce_rows_csr(
-                    code,
-                    rowptr.ptr(),
-                    av.ptr(),
-                    n as u64,
-                    vals.ptr(),
-                    pres.ptr(),
-                )
-                .run(&self.dev, work)?;
+            (None, DMat::Csr { .. }) => {
+                // an iso matrix's value filled in
+                let r = self.csr_input(a, false)?;
+                vec::reduce_rows_csr(code, r.rowptr, r.vals, n as u64, vals.ptr(), pres.ptr())
+                    .run(&self.dev, work)?;
             }
         }
         drop(at);

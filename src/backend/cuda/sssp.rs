@@ -12,6 +12,7 @@
 //! first launch of a bucket that starts at infinity ends the search.
 
 use super::codes;
+use super::csr::CsrRef;
 use super::device::{DBuf, DevPtr};
 use super::launch::visit;
 use super::mem::{DMat, DVec};
@@ -35,19 +36,16 @@ const MAX_BATCH: u32 = 8;
 /// A CSR matrix's row offsets, columns and values.
 type CsrPtrs = (DevPtr<u32>, DevPtr<u32>, DevPtr<f64>);
 
-fn csr_ptrs(m: &CudaMatrix<f64>) -> Option<CsrPtrs> {
-    match &m.repr {
-        DMat::Csr {
-            rowptr,
-            colidx,
-            vals,
-            ..
-        } => Some((rowptr.ptr(), colidx.ptr(), vals.ptr())),
-        DMat::B2sr { .. } => None,
-    }
-}
-
 impl CudaBackend {
+    /// `m`'s arrays where it is CSR (an iso matrix's one weight filled in
+    /// for the call, kept alive by the returned reference); `None` for B2SR.
+    fn csr_weights(&self, m: &CudaMatrix<f64>) -> Result<Option<CsrRef<f64>>> {
+        match &m.repr {
+            DMat::Csr { .. } => self.csr_input(m, false).map(Some),
+            DMat::B2sr { .. } => Ok(None),
+        }
+    }
+
     /// `sssp_light_wide` for light pass `j`: the vertices that pass set
     /// aside, the whole grid on each (nothing where it set none aside).
     #[allow(clippy::too_many_arguments)]
@@ -88,9 +86,14 @@ impl CudaBackend {
         edges: &DeltaEdges<Self>,
         sources: &[usize],
     ) -> Result<Option<CudaVector<f64>>> {
-        let (Some(light), Some(heavy)) = (csr_ptrs(edges.light()), csr_ptrs(edges.heavy())) else {
+        let (Some(light_csr), Some(heavy_csr)) = (
+            self.csr_weights(edges.light())?,
+            self.csr_weights(edges.heavy())?,
+        ) else {
             return Ok(None);
         };
+        let ptrs = |r: &CsrRef<f64>| -> CsrPtrs { (r.rowptr, r.colidx, r.vals) };
+        let (light, heavy) = (ptrs(&light_csr), ptrs(&heavy_csr));
         let n = edges.order();
         let dist = self.fill(n, f64::INFINITY)?;
         let d = dist.ptr().cast::<u64>();

@@ -30,6 +30,7 @@ use crate::algebra::{BitSemiring, Semiring};
 use crate::container::BitOutput;
 use crate::error::Result;
 use crate::ext::{BackendExt, DeltaEdges, DenseScales, PushLimits, Pushed, Relaunch};
+use crate::scalar::Scalar;
 
 /// Counter words (`cuda/visit.cu`: `ST_*`).
 const ST_WORDS: usize = 16;
@@ -77,6 +78,14 @@ impl BackendExt for CudaBackend {
         scales: DenseScales<'_, Self, S::T>,
     ) -> Result<()> {
         self.mxm_dense_scaled_op(c, semiring, a, b, scales)
+    }
+
+    fn pattern_with<T: Scalar, U: Scalar>(
+        &self,
+        a: &CudaMatrix<T>,
+        value: U,
+    ) -> Result<CudaMatrix<U>> {
+        self.pattern_with_op(a, value)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -180,8 +189,8 @@ impl BackendExt for CudaBackend {
             block_edges,
         };
         let (small, large) = match &a.repr {
-            DMat::Csr { rowptr, colidx, .. } => {
-                let (r, c) = (rowptr.ptr(), colidx.ptr());
+            DMat::Csr { pat, .. } => {
+                let (r, c) = (pat.rowptr.ptr(), pat.colidx.ptr());
                 (
                     visit::bfs_block_csr(r, c, search),
                     visit::bfs_push_csr(r, c, search),
@@ -255,9 +264,7 @@ impl BackendExt for CudaBackend {
             st: st.ptr(),
         };
         let level = match &at.repr {
-            DMat::Csr { rowptr, colidx, .. } => {
-                visit::bfs_pull_csr(rowptr.ptr(), colidx.ptr(), pull)
-            }
+            DMat::Csr { pat, .. } => visit::bfs_pull_csr(pat.rowptr.ptr(), pat.colidx.ptr(), pull),
             DMat::B2sr { pat, .. } => visit::bfs_pull_b2sr(
                 pat.k,
                 Tiles::of(&self.dev, pat)?,

@@ -4,7 +4,7 @@
 
 use super::super::device::{DBuf, DevPtr};
 use super::super::launch::{mxm, Tiles};
-use super::super::mem::{no_kernel, DMat, DevB2sr};
+use super::super::mem::{no_kernel, CsrVals, DMat, DevB2sr};
 use super::super::{CudaBackend, CudaMatrix};
 use super::Oriented;
 use crate::backend::Backend;
@@ -72,9 +72,15 @@ impl CudaBackend {
         let vc = match &c.repr {
             DMat::B2sr { pat, .. } if pat.ntiles == 0 => return true,
             DMat::B2sr { value, .. } => *value,
-            DMat::Csr { nnz: 0, .. } => return true,
-            DMat::Csr { iso: Some(v), .. } => *v,
-            DMat::Csr { iso: None, .. } => return false,
+            DMat::Csr { pat, .. } if pat.nnz == 0 => return true,
+            DMat::Csr {
+                vals: CsrVals::Iso(v),
+                ..
+            } => *v,
+            DMat::Csr {
+                vals: CsrVals::Each(_),
+                ..
+            } => return false,
         };
         vc.same_value(vt) && (!A::ACTIVE || accum.combine(vc, vt).same_value(vt))
     }

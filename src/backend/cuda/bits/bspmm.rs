@@ -189,7 +189,7 @@ impl CudaBackend {
         };
         let (m, n) = (a.nrows, x.ncols);
         let csr = match a.repr.parts() {
-            Parts::Csr((rowptr, colidx, _, nnz, _, plans)) => Some((rowptr, colidx, nnz, plans)),
+            Parts::Csr((p, _)) => Some((&p.rowptr, &p.colidx, p.nnz, &p.plans)),
             Parts::B2sr(..) => None,
         };
         let fused = csr.filter(|_| {
@@ -301,11 +301,12 @@ impl CudaBackend {
                 )
                 .run(&self.dev, warps * 32)
             }
-            Parts::Csr((rowptr, colidx, _, nnz, _, plans)) if !f.planes => {
+            Parts::Csr((p, _)) if !f.planes => {
+                let (rowptr, colidx) = (&p.rowptr, &p.colidx);
                 // one u32 word of the output line a lane: the fewest lanes
                 // (a power of two, at most a warp) that cover the line
                 let lanes = words.next_power_of_two().min(32);
-                let long = self.long_rows(&plans.long_rows, rowptr, nnz, m)?;
+                let long = self.long_rows(&p.plans.long_rows, rowptr, p.nnz, m)?;
                 let blocks = (m.div_ceil(ROWS_BLOCK / lanes) + long.count) * words.div_ceil(lanes);
                 CSR_ROWS[kind](
                     lanes,
@@ -323,11 +324,11 @@ impl CudaBackend {
                 )
                 .grid(&self.dev, blocks.min(1 << 24) as u32, ROWS_BLOCK as u32)
             }
-            Parts::Csr((rowptr, colidx, ..)) => {
+            Parts::Csr((p, _)) => {
                 let warps = m * words.div_ceil(4);
                 let pattern = Tiles {
-                    rowptr: rowptr.ptr(),
-                    colidx: colidx.ptr(),
+                    rowptr: p.rowptr.ptr(),
+                    colidx: p.colidx.ptr(),
                     tiles: DevPtr::null(),
                 };
                 CSR_PLANES[kind](

@@ -31,9 +31,13 @@ impl CudaBackend {
         if mask.complemented {
             return self.mxm_reduce_formed(mask, s, a, b, flags);
         }
-        let ar = self.csr_input(a, flags.transpose_a)?;
+        let operand = |m, transpose| match transpose {
+            true => self.csr_input(m, true),
+            false => self.csr_product_input(m),
+        };
+        let ar = operand(a, flags.transpose_a)?;
         // The rows of Bt are the columns of op(B).
-        let bt = self.csr_input(b, !flags.transpose_b)?;
+        let bt = operand(b, !flags.transpose_b)?;
         let pattern = mask.source.mask_pattern(self, mask.structural)?;
         let (m_rowptr, m_colidx) = pattern.arrays();
         let n = ar.nrows;
@@ -50,11 +54,11 @@ impl CudaBackend {
             ar.rowptr,
             ar.colidx,
             ar.vals,
-            0,
+            ar.isobits,
             bt.rowptr,
             bt.colidx,
             bt.vals,
-            0,
+            bt.isobits,
             vals.ptr(),
             pres.ptr(),
         )

@@ -5,7 +5,7 @@
 use super::super::codes::{accum_code, op_code, select_code, unary_code};
 use super::super::device::bits_of;
 use super::super::launch::{mat, vec};
-use super::super::mem::{no_kernel, DMat};
+use super::super::mem::{no_kernel, CsrVals, DMat};
 use super::super::vector::ewise_kind;
 use super::super::{CudaBackend, CudaMatrix, CudaVector};
 use super::CsrRef;
@@ -112,10 +112,14 @@ impl CudaBackend {
         }
         let r = self.csr_input(a, flags.transpose_a)?;
         let t = self.csr_owned(r)?;
-        if let DMat::Csr { vals, nnz, .. } = &t.repr {
-            // element by element, in place
-            vec::vec_apply(code, bits_of(s), vals.ptr(), *nnz as u64, vals.ptr())
-                .run(&self.dev, *nnz)?;
+        if let DMat::Csr {
+            pat,
+            vals: CsrVals::Each(vals),
+        } = &t.repr
+        {
+            // element by element, in place (`t` is this operation's own)
+            vec::vec_apply(code, bits_of(s), vals.ptr(), pat.nnz as u64, vals.ptr())
+                .run(&self.dev, pat.nnz)?;
         }
         self.write_matrix(c, t, mask, acc, flags.replace)
     }

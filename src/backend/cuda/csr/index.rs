@@ -5,7 +5,7 @@
 
 use super::super::codes::{accum_code, ACCUM_NONE, OP_SECOND};
 use super::super::launch::mat;
-use super::super::mem::DMat;
+use super::super::mem::{CsrVals, DMat};
 use super::super::vector::checked_u32;
 use super::super::{CudaBackend, CudaMatrix};
 use super::CsrRef;
@@ -20,7 +20,7 @@ const NO_ROW: u32 = u32::MAX;
 /// records it: CSR uploaded or converted with one value, or B2SR.
 fn iso_value<T: Scalar>(a: &CudaMatrix<T>) -> Option<T> {
     match &a.repr {
-        DMat::Csr { iso, .. } => *iso,
+        DMat::Csr { vals, .. } => vals.iso(),
         DMat::B2sr { value, .. } => value.is_nonzero().then_some(*value),
     }
 }
@@ -118,8 +118,10 @@ impl CudaBackend {
         // The entries of an iso-valued input keep its one value: the selection
         // stays iso, and products on it read the column indices alone (PageRank
         // on a relabelled graph extracts its `A'(p, p)`).
-        if let (Some(v), DMat::Csr { iso, nnz, .. }) = (iso_value(a), &mut t.repr) {
-            *iso = (*nnz > 0).then_some(v);
+        if let (Some(v), DMat::Csr { pat, vals }) = (iso_value(a), &mut t.repr) {
+            if pat.nnz > 0 {
+                *vals = CsrVals::Iso(v);
+            }
         }
         self.write_matrix(c, t, mask, acc, flags.replace)
     }

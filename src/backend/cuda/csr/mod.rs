@@ -5,8 +5,9 @@
 //! merged rows (`cuda/csr_spgemm.cu`).
 //!
 //! Every operation works on CSR with values: a B2SR input is unpacked on the
-//! device (its iso value filled in), a transposed input is transposed on the
-//! device. Results are CSR with sorted rows, entry for entry what the CPU
+//! device and an iso CSR input gets its values (both: the iso value filled
+//! in, for the operation), a transposed input is transposed on the device;
+//! the products read an iso input's columns alone. Results are CSR with sorted rows, entry for entry what the CPU
 //! backend (`cpu/generic.rs`, `cpu/writeback.rs`) produces. Index lists
 //! (`rows`, `cols` of extract and assign) are the caller's host slices: they
 //! are checked and uploaded, with their inverse maps built on the host.
@@ -26,19 +27,23 @@ pub use writeback::MaskPattern;
 
 use super::device::{bits_of, opt_ptr, DBuf, DevPtr};
 use super::launch::mat;
-use super::mem::DMat;
+use super::mem::{CsrVals, DMat};
 use super::{CudaBackend, CudaMatrix};
 use crate::error::Result;
 use crate::scalar::Scalar;
 
 /// A CSR matrix on the device as typed addresses, with the storage kept
-/// alive when it was made for this operation (unpacked or transposed).
+/// alive when it was made for this operation (unpacked, transposed, or its
+/// one value filled in).
 pub(crate) struct CsrRef<T> {
     pub nrows: usize,
     pub ncols: usize,
     pub rowptr: DevPtr<u32>,
     pub colidx: DevPtr<u32>,
+    /// NULL where every entry holds the value `isobits` (only from
+    /// [`CudaBackend::csr_product_input`]: the products' convention).
     pub vals: DevPtr<T>,
+    pub isobits: u64,
     pub nnz: usize,
     own: Option<CudaMatrix<T>>,
 }
@@ -55,30 +60,29 @@ pub(crate) fn csr<T>(
     CudaMatrix {
         nrows,
         ncols,
-        repr: DMat::csr(rowptr, colidx, vals, nnz, None),
+        repr: DMat::csr(rowptr, colidx, vals, nnz),
     }
 }
 
 impl<T: Scalar> CsrRef<T> {
-    /// Borrows a CSR matrix's arrays (`None` for B2SR).
+    /// Borrows a CSR matrix's arrays (`None` for B2SR); the values NULL
+    /// and `isobits` set where the matrix is iso.
     fn borrowed(m: &CudaMatrix<T>) -> Option<CsrRef<T>> {
-        let DMat::Csr {
-            rowptr,
-            colidx,
-            vals,
-            nnz,
-            ..
-        } = &m.repr
-        else {
+        let DMat::Csr { pat, vals } = &m.repr else {
             return None;
+        };
+        let (vals, isobits) = match vals {
+            CsrVals::Each(v) => (v.ptr(), 0),
+            CsrVals::Iso(v) => (DevPtr::null(), bits_of(*v)),
         };
         Some(CsrRef {
             nrows: m.nrows,
             ncols: m.ncols,
-            rowptr: rowptr.ptr(),
-            colidx: colidx.ptr(),
-            vals: vals.ptr(),
-            nnz: *nnz,
+            rowptr: pat.rowptr.ptr(),
+            colidx: pat.colidx.ptr(),
+            vals,
+            isobits,
+            nnz: pat.nnz,
             own: None,
         })
     }
@@ -100,14 +104,29 @@ struct Compacted<T> {
 
 impl CudaBackend {
     /// `a` (or `a'`) as device CSR with values: borrowed when it already is,
-    /// unpacked from B2SR and/or transposed on the device otherwise.
+    /// unpacked from B2SR, its one value filled in and/or transposed on the
+    /// device otherwise.
     pub(crate) fn csr_input<T: Scalar>(
         &self,
         a: &CudaMatrix<T>,
         transpose: bool,
     ) -> Result<CsrRef<T>> {
         let r = match &a.repr {
-            DMat::Csr { .. } => CsrRef::borrowed(a).expect("matched CSR"),
+            DMat::Csr {
+                vals: CsrVals::Each(_),
+                ..
+            } => CsrRef::borrowed(a).expect("matched CSR"),
+            DMat::Csr {
+                pat,
+                vals: CsrVals::Iso(v),
+            } => CsrRef::owned(CudaMatrix {
+                nrows: a.nrows,
+                ncols: a.ncols,
+                repr: DMat::Csr {
+                    pat: pat.clone(),
+                    vals: CsrVals::Each(self.fill(pat.nnz, *v)?),
+                },
+            }),
             DMat::B2sr { pat, value } => {
                 let (rowptr, colidx, nnz) = self.unpack(pat)?;
                 let vals = self.fill(nnz, *value)?;
@@ -121,7 +140,19 @@ impl CudaBackend {
         }
     }
 
-    /// An owned CSR matrix of the entries `r` refers to (no copy when `r` owns them).
+    /// `a` as a CSR product reads it: as [`Self::csr_input`], but an iso
+    /// CSR matrix borrowed with its values NULL and `isobits` set (the
+    /// product kernels' convention), nothing filled in.
+    pub(crate) fn csr_product_input<T: Scalar>(&self, a: &CudaMatrix<T>) -> Result<CsrRef<T>> {
+        match CsrRef::borrowed(a) {
+            Some(r) => Ok(r),
+            None => self.csr_input(a, false),
+        }
+    }
+
+    /// An owned CSR matrix of the entries `r` refers to (no copy when `r`
+    /// owns them). `r` comes from [`Self::csr_input`], so its values are
+    /// stored (never NULL).
     fn csr_owned<T: Scalar>(&self, r: CsrRef<T>) -> Result<CudaMatrix<T>> {
         if let Some(m) = r.own {
             return Ok(m);

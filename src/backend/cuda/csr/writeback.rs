@@ -48,9 +48,9 @@ impl CudaBackend {
                 let (rowptr, colidx, _) = self.unpack(pat)?;
                 owned(rowptr, colidx)
             }
-            DMat::Csr { rowptr, colidx, .. } if structural => MaskPattern {
-                rowptr: rowptr.ptr(),
-                colidx: colidx.ptr(),
+            DMat::Csr { pat, .. } if structural => MaskPattern {
+                rowptr: pat.rowptr.ptr(),
+                colidx: pat.colidx.ptr(),
                 _own: None,
             },
             DMat::Csr { .. } => {

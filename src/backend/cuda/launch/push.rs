@@ -7,8 +7,9 @@ use super::{Segments, Tiles};
 
 super::kernels! {
     { <T> (push: Push<T>) => push.id() }
-    /// The push product on CSR, a lane per row of `A` in `u`'s words.
-    fn csr_push(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, avals: DevPtr<T>, nrows: u64,
+    /// The push product on CSR, a lane per row of `A` in `u`'s words
+    /// (`avals` NULL: every entry holds the value `isobits`).
+    fn csr_push(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, avals: DevPtr<T>, isobits: u64, nrows: u64,
         u_vals: DevPtr<T>, u_pres: DevPtr<u32>, mask: DevPtr<u32>, mode: i32, out_vals: DevPtr<T>,
         out_pres: DevPtr<u32>);
     /// The push product on B2SR, short tile rows.

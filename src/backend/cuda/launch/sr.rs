@@ -43,18 +43,19 @@ super::kernels! {
         counts: DevPtr<u32>, total: DevPtr<u64>, c_rowptr: DevPtr<u32>, c_colidx: DevPtr<u32>,
         c_vals: DevPtr<T>);
     /// `C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias` with `A` CSR and `B`, `C`
-    /// dense row-major (`l`, `r`, `bias` null where absent), a row's entries
-    /// one after another.
-    fn csr_mxm_dense(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, nrows: u64,
+    /// dense row-major (`l`, `r`, `bias` null where absent; `vals` null:
+    /// every entry holds the value `isobits`), a row's entries one after
+    /// another.
+    fn csr_mxm_dense(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, isobits: u64, nrows: u64,
         b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>, c: DevPtr<T>);
     /// The same, a row's entries in rounds of 16 (short rows, few threads).
     fn csr_mxm_dense_rounds(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>,
-        nrows: u64, b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>,
+        isobits: u64, nrows: u64, b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>,
         c: DevPtr<T>);
     /// The same in rounds, but the rows of more than `long_min` entries
     /// (`long_rows`, `nlong` of them) a block of 128 threads each for every
     /// 16 features (8 for 8-byte values), in the grid's first blocks.
-    fn csr_mxm_dense_long(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, nrows: u64,
+    fn csr_mxm_dense_long(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<T>, isobits: u64, nrows: u64,
         b: DevPtr<T>, nf: u64, left: DevPtr<T>, right: DevPtr<T>, bias: DevPtr<T>, c: DevPtr<T>,
         long_rows: DevPtr<u32>, nlong: u32, long_min: u32);
     /// `C = A ⊕.⊗ B` with `A` B2SR and `B`, `C` dense row-major.

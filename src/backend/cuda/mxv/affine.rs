@@ -84,7 +84,7 @@ impl CudaBackend {
         let prescale = match (self.dev.affine_prescale.load(Ordering::Relaxed), &a.repr) {
             (1, _) => true,
             (2, _) => false,
-            (_, DMat::Csr { nnz, .. }) => *nnz > PRESCALE_ENTRIES * a.ncols,
+            (_, DMat::Csr { pat, .. }) => pat.nnz > PRESCALE_ENTRIES * a.ncols,
             (_, DMat::B2sr { .. }) => false,
         };
         if prescale {

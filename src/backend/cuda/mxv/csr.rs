@@ -5,7 +5,7 @@
 use super::super::codes::ACCUM_NONE;
 use super::super::device::{bits_of, DBuf, DevPtr};
 use super::super::launch::{sr, Sr};
-use super::super::mem::{bit_words, BlockPlan, CsrParts};
+use super::super::mem::{bit_words, BlockPlan, CsrParts, CsrVals};
 use super::super::CudaBackend;
 use super::Io;
 use crate::algebra::SemiringKind;
@@ -84,12 +84,10 @@ pub(crate) type CsrOperand<T> = (DevPtr<u32>, DevPtr<u32>, DevPtr<T>, u64);
 
 /// The operand of the product kernels: the values are not read when every
 /// entry holds the iso value.
-pub(crate) fn operand<T: Scalar>(
-    (rowptr, colidx, vals, _, iso, _): CsrParts<'_, T>,
-) -> CsrOperand<T> {
-    match iso {
-        Some(x) => (rowptr.ptr(), colidx.ptr(), DevPtr::null(), bits_of(x)),
-        None => (rowptr.ptr(), colidx.ptr(), vals.ptr(), 0),
+pub(crate) fn operand<T: Scalar>((p, vals): CsrParts<'_, T>) -> CsrOperand<T> {
+    match vals {
+        CsrVals::Iso(x) => (p.rowptr.ptr(), p.colidx.ptr(), DevPtr::null(), bits_of(*x)),
+        CsrVals::Each(v) => (p.rowptr.ptr(), p.colidx.ptr(), v.ptr(), 0),
     }
 }
 
@@ -113,7 +111,7 @@ impl CudaBackend {
         accum: i32,
     ) -> Result<()> {
         let ((u_vals, u_pres), allowed, (out_vals, out_pres)) = (io.u, io.allowed, io.out);
-        let nnz = a.3;
+        let nnz = a.0.nnz;
         // LOR and ANY stop a row at its first hit: the row kernel keeps them.
         // Every other semiring takes the row blocks (docs/gpu-csr-row-blocks.md).
         if by_blocks(&m) {
@@ -248,11 +246,11 @@ impl CudaBackend {
     /// the hub rows' counters (zeroed; each product leaves them zeroed) and
     /// the rows that hold an entry ([`nonempty_rows`]).
     fn block_plan<'a, T: Scalar>(&self, a: CsrParts<'a, T>, nrows: usize) -> Result<&'a BlockPlan> {
-        let cell = &a.5.blocks;
+        let cell = &a.0.plans.blocks;
         if let Some(p) = cell.get() {
             return Ok(p);
         }
-        let rowptr = self.dev.download_vec::<u32>(a.0, nrows + 1)?;
+        let rowptr = self.dev.download_vec::<u32>(&a.0.rowptr, nrows + 1)?;
         let (brow, bpiece) = row_blocks(&rowptr);
         let nonempty = self.dev.upload(&nonempty_rows(&rowptr))?;
         let nblocks = bpiece.len();

@@ -11,9 +11,10 @@
 
 use super::super::device::{bits_of, opt_ptr, DevPtr};
 use super::super::launch::{push, Segments, Sr, Tiles};
-use super::super::mem::{bit_words, DMat, DVec, SHORT_MAX};
+use super::super::mem::{bit_words, DMat, DVec, Parts, SHORT_MAX};
 use super::super::transfer::from_bytes;
 use super::super::{CudaBackend, CudaMatrix, CudaVector};
+use super::csr::operand;
 use crate::algebra::SemiringKind;
 use crate::container::Mask;
 use crate::error::Result;
@@ -93,30 +94,29 @@ impl CudaBackend {
         let ov = opt_ptr(out_vals.as_ref());
         let (u_vals, u_pres, op) = (uv.vals, uv.pres, out_pres.ptr());
         let in_words = a.nrows.div_ceil(32);
-        match &a.repr {
-            DMat::Csr {
-                rowptr,
-                colidx,
-                vals,
-                ..
-            } => push::csr_push(
-                module,
-                rowptr.ptr(),
-                colidx.ptr(),
-                vals.ptr(),
-                a.nrows as u64,
-                u_vals,
-                u_pres,
-                mask_ptr,
-                mode,
-                ov,
-                op,
-            )
-            .run(&self.dev, in_words * 32)?,
-            DMat::B2sr { pat, value } => {
+        match a.repr.parts() {
+            Parts::Csr(csr) => {
+                let (rowptr, colidx, avals, isobits) = operand(csr);
+                push::csr_push(
+                    module,
+                    rowptr,
+                    colidx,
+                    avals,
+                    isobits,
+                    a.nrows as u64,
+                    u_vals,
+                    u_pres,
+                    mask_ptr,
+                    mode,
+                    ov,
+                    op,
+                )
+                .run(&self.dev, in_words * 32)?
+            }
+            Parts::B2sr(pat, value) => {
                 let k = pat.k;
                 let tiles = Tiles::of(&self.dev, pat)?;
-                let (nrows, vbits) = (pat.nrows as u64, bits_of(*value));
+                let (nrows, vbits) = (pat.nrows as u64, bits_of(value));
                 push::b2sr_push(
                     module,
                     k,
