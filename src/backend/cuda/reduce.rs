@@ -4,7 +4,7 @@
 use super::codes::{accum_code, op_code};
 use super::device::{bits_of, DevPtr};
 use super::launch::vec;
-use super::mem::{bit_words, CsrVals, DMat, DVec};
+use super::mem::{bit_words, DMat, DVec};
 use super::transfer::from_bytes;
 use super::{CudaBackend, CudaMatrix, CudaVector};
 use crate::algebra::Monoid;
@@ -83,14 +83,12 @@ impl CudaBackend {
     ) -> Result<T> {
         let code = op_code::<T, M>("reduce_matrix")?;
         match &a.repr {
-            DMat::Csr {
-                pat,
-                vals: CsrVals::Each(vals),
-            } => self.reduce_raw(code, vals.ptr(), DevPtr::null(), pat.nnz),
-            DMat::Csr {
-                pat,
-                vals: CsrVals::Iso(value),
-            } => Ok(monoid.fold_repeated(*value, pat.nnz)),
+            DMat::Csr { .. } => {
+                // an iso matrix's value filled in: the device's order of
+                // folds whatever the storage
+                let r = self.csr_input(a, false)?;
+                self.reduce_raw(code, r.vals, DevPtr::null(), r.nnz)
+            }
             DMat::B2sr { value, .. } => {
                 // Every entry equals `value`: count them on the device, then fold
                 // the count as the CPU backend does.

@@ -31,9 +31,13 @@ impl CudaBackend {
         if mask.complemented {
             return self.mxm_reduce_formed(mask, s, a, b, flags);
         }
-        let operand = |m, transpose| match transpose {
-            true => self.csr_input(m, true),
-            false => self.csr_product_input(m),
+        // as stored where not transposed (an iso operand's values not read)
+        let operand = |m, transpose| {
+            if transpose {
+                self.csr_input(m, true)
+            } else {
+                self.csr_product_input(m)
+            }
         };
         let ar = operand(a, flags.transpose_a)?;
         // The rows of Bt are the columns of op(B).
