@@ -190,7 +190,8 @@ where
         // every weight ISO: all light at delta 1, all heavy at delta 0.25
         for delta in [1.0, 0.25] {
             let edges = DeltaEdges::new(b, a, delta)?;
-            let d = ext::delta_stepping(b, &edges, &[0, n / 2])?;
+            let sources = if n > 1 { vec![0, n / 2] } else { vec![0] };
+            let d = ext::delta_stepping(b, &edges, &sources)?;
             out.push(("delta_stepping", b.download_vector(&d)?.to_vec(-1.0)));
         }
     }
