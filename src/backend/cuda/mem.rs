@@ -513,6 +513,16 @@ impl<T: Scalar> CudaMatrix<T> {
     }
     /// The one value every stored entry holds, where the matrix stores it
     /// once: CSR with one (nonzero) value, or B2SR.
+    ///
+    /// ```no_run
+    /// use bitgraphblas::{backend::cuda::CudaBackend, Backend, Matrix};
+    /// let gpu = CudaBackend::new(0)?;
+    /// let ones = Matrix::from_triplets(2, 2, vec![(0, 1, 1.0f32), (1, 0, 1.0)])?;
+    /// let mixed = Matrix::from_triplets(2, 2, vec![(0, 1, 1.0f32), (1, 0, 2.0)])?;
+    /// assert_eq!(gpu.upload_matrix(&ones)?.iso_value(), Some(1.0)); // no values array
+    /// assert_eq!(gpu.upload_matrix(&mixed)?.iso_value(), None);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
     pub fn iso_value(&self) -> Option<T> {
         match &self.repr {
             DMat::Csr { vals, .. } => vals.iso(),
