@@ -88,11 +88,7 @@ impl CudaBackend {
         transpose: bool,
     ) -> Result<CudaDense<S::T>> {
         let m = Sr::of(&s, "mxm_dense")?;
-        let r = if transpose {
-            self.csr_input(a, true)?
-        } else {
-            self.csr_product_input(a)?
-        };
+        let r = self.csr_product_input(a, transpose)?;
         let long = self.spmm_long_rows(a, &r, transpose)?;
         let nf = b.ncols;
         let out = self.dev.alloc::<S::T>(r.nrows * nf)?;
@@ -128,7 +124,7 @@ impl CudaBackend {
         ) else {
             return mxm_dense_scaled_generic(self, c, semiring, a, b, scales);
         };
-        let r = self.csr_product_input(a)?;
+        let r = self.csr_product_input(a, false)?;
         self.dense_output(c, r.nrows, b.ncols)?;
         // Long rows (the one-by-one kernel): B scaled in a pass of its own,
         // read by many rows after, rather than r_j gathered beside every

@@ -31,17 +31,9 @@ impl CudaBackend {
         if mask.complemented {
             return self.mxm_reduce_formed(mask, s, a, b, flags);
         }
-        // as stored where not transposed (an iso operand's values not read)
-        let operand = |m, transpose| {
-            if transpose {
-                self.csr_input(m, true)
-            } else {
-                self.csr_product_input(m)
-            }
-        };
-        let ar = operand(a, flags.transpose_a)?;
+        let ar = self.csr_product_input(a, flags.transpose_a)?;
         // The rows of Bt are the columns of op(B).
-        let bt = operand(b, !flags.transpose_b)?;
+        let bt = self.csr_product_input(b, !flags.transpose_b)?;
         let pattern = mask.source.mask_pattern(self, mask.structural)?;
         let (m_rowptr, m_colidx) = pattern.arrays();
         let n = ar.nrows;

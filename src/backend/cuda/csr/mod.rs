@@ -7,10 +7,11 @@
 //! Every operation works on CSR with values: a B2SR input is unpacked on the
 //! device and an iso CSR input gets its values (both: the iso value filled
 //! in, for the operation), a transposed input is transposed on the device;
-//! the products read an iso input's columns alone. Results are CSR with sorted rows, entry for entry what the CPU
-//! backend (`cpu/generic.rs`, `cpu/writeback.rs`) produces. Index lists
-//! (`rows`, `cols` of extract and assign) are the caller's host slices: they
-//! are checked and uploaded, with their inverse maps built on the host.
+//! the products read an iso input's columns alone. Results are CSR with
+//! sorted rows, entry for entry what the CPU backend (`cpu/generic.rs`,
+//! `cpu/writeback.rs`) produces. Index lists (`rows`, `cols` of extract and
+//! assign) are the caller's host slices: they are checked and uploaded, with
+//! their inverse maps built on the host.
 //!
 //! This file holds the CSR operand ([`CsrRef`]) and the building blocks the
 //! operations share: counts scanned into row pointers, and compaction of
@@ -140,13 +141,17 @@ impl CudaBackend {
         }
     }
 
-    /// `a` as a CSR product reads it: as [`Self::csr_input`], but an iso
-    /// CSR matrix borrowed with its values NULL and `isobits` set (the
-    /// product kernels' convention), nothing filled in.
-    pub(crate) fn csr_product_input<T: Scalar>(&self, a: &CudaMatrix<T>) -> Result<CsrRef<T>> {
+    /// `a` (or `a'`) as a CSR product reads it: as [`Self::csr_input`], but
+    /// an iso CSR matrix not transposed is borrowed with its values NULL and
+    /// `isobits` set (the product kernels' convention), nothing filled in.
+    pub(crate) fn csr_product_input<T: Scalar>(
+        &self,
+        a: &CudaMatrix<T>,
+        transpose: bool,
+    ) -> Result<CsrRef<T>> {
         match CsrRef::borrowed(a) {
-            Some(r) => Ok(r),
-            None => self.csr_input(a, false),
+            Some(r) if !transpose => Ok(r),
+            _ => self.csr_input(a, transpose),
         }
     }
 
