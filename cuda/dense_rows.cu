@@ -1,12 +1,15 @@
-// cuda/dense_rows.cu: the type-free module `dense_rows`: row-wise reductions
-// of an f32 dense row-major m x n matrix, a warp per row (grid-stride over
-// rows), for a classifier's output (src/backend/cuda/dense.rs launches them):
+// cuda/dense_rows.cu: the type-free module `dense_rows`: kernels on the rows
+// of f32 (and i32 count) dense row-major matrices. Row-wise reductions of an
+// m x n matrix, a warp per row (grid-stride over rows), for a classifier's
+// output (src/backend/cuda/dense.rs launches them):
 // - dense_argmax_rows: out_i = the column of row i's largest value (ties: the
 //   lowest column; NaN is larger than every number, the first NaN wins);
 // - dense_log_softmax_rows: c_ij = (a_ij - m_i) - logf(s_i), m_i = the largest
 //   number of the row (fmaxf: NaN ignored), s_i = Σ_j expf(a_ij - m_i) as
 //   per-lane sums (lane l: columns l, l + 32, ... in order) combined by a
 //   butterfly (a fixed order: results do not depend on scheduling).
+// and the CSR product of integer counts (`cuda/csr_counts.cu`, included at
+// the end).
 #include "common.cuh"
 
 // (v, j) beats (w, k) as an argmax candidate (j != k): NaN first, then the
@@ -66,3 +69,5 @@ extern "C" __global__ void dense_log_softmax_rows(const f32* a, u64 m, u64 n, f3
     for (u64 j = lane; j < n; j += 32) c[i * n + j] = (row[j] - mx) - ls;
   }
 }
+
+#include "csr_counts.cu"

@@ -9,6 +9,10 @@
 //! mean a block each, `csr_mxm_dense_long`) and long (one after another,
 //! `csr_mxm_dense`); and the plain `mxm_dense` on CSR, which shares them,
 //! also for 8-byte values and MIN.PLUS where some rows are long.
+//! `ext::mxm_counts_scaled` (the product of `i32` counts read as `f32`): its
+//! quickcheck property, and its kernels against the CPU bit for bit, reading
+//! the counts directly (few entries a row) and packed into bytes (many), with
+//! rows of every packed mode and rows that fit none.
 //!
 //! Every device buffer starts poisoned (0xFF bytes), so an element no kernel
 //! wrote shows up as a difference. Without a GPU each test prints a SKIPPED
@@ -23,7 +27,9 @@ use bitgraphblas::ext::{self, DenseScales};
 use bitgraphblas::{
     ops, Backend, Cpu, DenseMatrix, Desc, Format, Matrix, Scalar, TileSize, Vector,
 };
-use common::props::{prop_mxm_dense_scaled, ScaledCase};
+use common::props::{
+    counts_row, prop_mxm_counts_scaled, prop_mxm_dense_scaled, CountsCase, ScaledCase,
+};
 use common::{qc, seed, verdict};
 use quickcheck::TestResult;
 use rand::rngs::StdRng;
@@ -45,6 +51,18 @@ macro_rules! scaled_props {
             qc(TESTS).quickcheck(p as fn(ScaledCase<$t>) -> TestResult);
         }
     )*};
+}
+
+#[test]
+fn prop_counts_read_as_f32() {
+    if cuda_or_skip("prop_counts_read_as_f32").is_none() {
+        return;
+    }
+    fn p(c: CountsCase) -> TestResult {
+        let gpu = cuda_or_skip("prop_counts_read_as_f32").expect("opened above");
+        verdict(prop_mxm_counts_scaled(gpu, &c))
+    }
+    qc(TESTS).quickcheck(p as fn(CountsCase) -> TestResult);
 }
 
 scaled_props! {
@@ -114,11 +132,13 @@ fn fused_matches_cpu_bit_for_bit() {
                 let want_scales = DenseScales {
                     left: l.then_some(&d),
                     right: r.then_some(&d),
+                    col: None,
                     bias: b.then_some(&bias),
                 };
                 let got_scales = DenseScales {
                     left: l.then_some(&gd),
                     right: r.then_some(&gd),
+                    col: None,
                     bias: b.then_some(&gbias),
                 };
                 let mut want = cpu.dense_new(n, cols, 0.0f32).unwrap();
@@ -210,4 +230,99 @@ fn long_rows_match_cpu_for_other_values() {
     long_rows_match_cpu(gpu, "min.plus f32", MinPlus::<f32>::new(), |r| {
         r.gen_range(-100i32..100) as f32 / 8.0
     });
+}
+
+/// The counts kernels against the CPU, value for value: graphs with a hub
+/// and empty rows, at few entries a row of `V` (read directly) and many
+/// (packed: the mean is at least 8), iso and valued `A`, 1 to 130 columns
+/// (several chunks of a row's lanes), every row kind of [`counts_row`] (both
+/// packed modes, and rows packed as neither), each factor present or absent.
+#[test]
+fn counts_match_cpu_bit_for_bit() {
+    let Some(gpu) = cuda_or_skip("counts_match_cpu_bit_for_bit") else {
+        return;
+    };
+    gpu.set_poison(true);
+    let cpu = Cpu::new();
+    let mut rng = StdRng::seed_from_u64(seed());
+    for (n, p, cols, valued) in [
+        (2708, 0.0015, 7, false),
+        (1200, 0.02, 41, false),
+        (1500, 0.012, 41, true),
+        (700, 0.03, 1, false),
+        (900, 0.015, 130, true),
+        (3000, 0.0008, 16, true),
+    ] {
+        let e: Vec<_> = graph(&mut rng, n, p)
+            .into_iter()
+            .map(|(i, j, _)| {
+                (
+                    i,
+                    j,
+                    if valued {
+                        rng.gen_range(-2.0f32..2.0)
+                    } else {
+                        1.0
+                    },
+                )
+            })
+            .collect();
+        let a = Matrix::from_triplets(n, n, e).unwrap();
+        let mut draw = |below: u32| rng.gen_range(0..below);
+        let v: Vec<i32> = (0..n)
+            .flat_map(|j| counts_row(&mut draw, (j % 7 % 4) as u32, cols))
+            .collect();
+        let v = DenseMatrix::from_vec(n, cols, v).unwrap();
+        let vec_of = |rng: &mut StdRng, len| {
+            Vector::from_dense((0..len).map(|_| rng.gen_range(0.01f32..1.5)).collect())
+        };
+        let (d, s, bias) = (
+            vec_of(&mut rng, n),
+            vec_of(&mut rng, cols),
+            vec_of(&mut rng, cols),
+        );
+        let ga = gpu.upload_matrix(&a).unwrap();
+        let (gv, gd, gs, gb) = (
+            gpu.upload_dense(&v).unwrap(),
+            gpu.upload_vector(&d).unwrap(),
+            gpu.upload_vector(&s).unwrap(),
+            gpu.upload_vector(&bias).unwrap(),
+        );
+        for (l, r, c, b) in [
+            (true, true, true, true),
+            (false, true, true, false),
+            (true, false, false, true),
+            (false, false, false, false),
+        ] {
+            let want_scales = DenseScales {
+                left: l.then_some(&d),
+                right: r.then_some(&d),
+                col: c.then_some(&s),
+                bias: b.then_some(&bias),
+            };
+            let got_scales = DenseScales {
+                left: l.then_some(&gd),
+                right: r.then_some(&gd),
+                col: c.then_some(&gs),
+                bias: b.then_some(&gb),
+            };
+            let mut want = cpu.dense_new(n, cols, 0.0f32).unwrap();
+            ext::mxm_counts_scaled(&cpu, &mut want, &a, &v, want_scales).unwrap();
+            let mut got = gpu.dense_new(n, cols, f32::NAN).unwrap();
+            for pass in ["fresh", "in place"] {
+                ext::mxm_counts_scaled(gpu, &mut got, &ga, &gv, got_scales).unwrap();
+                let g = gpu.download_dense(&got).unwrap();
+                for (q, (x, z)) in want.as_slice().iter().zip(g.as_slice()).enumerate() {
+                    assert!(
+                        x.to_bits() == z.to_bits(),
+                        "n {n} cols {cols} valued {valued} l {l} r {r} s {c} bias {b} {pass}: \
+                         element ({}, {}): cpu {x} gpu {z}",
+                        q / cols,
+                        q % cols
+                    );
+                }
+            }
+        }
+    }
+    gpu.set_poison(false);
 }

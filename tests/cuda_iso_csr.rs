@@ -120,6 +120,7 @@ where
         let scales = DenseScales {
             left: Some(&l),
             right: Some(&r),
+            col: None,
             bias: Some(&bias),
         };
         ext::mxm_dense_scaled(b, &mut c, s, &ga, &y, scales)?;

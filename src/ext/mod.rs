@@ -43,7 +43,7 @@ use crate::scalar::Scalar;
 /// default built from the [`Backend`] primitives; entry points take
 /// already-checked arguments, so call them through this module's functions
 /// ([`bfs_push`], [`bfs_pull`], [`bfs_record`], [`mxv_affine`],
-/// [`mxm_dense_scaled`], [`bspmm_bmm`], [`brandes`], [`delta_stepping`],
+/// [`mxm_dense_scaled`], [`mxm_counts_scaled`], [`bspmm_bmm`], [`brandes`], [`delta_stepping`],
 /// [`pattern_with`]), and the capability [`Backend::pushes`] directly.
 ///
 /// A new backend gets them all by `impl BackendExt for MyBackend {}`.
@@ -160,6 +160,20 @@ pub trait BackendExt: Backend {
         scales: DenseScales<'_, Self, S::T>,
     ) -> Result<()> {
         scaled::mxm_dense_scaled_generic(self, c, semiring, a, b, scales)
+    }
+
+    /// The same product of integer counts read as `f32` (see
+    /// [`mxm_counts_scaled`]). The default is
+    /// [`scaled::mxm_counts_scaled_generic`]: the counts converted through
+    /// the host, then [`scaled::mxm_dense_scaled_generic`].
+    fn mxm_counts_scaled(
+        &self,
+        c: &mut Self::Dense<f32>,
+        a: &Self::Matrix<f32>,
+        v: &Self::Dense<i32>,
+        scales: DenseScales<'_, Self, f32>,
+    ) -> Result<()> {
+        scaled::mxm_counts_scaled_generic(self, c, a, v, scales)
     }
 
     /// `a`'s pattern with every stored entry `value`, of another type (see
@@ -428,15 +442,16 @@ pub fn mxv_affine<B: BackendExt, S: Semiring>(
     b.mxv_affine(w, semiring, c, a, d, u)
 }
 
-/// `C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕ bias`, fused: `A` sparse (`m × k`),
-/// `B` dense (`k × n`), `C` dense (`m × n`, overwritten), the scalings and
-/// the bias each optional ([`DenseScales`]). The values are those of the four
-/// calls `scale_dense_rows(r, B)` (`⊗`), `mxm_dense`, `scale_dense_rows(l,
-/// ·)` (`⊗`) and `scale_dense_cols(·, bias)` (`⊕`), in that order of
-/// operations: a GCN layer's `D^-1/2 (A + I) D^-1/2 Y + bias` with `l = r =
-/// D^-1/2`. On the CUDA backend one kernel where `A` is CSR and the vectors
-/// are full (each output element folds its row in column order, as
-/// `mxm_dense` does), the four calls otherwise.
+/// `C = diag(l) (A ⊕.⊗ (diag(r) B)) diag(s) ⊕ bias`, fused: `A` sparse
+/// (`m × k`), `B` dense (`k × n`), `C` dense (`m × n`, overwritten), the
+/// scalings and the bias each optional ([`DenseScales`]). The values are
+/// those of the calls `scale_dense_rows(r, B)` (`⊗`), `mxm_dense`,
+/// `scale_dense_rows(l, ·)` (`⊗`), `scale_dense_cols(·, s)` (`⊗`) and
+/// `scale_dense_cols(·, bias)` (`⊕`), in that order of operations: a GCN
+/// layer's `D^-1/2 (A + I) D^-1/2 Y + bias` with `l = r = D^-1/2`. On the
+/// CUDA backend one kernel where `A` is CSR, the vectors are full and `s` is
+/// absent (each output element folds its row in column order, as
+/// `mxm_dense` does), the separate calls otherwise.
 ///
 /// ```
 /// use bitgraphblas::ext::{self, DenseScales};
@@ -448,7 +463,7 @@ pub fn mxv_affine<B: BackendExt, S: Semiring>(
 /// let d = Vector::from_dense(vec![0.5f32.sqrt(); 2]);
 /// let y = DenseMatrix::from_vec(2, 1, vec![2.0f32, 4.0]).unwrap();
 /// let bias = Vector::from_dense(vec![-1.0f32]);
-/// let scales = DenseScales { left: Some(&d), right: Some(&d), bias: Some(&bias) };
+/// let scales = DenseScales { left: Some(&d), right: Some(&d), bias: Some(&bias), col: None };
 /// let mut c = cpu.dense_new(2, 1, 0.0f32).unwrap();
 /// ext::mxm_dense_scaled(&cpu, &mut c, PlusTimes::<f32>::new(), &a, &y, scales).unwrap();
 /// // both rows: (2 + 4) / 2 - 1 = 2 (up to rounding)
@@ -477,10 +492,68 @@ pub fn mxm_dense_scaled<B: BackendExt, S: Semiring>(
         [
             ("l", len(scales.left, m), m),
             ("r", len(scales.right, k), k),
+            ("s", len(scales.col, n), n),
             ("bias", len(scales.bias, n), n),
         ],
     )?;
     b.mxm_dense_scaled(c, semiring, a, bd, scales)
+}
+
+/// [`mxm_dense_scaled`] over `PLUS.TIMES` of `f32` where `B` is integer
+/// counts `V` (a bit product's [`BitOutput::Counts`]), each read as `v as f32`
+/// (exact below `2^24`): `C = diag(l) (A (diag(r) V)) diag(s) ⊕ bias`, the
+/// values of `mxm_dense_scaled` on `V` converted to `f32`. A binary layer's
+/// `Y = V diag(s)` (Bi-GCN's `x sign(W)` times the column factor `s`) is
+/// aggregated this way with `s` after the sum: the same terms, rounded in
+/// another order. On the CUDA backend, where `A` is CSR and the vectors are
+/// full, one kernel reads `V` directly; where each row of `V` is gathered
+/// many times (eight or more entries of `A` a row of `V` on average), a pass
+/// first packs every row of `V` into bytes (each value in a byte, or half of
+/// it where all of a row's values are even; a row that fits neither is read
+/// from `V`) beside `r_j`, and the product gathers those: 64 bytes a row for
+/// a layer of 41 classes, where `f32` rows take 164.
+///
+/// ```
+/// use bitgraphblas::ext::{self, DenseScales};
+/// use bitgraphblas::{Backend, Cpu, DenseMatrix, Matrix, Vector};
+/// let cpu = Cpu::new();
+/// let a = Matrix::from_triplets(2, 2, vec![(0, 0, 1.0f32), (0, 1, 1.0), (1, 1, 1.0)])?;
+/// let v = DenseMatrix::from_vec(2, 1, vec![-64i32, 128])?;
+/// let (r, s) = (Vector::from_dense(vec![1.0f32, 0.5]), Vector::from_dense(vec![0.25f32]));
+/// let scales = DenseScales { right: Some(&r), col: Some(&s), ..DenseScales::default() };
+/// let mut c = cpu.dense_new(2, 1, 0.0f32)?;
+/// ext::mxm_counts_scaled(&cpu, &mut c, &a, &v, scales)?;
+/// // row 0: (-64 + 0.5 · 128) · 0.25 = 0; row 1: 0.5 · 128 · 0.25 = 16
+/// assert_eq!(c.as_slice(), &[0.0, 16.0]);
+/// # Ok::<(), bitgraphblas::Error>(())
+/// ```
+pub fn mxm_counts_scaled<B: BackendExt>(
+    b: &B,
+    c: &mut B::Dense<f32>,
+    a: &B::Matrix<f32>,
+    v: &B::Dense<i32>,
+    scales: DenseScales<'_, B, f32>,
+) -> Result<()> {
+    const OP: &str = "mxm_counts_scaled";
+    let (m, k, n) = (a.nrows(), a.ncols(), v.ncols());
+    need(OP, v.nrows() == k, || {
+        format!("A is {m}x{k}, V is {}x{n}", v.nrows())
+    })?;
+    need(OP, (c.nrows(), c.ncols()) == (m, n), || {
+        format!("C is {}x{}, A V is {m}x{n}", c.nrows(), c.ncols())
+    })?;
+    let len = |x: Option<&B::Vector<f32>>, want: usize| x.map_or(want, |x| x.len());
+    check_lengths(
+        OP,
+        || format!("A is {m}x{k}, V has {n} columns"),
+        [
+            ("l", len(scales.left, m), m),
+            ("r", len(scales.right, k), k),
+            ("s", len(scales.col, n), n),
+            ("bias", len(scales.bias, n), n),
+        ],
+    )?;
+    b.mxm_counts_scaled(c, a, v, scales)
 }
 
 /// `a`'s pattern with every stored entry `value`, a matrix of another value

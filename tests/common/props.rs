@@ -446,8 +446,8 @@ pub fn prop_mxm_dense<B: TestBackend, S: TestSemiring>(
     Ok(())
 }
 
-/// [`ext::mxm_dense_scaled`] case: `C = diag(l) (A ⊕.⊗ (diag(r) B)) ⊕
-/// bias`, `A` `m x k`, `B` dense `k x n`; each of `l`, `r`, `bias` absent or a
+/// [`ext::mxm_dense_scaled`] case: `C = diag(l) (A ⊕.⊗ (diag(r) B)) diag(s)
+/// ⊕ bias`, `A` `m x k`, `B` dense `k x n`; each of `l`, `r`, `s`, `bias` absent or a
 /// vector (full, as a device's fused path takes it, or any pattern and
 /// format: entries it lacks leave their rows or columns as they are).
 #[derive(Clone, Debug)]
@@ -458,6 +458,7 @@ pub struct ScaledCase<T> {
     pub n: usize,
     pub left: Option<SpVec<T>>,
     pub right: Option<SpVec<T>>,
+    pub col: Option<SpVec<T>>,
     pub bias: Option<SpVec<T>>,
 }
 
@@ -470,7 +471,7 @@ impl<T: TestScalar> Arbitrary for ScaledCase<T> {
             _ if full => Some(full_vec(g, len)),
             _ => Some(SpVec::gen(g, len)),
         };
-        let (left, right, bias) = (vector(m), vector(k), vector(n));
+        let (left, right, col, bias) = (vector(m), vector(k), vector(n), vector(n));
         ScaledCase {
             a: SpMat::gen(g, m, k),
             iso: T::draw(g),
@@ -478,6 +479,7 @@ impl<T: TestScalar> Arbitrary for ScaledCase<T> {
             n,
             left,
             right,
+            col,
             bias,
         }
     }
@@ -494,8 +496,8 @@ impl<T: TestScalar> Arbitrary for ScaledCase<T> {
 
 /// The expected result of a [`ScaledCase`] on the triplets `a`: `B`'s rows
 /// scaled where `r` has an entry, the sprs product (the semiring's zero in
-/// rows without entries), rows scaled where `l` has one, the bias added where
-/// it has one.
+/// rows without entries), rows scaled where `l` has one, columns where `s`
+/// has one, the bias added where it has one.
 pub fn oracle_mxm_dense_scaled<S: TestSemiring>(
     a: &SpMat<S::T>,
     c: &ScaledCase<S::T>,
@@ -520,6 +522,7 @@ pub fn oracle_mxm_dense_scaled<S: TestSemiring>(
             let (i, f) = (p / n, p % n);
             let v = t[p].unwrap_or_else(|| s.zero());
             let v = at(&c.left, i).map_or(v, |l| s.mul(l, v));
+            let v = at(&c.col, f).map_or(v, |x| s.mul(v, x));
             Some(at(&c.bias, f).map_or(v, |x| s.add(v, x)))
         })
         .collect()
@@ -541,9 +544,11 @@ pub fn prop_mxm_dense_scaled<B: TestBackend, S: TestSemiring>(
             .transpose()
     };
     let (left, right, bias) = (up(&c.left)?, up(&c.right)?, up(&c.bias)?);
+    let col = up(&c.col)?;
     let scales = ext::DenseScales {
         left: left.as_ref(),
         right: right.as_ref(),
+        col: col.as_ref(),
         bias: bias.as_ref(),
     };
     for fmt in FORMATS {
@@ -562,6 +567,116 @@ pub fn prop_mxm_dense_scaled<B: TestBackend, S: TestSemiring>(
             &expected,
             &got,
         )?;
+    }
+    Ok(())
+}
+
+/// [`ext::mxm_counts_scaled`] case: a [`ScaledCase`] over `f32` whose `B`
+/// is replaced by integer counts `v` (`k x n`), each row drawn from one of
+/// the packed forms' ranges or past them: bytes ([-128, 127]), even values
+/// in [-256, 254], odd values past a byte, and values past `2^24` (where
+/// reading them as `f32` rounds).
+#[derive(Clone, Debug)]
+pub struct CountsCase {
+    pub scaled: ScaledCase<f32>,
+    pub v: Vec<i32>,
+}
+
+/// One row of `n` counts of the kind `kind % 4` (see [`CountsCase`]).
+pub fn counts_row(g: &mut impl FnMut(u32) -> u32, kind: u32, n: usize) -> Vec<i32> {
+    (0..n)
+        .map(|_| match kind % 4 {
+            0 => g(256) as i32 - 128,
+            1 => 2 * (g(256) as i32 - 128),
+            2 => 2 * (g(200) as i32) - 199,
+            _ => (g(1 << 16) as i32 - (1 << 15)) * 1023 + 1,
+        })
+        .collect()
+}
+
+impl Arbitrary for CountsCase {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let scaled = ScaledCase::<f32>::arbitrary(g);
+        let (k, n) = (scaled.a.ncols, scaled.n);
+        let mut draw = |below_: u32| u32::arbitrary(g) % below_;
+        let v = (0..k)
+            .flat_map(|_| {
+                let kind = draw(4);
+                counts_row(&mut draw, kind, n)
+            })
+            .collect();
+        CountsCase { scaled, v }
+    }
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        let v = self.v.clone();
+        Box::new(self.scaled.shrink().map(move |scaled| CountsCase {
+            scaled,
+            v: v.clone(),
+        }))
+    }
+}
+
+/// [`ext::mxm_counts_scaled`] on backend `b`, every format, against
+/// [`oracle_mxm_dense_scaled`] of the counts read as `f32`, into an output of
+/// old contents; and equal bit for bit to [`ext::mxm_dense_scaled`] of those
+/// `f32` on the same backend (the values it promises).
+pub fn prop_mxm_counts_scaled<B: TestBackend>(b: &B, c: &CountsCase) -> Result<(), String> {
+    use bitgraphblas::algebra::PlusTimes;
+    let sc = &c.scaled;
+    let (m, k, n) = (sc.a.nrows, sc.a.ncols, sc.n);
+    let f: Vec<f32> = c.v.iter().map(|&x| x as f32).collect();
+    let as_f32 = ScaledCase {
+        b: f.clone(),
+        ..sc.clone()
+    };
+    let vd = ctx(
+        "upload V",
+        b.upload_dense(&DenseMatrix::from_vec(k, n, c.v.clone()).expect("sizes")),
+    )?;
+    let fd = ctx(
+        "upload V as f32",
+        b.upload_dense(&DenseMatrix::from_vec(k, n, f).expect("sizes")),
+    )?;
+    let up = |v: &Option<SpVec<f32>>| -> Result<Option<B::Vector<f32>>, String> {
+        v.as_ref()
+            .map(|v| ctx("upload a scale", b.upload_vector(&v.vector())))
+            .transpose()
+    };
+    let (left, right, col, bias) = (up(&sc.left)?, up(&sc.right)?, up(&sc.col)?, up(&sc.bias)?);
+    let scales = ext::DenseScales {
+        left: left.as_ref(),
+        right: right.as_ref(),
+        col: col.as_ref(),
+        bias: bias.as_ref(),
+    };
+    for fmt in FORMATS {
+        let (a, used) = sc.a.in_format(fmt, sc.iso);
+        let expected = oracle_mxm_dense_scaled::<PlusTimes<f32>>(&used, &as_f32);
+        let a = ctx("upload A", b.upload_matrix(&a))?;
+        let old = DenseMatrix::from_vec(m, n, vec![sc.iso; m * n]).expect("sizes");
+        let mut out = ctx("upload C", b.upload_dense(&old))?;
+        ctx(
+            "mxm_counts_scaled",
+            ext::mxm_counts_scaled(b, &mut out, &a, &vd, scales),
+        )?;
+        let out = ctx("download C", b.download_dense(&out))?;
+        let got: Vec<Option<f32>> = out.as_slice().iter().map(|&x| Some(x)).collect();
+        compare(&format!("mxm_counts_scaled A {fmt:?}"), n, &expected, &got)?;
+        let mut same = ctx("upload C", b.upload_dense(&old))?;
+        let r = ext::mxm_dense_scaled(b, &mut same, PlusTimes::<f32>::new(), &a, &fd, scales);
+        ctx("mxm_dense_scaled", r)?;
+        let same = ctx("download C", b.download_dense(&same))?;
+        if let Some(p) =
+            (0..m * n).find(|&p| out.as_slice()[p].to_bits() != same.as_slice()[p].to_bits())
+        {
+            return Err(format!(
+                "mxm_counts_scaled A {fmt:?}: at ({}, {}) {} where mxm_dense_scaled of the counts as f32 gives {}",
+                p / n.max(1),
+                p % n.max(1),
+                out.as_slice()[p],
+                same.as_slice()[p]
+            ));
+        }
     }
     Ok(())
 }

@@ -235,6 +235,7 @@ impl<B: Backend> GnnGraph<B> {
         let scales = DenseScales {
             left: Some(d),
             right: Some(d),
+            col: None,
             bias,
         };
         ext::mxm_dense_scaled(b, &mut s, PlusTimes::<f32>::new(), ahat, y, scales)?;
@@ -267,31 +268,60 @@ impl<B: Backend> GnnGraph<B> {
         Ok(s)
     }
 
-    /// `BSpMM.BBB`, then `lin`'s scaled product of its result read as +1/-1
-    /// (`BMM.BBF`), in one call ([`ext::bspmm_bmm`]: one kernel on the GPU,
-    /// as BitGNN fuses them). Bit `ij` of the first is
+    /// `D^-1/2 (A + I) D^-1/2 (v diag(s)) + bias` for integer counts `v`
+    /// (a binary layer's product before its column factor `s`), as
+    /// [`ext::mxm_counts_scaled`] computes it: the factor after the sum.
+    /// On the GPU, where rows are long, the counts are gathered as bytes.
+    pub fn gcn_counts(
+        &self,
+        b: &B,
+        v: &B::Dense<i32>,
+        s: &B::Vector<f32>,
+        bias: Option<&B::Vector<f32>>,
+    ) -> GnnResult<B::Dense<f32>>
+    where
+        B: BackendExt,
+    {
+        let d = Self::need("D^-1/2", &self.dinv_sqrt)?;
+        let ahat = Self::need("A + I", &self.ahat)?;
+        let (n, k) = shape(v);
+        let mut out = b.dense_for_output::<f32>(n, k)?;
+        let scales = DenseScales {
+            left: Some(d),
+            right: Some(d),
+            col: Some(s),
+            bias,
+        };
+        ext::mxm_counts_scaled(b, &mut out, ahat, v, scales)?;
+        Ok(out)
+    }
+
+    /// `BSpMM.BBB`, then `lin`'s integer product of its result read as
+    /// +1/-1 (`BMM.BBI`: `PLUS.XNOR` counts, before the layer's column
+    /// factor), in one call ([`ext::bspmm_bmm`]: one kernel on the GPU, as
+    /// BitGNN fuses them). Bit `ij` of the first is
     /// `Σ_{j' ∈ N(i) ∪ {i}} ±h_j'j >= t_j` (`h` read as +1/-1). Returns the
-    /// bits and the product.
+    /// bits and the counts.
     pub fn closed_sum_bits_then(
         &self,
         b: &B,
         h: &B::Bits,
         t: &B::Dense<f32>,
         lin: &BinLinear<B>,
-    ) -> GnnResult<(B::Bits, B::Dense<f32>)>
+    ) -> GnnResult<(B::Bits, B::Dense<i32>)>
     where
         B: BackendExt,
     {
         let a = Self::need("A + I bits", &self.ahat_bits)?;
         let (n, k) = shape(h);
         let mut q = b.bits_new(n, k, BitLayout::RowMajor)?;
-        let mut y = b.dense_for_output::<f32>(n, lin.out())?;
+        let mut v = b.dense_for_output::<i32>(n, lin.out())?;
         let first = BitOutput::Bits {
             out: &mut q,
             scales: Scales::default(),
             threshold: Threshold::PerColumn(t),
         };
-        let (second, semiring, w) = lin.signed_product(&mut y);
+        let (second, semiring, w) = lin.signed_counts(&mut v);
         ext::bspmm_bmm(
             b,
             first,
@@ -302,7 +332,7 @@ impl<B: Backend> GnnGraph<B> {
             semiring,
             w,
         )?;
-        Ok((q, y))
+        Ok((q, v))
     }
 }
 

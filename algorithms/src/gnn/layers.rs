@@ -185,6 +185,9 @@ pub struct BinLinear<B: Backend> {
     /// stored as a pattern.
     weight_rows: B::Bits,
     scale: B::Dense<f32>,
+    /// The factor as a vector: the column scale `s` of an aggregation of
+    /// the integer product ([`GnnGraph::gcn_counts`](super::GnnGraph::gcn_counts)).
+    col_scale: B::Vector<f32>,
 }
 
 impl<B: Backend> BinLinear<B> {
@@ -206,6 +209,7 @@ impl<B: Backend> BinLinear<B> {
         Ok(BinLinear {
             weight: b.upload_bits(&bits(BitLayout::ColMajor)?)?,
             weight_rows: b.upload_bits(&bits(BitLayout::RowMajor)?)?,
+            col_scale: b.upload_vector(&Vector::from_dense(scale.clone()))?,
             scale: b.upload_dense(&DenseMatrix::from_vec(1, fout, scale)?)?,
         })
     }
@@ -250,21 +254,20 @@ impl<B: Backend> BinLinear<B> {
         Ok(y)
     }
 
-    /// What [`BinLinear::scaled`] passes to `bmm` for a +1/-1 input (the
-    /// `Signed` activation), writing `y`: the output, the semiring and the
-    /// weight bits, for a fused call that computes the input itself.
-    pub(crate) fn signed_product<'o>(
+    /// What a fused call passes to `bmm` for a +1/-1 input (the `Signed`
+    /// activation) to get the integer product `x sign(W)` (`PLUS.XNOR`
+    /// counts) into `v`: the output, the semiring and the weight bits. The
+    /// layer's value is those counts times [`BinLinear::col_scale`].
+    pub(crate) fn signed_counts<'o>(
         &'o self,
-        y: &'o mut B::Dense<f32>,
+        v: &'o mut B::Dense<i32>,
     ) -> (BitOutput<'o, B>, BitSemiring, &'o B::Bits) {
-        let out = BitOutput::Scaled {
-            out: y,
-            scales: Scales {
-                col: Some(&self.scale),
-                ..Scales::default()
-            },
-        };
-        (out, BitSemiring::PLUS_XNOR, &self.weight)
+        (BitOutput::Counts(v), BitSemiring::PLUS_XNOR, &self.weight)
+    }
+
+    /// The per-column factor (Bi-GCN's mean of `|W|`) as a vector.
+    pub fn col_scale(&self) -> &B::Vector<f32> {
+        &self.col_scale
     }
 
     /// `BMM.?BB`: bit `ij` is `(x sign(W))_ij >= t_j` (the integer product,

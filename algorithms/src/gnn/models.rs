@@ -229,6 +229,19 @@ impl<B: BackendExt, L: Product<B>> GcnConv<B, L> {
     }
 }
 
+impl<B: BackendExt> GcnConv<B, BinLinear<B>> {
+    /// The binary layer after its integer product `v`:
+    /// `D^-1/2 (A + I) D^-1/2 (v diag(s)) + bias`, `s` the layer's factor.
+    fn aggregate_counts(
+        &self,
+        b: &B,
+        g: &GnnGraph<B>,
+        v: &B::Dense<i32>,
+    ) -> GnnResult<B::Dense<f32>> {
+        g.gcn_counts(b, v, self.lin.col_scale(), Some(&self.bias.bias))
+    }
+}
+
 /// How a `RootConv` aggregates its neighbours.
 #[derive(Clone, Copy)]
 enum Aggregate {
@@ -534,9 +547,11 @@ impl<B: BackendExt> Network<B> {
                 conv2,
             } => {
                 let p = lin1.bits(b, x, &bn1.threshold)?;
-                // BSpMM.BBB and the second layer's BMM.BBF in one call
-                let (q, y) = g.closed_sum_bits_then(b, &p, &bn1a.threshold, &conv2.lin)?;
-                let logits = conv2.aggregate(b, g, &y)?;
+                // BSpMM.BBB and the second layer's BMM (counts) in one call,
+                // then the GCN aggregation of the counts, their factor after
+                // the sum
+                let (q, v) = g.closed_sum_bits_then(b, &p, &bn1a.threshold, &conv2.lin)?;
+                let logits = conv2.aggregate_counts(b, g, &v)?;
                 Inference {
                     logits,
                     hidden: Some(Hidden::Bits(q)),

@@ -102,9 +102,9 @@ impl CudaBackend {
     }
 
     /// [`crate::ext::mxm_dense_scaled`]: one kernel (`csr_spmm`) where `A`
-    /// is CSR, the semiring has a kernel and the given vectors are full
-    /// (where rows are long, after a pass that scales `B` by `r`);
-    /// [`mxm_dense_scaled_generic`] otherwise. `C` is written in place
+    /// is CSR, the semiring has a kernel, the given vectors are full and
+    /// there is no column scale `s` (where rows are long, after a pass that
+    /// scales `B` by `r`); [`mxm_dense_scaled_generic`] otherwise. `C` is written in place
     /// where it has the result's shape.
     pub(crate) fn mxm_dense_scaled_op<S: Semiring>(
         &self,
@@ -115,12 +115,13 @@ impl CudaBackend {
         scales: DenseScales<'_, CudaBackend, S::T>,
     ) -> Result<()> {
         let full = |v: Option<&CudaVector<S::T>>| v.map_or(Some(DevPtr::null()), full_vals);
-        let (Ok(id), DMat::Csr { .. }, Some(left), Some(right), Some(bias)) = (
+        let (Ok(id), DMat::Csr { .. }, Some(left), Some(right), Some(bias), None) = (
             Sr::of(&semiring, "mxm_dense_scaled"),
             &a.repr,
             full(scales.left),
             full(scales.right),
             full(scales.bias),
+            scales.col,
         ) else {
             return mxm_dense_scaled_generic(self, c, semiring, a, b, scales);
         };

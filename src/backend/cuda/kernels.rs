@@ -26,8 +26,9 @@
 //! - `dense_mxm_<semiring>_<type>`: products of dense row-major matrices
 //!   over one semiring (built-in, or a user one as for `sr_*`) at one
 //!   element type.
-//! - `dense_rows`: type-free row reductions of `f32` dense matrices
-//!   (`argmax`, `log_softmax`).
+//! - `dense_rows`: type-free row kernels of `f32` dense matrices
+//!   (`argmax`, `log_softmax`) and the CSR product of `i32` counts
+//!   (`ext::mxm_counts_scaled`, with the pass that packs them into bytes).
 
 use std::sync::Mutex;
 
@@ -188,8 +189,14 @@ pub(crate) const BITS_CONVERT: [&str; 10] = [
 /// Entries of `dense_mxm_<semiring>_<type>` (each gets `_<semiring>_<type>`):
 /// the tiled product for narrow and for wide outputs.
 pub(crate) const DENSE_MXM: [&str; 2] = ["dense_mxm_n16", "dense_mxm_n64"];
-/// Entries of `dense_rows` (f32 row reductions).
-pub(crate) const DENSE_ROWS: [&str; 2] = ["dense_argmax_rows", "dense_log_softmax_rows"];
+/// Entries of `dense_rows` (f32 row reductions, the product of counts).
+pub(crate) const DENSE_ROWS: [&str; 5] = [
+    "dense_argmax_rows",
+    "dense_log_softmax_rows",
+    "counts_pack",
+    "csr_mxm_counts",
+    "csr_mxm_counts_packed",
+];
 
 /// The bit products' output kinds, as entry names spell them
 /// (`BitOutput::Counts`, `Scaled`, `Bits`).

@@ -78,6 +78,7 @@ mod codes;
 mod convert;
 mod csr;
 mod dense;
+mod dense_counts;
 mod dense_ops;
 mod device;
 pub mod kernels;

@@ -80,6 +80,16 @@ impl BackendExt for CudaBackend {
         self.mxm_dense_scaled_op(c, semiring, a, b, scales)
     }
 
+    fn mxm_counts_scaled(
+        &self,
+        c: &mut CudaDense<f32>,
+        a: &CudaMatrix<f32>,
+        v: &CudaDense<i32>,
+        scales: DenseScales<'_, Self, f32>,
+    ) -> Result<()> {
+        self.mxm_counts_scaled_op(c, a, v, scales)
+    }
+
     fn pattern_with<T: Scalar, U: Scalar>(
         &self,
         a: &CudaMatrix<T>,

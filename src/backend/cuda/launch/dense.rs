@@ -1,6 +1,6 @@
 //! Typed launches of the dense-matrix modules: the products
 //! `dense_mxm_<semiring>_<type>` (`cuda/dense_mxm.cu`) and the type-free
-//! row reductions `dense_rows` (`cuda/dense_rows.cu`).
+//! row kernels `dense_rows` (`cuda/dense_rows.cu`, `cuda/csr_counts.cu`).
 
 /// `dense_mxm_<semiring>_<type>`: `C = A ⊕.⊗ B` on dense row-major matrices.
 pub(crate) mod mxm {
@@ -16,7 +16,8 @@ pub(crate) mod mxm {
     }
 }
 
-/// `dense_rows`: row reductions of `f32` matrices, a warp per row.
+/// `dense_rows`: row reductions of `f32` matrices, a warp per row, and the
+/// CSR product of `i32` counts.
 pub(crate) mod rows {
     use super::super::super::device::DevPtr;
     use super::super::super::kernels::ModuleId;
@@ -27,5 +28,22 @@ pub(crate) mod rows {
         fn dense_argmax_rows(a: DevPtr<f32>, m: u64, n: u64, out: DevPtr<u32>);
         /// `c = log_softmax(a)` along each row.
         fn dense_log_softmax_rows(a: DevPtr<f32>, m: u64, n: u64, c: DevPtr<f32>);
+        /// Each row of the `k x nf` counts `v` as `stride` words: `r_j`
+        /// (1 where `right` is null), its mode, its values a byte each.
+        fn counts_pack(v: DevPtr<i32>, k: u64, nf: u64, right: DevPtr<f32>, stride: u64,
+            packed: DevPtr<u32>);
+        /// `c = ((l (A (r v))) s) + bias` on CSR `A` (`vals` null: every
+        /// entry `isobits`), a group of `g` lanes a row, `v` read directly
+        /// (`packed` unused).
+        fn csr_mxm_counts(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<f32>, isobits: u64,
+            m: u64, v: DevPtr<i32>, packed: DevPtr<u32>, stride: u64, nf: u64, g: u32,
+            left: DevPtr<f32>, right: DevPtr<f32>, col: DevPtr<f32>, bias: DevPtr<f32>,
+            c: DevPtr<f32>);
+        /// The same, `v`'s rows read from `packed` (`counts_pack`; `v` for
+        /// the rows that did not fit, `right` unused).
+        fn csr_mxm_counts_packed(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<f32>,
+            isobits: u64, m: u64, v: DevPtr<i32>, packed: DevPtr<u32>, stride: u64, nf: u64,
+            g: u32, left: DevPtr<f32>, right: DevPtr<f32>, col: DevPtr<f32>, bias: DevPtr<f32>,
+            c: DevPtr<f32>);
     }
 }

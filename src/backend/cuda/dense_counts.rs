@@ -1,0 +1,126 @@
+//! [`crate::ext::mxm_counts_scaled`] on the GPU: the CSR product of `i32`
+//! counts read as `f32` (`cuda/csr_counts.cu`), its rows of counts read
+//! directly or, where each is gathered many times, packed into bytes first.
+
+use super::device::DevPtr;
+use super::launch::dense;
+use super::mem::DMat;
+use super::mxv::full_vals;
+use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
+use crate::error::Result;
+use crate::ext::scaled::{mxm_counts_scaled_generic, DenseScales};
+
+/// The counts are packed into bytes (`counts_pack`) where `A` has at least
+/// this many entries a row of `V` on average: each packed row then serves
+/// that many gathers of two sectors where its `i32` row (41 columns: 164
+/// bytes, six sectors) would have been read, for one pass over `V`. On a
+/// graph of a few entries a row the pass would cost more than it saves, and
+/// its launch would lengthen the forward pass of a small graph.
+const PACK_MEAN_GATHERS: usize = 8;
+
+/// Words a packed row of `nf` counts takes: `r_j`, the mode, a byte a
+/// count, rounded up to 16 bytes.
+fn packed_stride(nf: usize) -> usize {
+    (8 + nf).div_ceil(16) * 4
+}
+
+/// Lanes a row of `C` (four columns each, a power of two, at most 32).
+fn row_lanes(nf: usize) -> u32 {
+    nf.div_ceil(4).next_power_of_two().clamp(1, 32) as u32
+}
+
+impl CudaBackend {
+    /// [`crate::ext::mxm_counts_scaled`]: one kernel (`csr_mxm_counts`)
+    /// where `A` is CSR and the given vectors are full; where rows of `V`
+    /// are gathered [`PACK_MEAN_GATHERS`] times or more on average, a pass
+    /// packing them first (`counts_pack`, then `csr_mxm_counts_packed`);
+    /// [`mxm_counts_scaled_generic`] otherwise. The same values either way.
+    pub(crate) fn mxm_counts_scaled_op(
+        &self,
+        c: &mut CudaDense<f32>,
+        a: &CudaMatrix<f32>,
+        v: &CudaDense<i32>,
+        scales: DenseScales<'_, CudaBackend, f32>,
+    ) -> Result<()> {
+        let full = |x: Option<&CudaVector<f32>>| x.map_or(Some(DevPtr::null()), full_vals);
+        let (DMat::Csr { .. }, Some(left), Some(right), Some(col), Some(bias)) = (
+            &a.repr,
+            full(scales.left),
+            full(scales.right),
+            full(scales.col),
+            full(scales.bias),
+        ) else {
+            return mxm_counts_scaled_generic(self, c, a, v, scales);
+        };
+        let r = self.csr_product_input(a, false)?;
+        let (k, nf) = (v.nrows, v.ncols);
+        self.dense_output(c, r.nrows, nf)?;
+        if r.nrows == 0 || nf == 0 {
+            return Ok(());
+        }
+        let g = row_lanes(nf);
+        let pack = r.nnz >= PACK_MEAN_GATHERS * k.max(1);
+        let stride = if pack { packed_stride(nf) } else { 0 };
+        let packed = self.dev.alloc::<u32>(k * stride)?;
+        if pack {
+            dense::rows::counts_pack(
+                v.data.ptr(),
+                k as u64,
+                nf as u64,
+                right,
+                stride as u64,
+                packed.ptr(),
+            )
+            .run(&self.dev, k * 32)?;
+        }
+        let kernel = if pack {
+            dense::rows::csr_mxm_counts_packed
+        } else {
+            dense::rows::csr_mxm_counts
+        };
+        kernel(
+            r.rowptr,
+            r.colidx,
+            r.vals,
+            r.isobits,
+            r.nrows as u64,
+            v.data.ptr(),
+            packed.ptr(),
+            stride as u64,
+            nf as u64,
+            g,
+            left,
+            right,
+            col,
+            bias,
+            c.data.ptr(),
+        )
+        .run(&self.dev, r.nrows * g as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_rows_hold_their_header_and_bytes_in_whole_16_byte_units() {
+        for nf in [1, 7, 8, 9, 16, 41, 56, 57, 130] {
+            let words = packed_stride(nf);
+            assert_eq!(words % 4, 0, "{nf}");
+            // the last word a lane reads (columns 4l .. 4l + 3) lies inside
+            assert!(2 + nf.div_ceil(4) <= words, "{nf}");
+            assert!(words * 4 < 8 + nf + 16, "{nf}");
+        }
+        assert_eq!(packed_stride(41), 16); // 64 bytes: two sectors
+    }
+
+    #[test]
+    fn a_row_takes_the_lanes_its_columns_need() {
+        assert_eq!(row_lanes(1), 1);
+        assert_eq!(row_lanes(7), 2);
+        assert_eq!(row_lanes(41), 16);
+        assert_eq!(row_lanes(128), 32);
+        assert_eq!(row_lanes(1000), 32);
+    }
+}
