@@ -21,13 +21,16 @@
 // mode with 0x80 in its low byte, leaves v exactly.
 //
 // The product: a group of G lanes (a power of two, at most 32) a row of C,
-// lane l owning columns 4l .. 4l + 3 of each chunk of 4G columns. The group's
-// lanes load G entries of the row (columns, values) together, pass them round
-// by shuffles, and gather COUNTS_UNROLL entries' rows before folding them.
+// lane l owning columns 4l .. 4l + 3 of each chunk of 4G columns. Every lane
+// of the group walks the row's entries in rounds of COUNTS_ROUND (the same
+// columns: one load for the group), gathering the round's rows of counts
+// together before folding them in order.
 
 #define COUNTS_MODE_BYTE 0x4B000000u
 #define COUNTS_MODE_HALF 0x4B800000u
-#define COUNTS_UNROLL 4
+// Entries of a row a round: their columns load together, the next round's
+// while this round's rows gather (one dependent load a round).
+#define COUNTS_ROUND 8
 
 // Row j of V packed, a warp a row: its mode, then its bytes (padding 128,
 // read as 0 and never stored), then r_j and the mode.
@@ -64,25 +67,49 @@ __device__ __forceinline__ f32 counts_byte(u32 w, u32 mode, u32 q) {
   return __fsub_rn(__uint_as_float(__byte_perm(w, mode, 0x7650u | q)), __uint_as_float(mode | 0x80u));
 }
 
-// r_j v_jf for this lane's four columns f .. f + 3 (0 past nf) of row j.
+// Row j's part of this lane's four columns f .. f + 3: r_j and the packed
+// word with the mode (packed), or r_j and the four counts (0 past nf).
+struct CountsRow {
+  f32 r;
+  u32 mode;
+  u32 w[4];
+};
+
 template <bool PACKED>
-__device__ __forceinline__ void counts_terms(const i32* __restrict__ v, const u32* __restrict__ packed, u64 stride,
-                                             const f32* __restrict__ right, u64 nf, u64 f, u32 j, f32 (&t)[4]) {
-  f32 r = 1.0f;
-  u32 mode = 0, w = 0;
+__device__ __forceinline__ CountsRow counts_load(const i32* __restrict__ v, const u32* __restrict__ packed,
+                                                 u64 stride, const f32* __restrict__ right, u64 nf, u64 f, u32 j) {
+  CountsRow x = {1.0f, 0u, {0u, 0u, 0u, 0u}};
   if (PACKED) {
     const u32* row = packed + (u64)j * stride;
     const uint2 h = *(const uint2*)row;
-    r = __uint_as_float(h.x);
-    mode = h.y;
-    if (f < nf) w = row[2 + f / 4];
+    x.r = __uint_as_float(h.x);
+    x.mode = h.y;
+    if (f < nf) x.w[0] = row[2 + f / 4];
   } else if (right) {
-    r = right[j];
+    x.r = right[j];
   }
+  if (x.mode == 0) {
 #pragma unroll
-  for (u32 q = 0; q < 4; ++q) {
-    const f32 x = mode ? counts_byte(w, mode, q) : f + q < nf ? __int2float_rn(v[(u64)j * nf + f + q]) : 0.0f;
-    t[q] = __fmul_rn(r, x);
+    for (u32 q = 0; q < 4; ++q) x.w[q] = f + q < nf ? (u32)v[(u64)j * nf + f + q] : 0u;
+  }
+  return x;
+}
+
+// r_j v_jf for the four columns.
+__device__ __forceinline__ void counts_terms(const CountsRow& x, f32 (&t)[4]) {
+#pragma unroll
+  for (u32 q = 0; q < 4; ++q)
+    t[q] = __fmul_rn(x.r, x.mode ? counts_byte(x.w[0], x.mode, q) : __int2float_rn((i32)x.w[q]));
+}
+
+// Entries [p0, p0 + COUNTS_ROUND) of a row ending at e: columns and values.
+__device__ __forceinline__ void counts_round(const u32* __restrict__ colidx, const f32* __restrict__ vals, f32 iso,
+                                             u32 p0, u32 e, u32 (&j)[COUNTS_ROUND], f32 (&a)[COUNTS_ROUND]) {
+#pragma unroll
+  for (u32 y = 0; y < COUNTS_ROUND; ++y) {
+    const u32 p = p0 + y;
+    j[y] = p < e ? colidx[p] : 0;
+    a[y] = vals && p < e ? vals[p] : iso;
   }
 }
 
@@ -93,39 +120,40 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
                                            const f32* __restrict__ left, const f32* __restrict__ right,
                                            const f32* __restrict__ col, const f32* __restrict__ bias,
                                            f32* __restrict__ c) {
-  const u32 lane = threadIdx.x & 31, gl = lane & (g - 1);
-  const u32 mask = g == 32 ? FULL_MASK : ((1u << g) - 1) << (lane & ~(g - 1));
+  const u32 gl = (threadIdx.x & 31) & (g - 1);
   const u64 groups = gthreads() / g;
   for (u64 i = gtid() / g; i < m; i += groups) {
     const u32 s = rowptr[i], e = rowptr[i + 1];
     for (u64 f0 = 0; f0 < nf; f0 += 4 * (u64)g) {
       const u64 f = f0 + 4 * gl;
       f32 acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      for (u32 p0 = s; p0 < e; p0 += g) {
-        const u32 nb = min(g, e - p0);
-        const u32 jl = gl < nb ? colidx[p0 + gl] : 0;
-        const f32 al = vals && gl < nb ? vals[p0 + gl] : iso;
-        for (u32 x = 0; x < nb; x += COUNTS_UNROLL) {
-          u32 j[COUNTS_UNROLL];
-          f32 a[COUNTS_UNROLL], t[COUNTS_UNROLL][4];
+      u32 jn[COUNTS_ROUND];
+      f32 an[COUNTS_ROUND];
+      if (s < e) counts_round(colidx, vals, iso, s, e, jn, an);
+      for (u32 p0 = s; p0 < e; p0 += COUNTS_ROUND) {
+        u32 j[COUNTS_ROUND];
+        f32 a[COUNTS_ROUND];
 #pragma unroll
-          for (u32 y = 0; y < COUNTS_UNROLL; ++y) {
-            j[y] = __shfl_sync(mask, jl, x + y, g);
-            a[y] = __shfl_sync(mask, al, x + y, g);
-          }
-#pragma unroll
-          for (u32 y = 0; y < COUNTS_UNROLL; ++y)
-            if (x + y < nb) counts_terms<PACKED>(v, packed, stride, right, nf, f, j[y], t[y]);
-#pragma unroll
-          for (u32 y = 0; y < COUNTS_UNROLL; ++y)
-            if (x + y < nb) {
-#pragma unroll
-              for (u32 q = 0; q < 4; ++q) {
-                const f32 term = __fmul_rn(a[y], t[y][q]);
-                acc[q] = p0 + x + y == s ? term : __fadd_rn(acc[q], term);
-              }
-            }
+        for (u32 y = 0; y < COUNTS_ROUND; ++y) {
+          j[y] = jn[y];
+          a[y] = an[y];
         }
+        if (p0 + COUNTS_ROUND < e) counts_round(colidx, vals, iso, p0 + COUNTS_ROUND, e, jn, an);
+        CountsRow x[COUNTS_ROUND];
+#pragma unroll
+        for (u32 y = 0; y < COUNTS_ROUND; ++y)
+          if (p0 + y < e) x[y] = counts_load<PACKED>(v, packed, stride, right, nf, f, j[y]);
+#pragma unroll
+        for (u32 y = 0; y < COUNTS_ROUND; ++y)
+          if (p0 + y < e) {
+            f32 t[4];
+            counts_terms(x[y], t);
+#pragma unroll
+            for (u32 q = 0; q < 4; ++q) {
+              const f32 term = __fmul_rn(a[y], t[q]);
+              acc[q] = p0 + y == s ? term : __fadd_rn(acc[q], term);
+            }
+          }
       }
 #pragma unroll
       for (u32 q = 0; q < 4; ++q)
