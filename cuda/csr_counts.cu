@@ -68,7 +68,8 @@ __device__ __forceinline__ f32 counts_byte(u32 w, u32 mode, u32 q) {
 }
 
 // Row j's part of this lane's four columns f .. f + 3: r_j and the packed
-// word with the mode (packed), or r_j and the four counts (0 past nf).
+// word with the row's mode (packed), or r_j and the four counts (0 past nf).
+// Loads only, no branch on what they bring: a round's rows gather together.
 struct CountsRow {
   f32 r;
   u32 mode;
@@ -85,21 +86,31 @@ __device__ __forceinline__ CountsRow counts_load(const i32* __restrict__ v, cons
     x.r = __uint_as_float(h.x);
     x.mode = h.y;
     if (f < nf) x.w[0] = row[2 + f / 4];
-  } else if (right) {
-    x.r = right[j];
-  }
-  if (x.mode == 0) {
+  } else {
+    if (right) x.r = right[j];
 #pragma unroll
-    for (u32 q = 0; q < 4; ++q) x.w[q] = f + q < nf ? (u32)v[(u64)j * nf + f + q] : 0u;
+    for (u32 q = 0; q < 4; ++q)
+      if (f + q < nf) x.w[q] = (u32)v[(u64)j * nf + f + q];
   }
   return x;
 }
 
-// r_j v_jf for the four columns.
-__device__ __forceinline__ void counts_terms(const CountsRow& x, f32 (&t)[4]) {
+// r_j v_jf for the four columns; a packed row of mode 0 (rare) reads its
+// counts from V here.
+template <bool PACKED>
+__device__ __forceinline__ void counts_terms(CountsRow x, const i32* __restrict__ v, u64 nf, u64 f, u32 j,
+                                             f32 (&t)[4]) {
+  if (PACKED && x.mode != 0) {
 #pragma unroll
-  for (u32 q = 0; q < 4; ++q)
-    t[q] = __fmul_rn(x.r, x.mode ? counts_byte(x.w[0], x.mode, q) : __int2float_rn((i32)x.w[q]));
+    for (u32 q = 0; q < 4; ++q) t[q] = __fmul_rn(x.r, counts_byte(x.w[0], x.mode, q));
+    return;
+  }
+  if (PACKED) {
+#pragma unroll
+    for (u32 q = 0; q < 4; ++q) x.w[q] = f + q < nf ? (u32)v[(u64)j * nf + f + q] : 0u;
+  }
+#pragma unroll
+  for (u32 q = 0; q < 4; ++q) t[q] = __fmul_rn(x.r, __int2float_rn((i32)x.w[q]));
 }
 
 // Entries [p0, p0 + COUNTS_ROUND) of a row ending at e: columns and values.
@@ -122,6 +133,7 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
                                            f32* __restrict__ c) {
   const u32 gl = (threadIdx.x & 31) & (g - 1);
   const u64 groups = gthreads() / g;
+  const bool unit = !vals && iso == 1.0f;
   for (u64 i = gtid() / g; i < m; i += groups) {
     const u32 s = rowptr[i], e = rowptr[i + 1];
     for (u64 f0 = 0; f0 < nf; f0 += 4 * (u64)g) {
@@ -147,10 +159,11 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
         for (u32 y = 0; y < COUNTS_ROUND; ++y)
           if (p0 + y < e) {
             f32 t[4];
-            counts_terms(x[y], t);
+            counts_terms<PACKED>(x[y], v, nf, f, j[y], t);
 #pragma unroll
             for (u32 q = 0; q < 4; ++q) {
-              const f32 term = __fmul_rn(a[y], t[q]);
+              // a ⊗ t, where a is 1 (an iso matrix of ones) t itself
+              const f32 term = unit ? t[q] : __fmul_rn(a[y], t[q]);
               acc[q] = p0 + y == s ? term : __fadd_rn(acc[q], term);
             }
           }
