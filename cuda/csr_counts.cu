@@ -9,9 +9,9 @@
 // The counts come from V (i32, row-major k x nf), or from its packed form
 // (`counts_pack`), where rows of V are gathered many times: row j as 4-byte
 // words, word 0 the bits of r_j (1 where r is absent), word 1 the row's mode,
-// then the row's values a byte each (byte f of the words from 2 on), the row
-// padded to a multiple of 16 bytes (64 bytes, two sectors, for 41 columns,
-// where f32 takes 164):
+// words 2 and 3 unused, then the row's values a byte each (byte f of the
+// words from 4 on), the row padded to a multiple of 16 bytes (64 bytes, two
+// sectors, for 41 columns, where f32 takes 164):
 // - mode 0x4B000000 (2^23 as a float): u = v + 128, every v of the row in
 //   [-128, 127];
 // - mode 0x4B800000 (2^24): u = v / 2 + 128, every v even, in [-256, 254];
@@ -20,17 +20,27 @@
 // (2^24 + 2u: the unit there is 2), from which 2^23 + 128 (2^24 + 256), the
 // mode with 0x80 in its low byte, leaves v exactly.
 //
-// The product: a group of G lanes (a power of two, at most 32) a row of C,
-// lane l owning columns 4l .. 4l + 3 of each chunk of 4G columns. Every lane
-// of the group walks the row's entries in rounds of COUNTS_ROUND (the same
-// columns: one load for the group), gathering the round's rows of counts
-// together before folding them in order.
+// The product: a group of G lanes (a power of two, at most 32) a row of C
+// (grid-stride over rows), each lane owning CPL adjacent columns of each
+// chunk of CPL G columns, walking the row's entries in rounds (every lane of
+// the group loads the same columns of A: one load for the group) and
+// gathering a round's rows of counts together before folding them in order.
+// - packed (`csr_mxm_counts_packed`): 16 columns a lane, one 16-byte load of
+//   a row's bytes (what a gathered row costs beside its columns' arithmetic,
+//   an address, two loads and their tests, is a lane's, so a lane takes all
+//   the columns one load brings), rounds of 2 entries; on the Reddit-size
+//   graph (41 columns) this, the loads without a branch between them and the
+//   occupancy below took the kernel from 8.8 ms to 1.73 ms
+//   (scripts/gpu-counts-check.py);
+// - direct (`csr_mxm_counts`, where rows of V are gathered a few times): a
+//   column a lane, rounds of 16 entries (a hub row's chain of dependent
+//   loads is a sixteenth of its length).
 
 #define COUNTS_MODE_BYTE 0x4B000000u
 #define COUNTS_MODE_HALF 0x4B800000u
-// Entries of a row a round: their columns load together, the next round's
-// while this round's rows gather (one dependent load a round).
-#define COUNTS_ROUND 8
+// Words before a packed row's bytes (r_j, the mode, two unused): the bytes
+// start 16-aligned, so a lane's 16 columns are one 16-byte load.
+#define COUNTS_HEADER 4
 
 // Row j of V packed, a warp a row: its mode, then its bytes (padding 128,
 // read as 0 and never stored), then r_j and the mode.
@@ -38,7 +48,7 @@ extern "C" __global__ void counts_pack(const i32* __restrict__ v, u64 k, u64 nf,
                                        u64 stride, u32* __restrict__ packed) {
   const u64 warp = gtid() / 32, nwarps = gthreads() / 32;
   const u32 lane = threadIdx.x & 31;
-  const u64 width = stride * 4 - 8;
+  const u64 width = (stride - COUNTS_HEADER) * 4;
   for (u64 j = warp; j < k; j += nwarps) {
     const i32* row = v + j * nf;
     bool byte = true, half = true;
@@ -50,7 +60,7 @@ extern "C" __global__ void counts_pack(const i32* __restrict__ v, u64 k, u64 nf,
     byte = __all_sync(FULL_MASK, byte);
     half = __all_sync(FULL_MASK, half);
     u32* out = packed + j * stride;
-    u8* bytes = (u8*)(out + 2);
+    u8* bytes = (u8*)(out + COUNTS_HEADER);
     for (u64 f = lane; f < width; f += 32) {
       const i32 x = f < nf ? row[f] : 0;
       bytes[f] = (u8)((byte ? x : x >> 1) + 128);
@@ -58,73 +68,125 @@ extern "C" __global__ void counts_pack(const i32* __restrict__ v, u64 k, u64 nf,
     if (lane == 0) {
       out[0] = __float_as_uint(right ? right[j] : 1.0f);
       out[1] = byte ? COUNTS_MODE_BYTE : half ? COUNTS_MODE_HALF : 0u;
+      out[2] = out[3] = 0u;
     }
   }
 }
 
-// The value in byte q of w, in a row of mode `mode` (not 0): exact.
-__device__ __forceinline__ f32 counts_byte(u32 w, u32 mode, u32 q) {
-  return __fsub_rn(__uint_as_float(__byte_perm(w, mode, 0x7650u | q)), __uint_as_float(mode | 0x80u));
-}
-
-// Row j's part of this lane's four columns f .. f + 3: r_j and the packed
-// word with the row's mode (packed), or r_j and the four counts (0 past nf).
-// Loads only, no branch on what they bring: a round's rows gather together.
+// Row j's part of this lane's CPL columns f .. f + CPL - 1: r_j and the
+// packed words with the row's mode (packed), or r_j and the counts (0 past
+// nf). Loads only, no branch on what they bring: a round's rows gather
+// together.
+template <u32 CPL>
 struct CountsRow {
   f32 r;
   u32 mode;
-  u32 w[4];
+  u32 w[CPL];
 };
 
-template <bool PACKED>
-__device__ __forceinline__ CountsRow counts_load(const i32* __restrict__ v, const u32* __restrict__ packed,
-                                                 u64 stride, const f32* __restrict__ right, u64 nf, u64 f, u32 j) {
-  CountsRow x = {1.0f, 0u, {0u, 0u, 0u, 0u}};
-  if (PACKED) {
+template <bool PACKED, u32 CPL>
+__device__ __forceinline__ CountsRow<CPL> counts_load(const i32* __restrict__ v, const u32* __restrict__ packed,
+                                                      u64 stride, const f32* __restrict__ right, u64 nf, u64 f,
+                                                      u32 j) {
+  CountsRow<CPL> x;
+  x.r = 1.0f;
+  x.mode = 0;
+#pragma unroll
+  for (u32 q = 0; q < CPL; ++q) x.w[q] = 0;
+  if constexpr (PACKED) {
+    static_assert(CPL == 16, "a packed row's lane reads four words");
     const u32* row = packed + (u64)j * stride;
     const uint2 h = *(const uint2*)row;
     x.r = __uint_as_float(h.x);
     x.mode = h.y;
-    if (f < nf) x.w[0] = row[2 + f / 4];
+    if (f < nf) {
+      const uint4 w = *(const uint4*)(row + COUNTS_HEADER + f / 4);
+      x.w[0] = w.x;
+      x.w[1] = w.y;
+      x.w[2] = w.z;
+      x.w[3] = w.w;
+    }
   } else {
     if (right) x.r = right[j];
 #pragma unroll
-    for (u32 q = 0; q < 4; ++q)
+    for (u32 q = 0; q < CPL; ++q)
       if (f + q < nf) x.w[q] = (u32)v[(u64)j * nf + f + q];
   }
   return x;
 }
 
-// r_j v_jf for the four columns; a packed row of mode 0 (rare) reads its
-// counts from V here.
-template <bool PACKED>
-__device__ __forceinline__ void counts_terms(CountsRow x, const i32* __restrict__ v, u64 nf, u64 f, u32 j,
-                                             f32 (&t)[4]) {
+// acc += a (r_j v_jf) for the lane's columns (a where not UNIT: an iso
+// matrix of ones multiplies by 1, which changes nothing); a packed row of
+// mode 0 (rare) reads its counts from V here.
+template <bool PACKED, bool UNIT, u32 CPL>
+__device__ __forceinline__ void counts_fold(CountsRow<CPL> x, f32 a, const i32* __restrict__ v, u64 nf, u64 f,
+                                            u32 j, f32 (&acc)[CPL]) {
   if (PACKED && x.mode != 0) {
+    const f32 off = __uint_as_float(x.mode | 0x80u);
 #pragma unroll
-    for (u32 q = 0; q < 4; ++q) t[q] = __fmul_rn(x.r, counts_byte(x.w[0], x.mode, q));
+    for (u32 q = 0; q < CPL; ++q) {
+      const f32 xv = __fsub_rn(__uint_as_float(__byte_perm(x.w[q / 4], x.mode, 0x7650u | (q % 4))), off);
+      const f32 t = __fmul_rn(x.r, xv);
+      acc[q] = __fadd_rn(acc[q], UNIT ? t : __fmul_rn(a, t));
+    }
     return;
   }
-  if (PACKED) {
+  i32 w[CPL];
 #pragma unroll
-    for (u32 q = 0; q < 4; ++q) x.w[q] = f + q < nf ? (u32)v[(u64)j * nf + f + q] : 0u;
+  for (u32 q = 0; q < CPL; ++q) w[q] = PACKED ? (f + q < nf ? v[(u64)j * nf + f + q] : 0) : (i32)x.w[q];
+#pragma unroll
+  for (u32 q = 0; q < CPL; ++q) {
+    const f32 t = __fmul_rn(x.r, __int2float_rn(w[q]));
+    acc[q] = __fadd_rn(acc[q], UNIT ? t : __fmul_rn(a, t));
   }
-#pragma unroll
-  for (u32 q = 0; q < 4; ++q) t[q] = __fmul_rn(x.r, __int2float_rn((i32)x.w[q]));
 }
 
-// Entries [p0, p0 + COUNTS_ROUND) of a row ending at e: columns and values.
+// Entries [p0, p0 + ROUND) of a row ending at e: columns and values.
+template <u32 ROUND>
 __device__ __forceinline__ void counts_round(const u32* __restrict__ colidx, const f32* __restrict__ vals, f32 iso,
-                                             u32 p0, u32 e, u32 (&j)[COUNTS_ROUND], f32 (&a)[COUNTS_ROUND]) {
+                                             u32 p0, u32 e, u32 (&j)[ROUND], f32 (&a)[ROUND]) {
 #pragma unroll
-  for (u32 y = 0; y < COUNTS_ROUND; ++y) {
+  for (u32 y = 0; y < ROUND; ++y) {
     const u32 p = p0 + y;
     j[y] = p < e ? colidx[p] : 0;
     a[y] = vals && p < e ? vals[p] : iso;
   }
 }
 
-template <bool PACKED>
+// A row's entries in rounds of ROUND: their columns load together, the next
+// round's while this round's rows gather (one dependent load a round). The
+// sum starts at -0, which adds to any term as nothing (-0 + +0 = +0): the
+// value of a sum started by its first term.
+template <bool PACKED, bool UNIT, u32 CPL, u32 ROUND>
+__device__ __forceinline__ void counts_row(const u32* __restrict__ colidx, const f32* __restrict__ vals, f32 iso,
+                                           u32 s, u32 e, const i32* __restrict__ v, const u32* __restrict__ packed,
+                                           u64 stride, const f32* __restrict__ right, u64 nf, u64 f,
+                                           f32 (&acc)[CPL]) {
+  u32 jn[ROUND];
+  f32 an[ROUND];
+  counts_round<ROUND>(colidx, vals, iso, s, e, jn, an);
+  for (u32 p0 = s; p0 < e; p0 += ROUND) {
+    u32 j[ROUND];
+    f32 a[ROUND];
+#pragma unroll
+    for (u32 y = 0; y < ROUND; ++y) {
+      j[y] = jn[y];
+      a[y] = an[y];
+    }
+    if (p0 + ROUND < e) counts_round<ROUND>(colidx, vals, iso, p0 + ROUND, e, jn, an);
+    CountsRow<CPL> x[ROUND];
+#pragma unroll
+    for (u32 y = 0; y < ROUND; ++y)
+      if (p0 + y < e) x[y] = counts_load<PACKED, CPL>(v, packed, stride, right, nf, f, j[y]);
+#pragma unroll
+    for (u32 y = 0; y < ROUND; ++y)
+      if (p0 + y < e) counts_fold<PACKED, UNIT, CPL>(x[y], a[y], v, nf, f, j[y], acc);
+  }
+}
+
+// A group of g lanes a row of C (grid-stride over rows), lane l owning
+// columns CPL l .. CPL l + CPL - 1 of each chunk of CPL g columns.
+template <bool PACKED, u32 CPL, u32 ROUND>
 __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                            const f32* __restrict__ vals, f32 iso, u64 m, const i32* __restrict__ v,
                                            const u32* __restrict__ packed, u64 stride, u64 nf, u32 g,
@@ -136,40 +198,17 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
   const bool unit = !vals && iso == 1.0f;
   for (u64 i = gtid() / g; i < m; i += groups) {
     const u32 s = rowptr[i], e = rowptr[i + 1];
-    for (u64 f0 = 0; f0 < nf; f0 += 4 * (u64)g) {
-      const u64 f = f0 + 4 * gl;
-      f32 acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      u32 jn[COUNTS_ROUND];
-      f32 an[COUNTS_ROUND];
-      if (s < e) counts_round(colidx, vals, iso, s, e, jn, an);
-      for (u32 p0 = s; p0 < e; p0 += COUNTS_ROUND) {
-        u32 j[COUNTS_ROUND];
-        f32 a[COUNTS_ROUND];
+    for (u64 f0 = 0; f0 < nf; f0 += CPL * (u64)g) {
+      const u64 f = f0 + CPL * gl;
+      f32 acc[CPL];
 #pragma unroll
-        for (u32 y = 0; y < COUNTS_ROUND; ++y) {
-          j[y] = jn[y];
-          a[y] = an[y];
-        }
-        if (p0 + COUNTS_ROUND < e) counts_round(colidx, vals, iso, p0 + COUNTS_ROUND, e, jn, an);
-        CountsRow x[COUNTS_ROUND];
+      for (u32 q = 0; q < CPL; ++q) acc[q] = s < e ? -0.0f : 0.0f;
+      if (unit)
+        counts_row<PACKED, true, CPL, ROUND>(colidx, vals, iso, s, e, v, packed, stride, right, nf, f, acc);
+      else
+        counts_row<PACKED, false, CPL, ROUND>(colidx, vals, iso, s, e, v, packed, stride, right, nf, f, acc);
 #pragma unroll
-        for (u32 y = 0; y < COUNTS_ROUND; ++y)
-          if (p0 + y < e) x[y] = counts_load<PACKED>(v, packed, stride, right, nf, f, j[y]);
-#pragma unroll
-        for (u32 y = 0; y < COUNTS_ROUND; ++y)
-          if (p0 + y < e) {
-            f32 t[4];
-            counts_terms<PACKED>(x[y], v, nf, f, j[y], t);
-#pragma unroll
-            for (u32 q = 0; q < 4; ++q) {
-              // a ⊗ t, where a is 1 (an iso matrix of ones) t itself
-              const f32 term = unit ? t[q] : __fmul_rn(a[y], t[q]);
-              acc[q] = p0 + y == s ? term : __fadd_rn(acc[q], term);
-            }
-          }
-      }
-#pragma unroll
-      for (u32 q = 0; q < 4; ++q)
+      for (u32 q = 0; q < CPL; ++q)
         if (f + q < nf) {
           f32 o = acc[q];
           if (left) o = __fmul_rn(left[i], o);
@@ -181,14 +220,18 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
   }
 }
 
-#define CSR_COUNTS_ENTRY(NAME, PACKED)                                                                          \
-  extern "C" __global__ void NAME(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,                \
-                                  const f32* __restrict__ vals, u64 isobits, u64 m, const i32* __restrict__ v,  \
-                                  const u32* __restrict__ packed, u64 stride, u64 nf, u32 g,                    \
-                                  const f32* __restrict__ left, const f32* __restrict__ right,                  \
-                                  const f32* __restrict__ col, const f32* __restrict__ bias, f32* __restrict__ c) { \
-    csr_counts<PACKED>(rowptr, colidx, vals, __uint_as_float((u32)isobits), m, v, packed, stride, nf, g, left,    \
-                       right, col, bias, c);                                                                      \
+// Packed: 16 columns a lane, rounds of 2; direct: a column a lane, rounds of 16.
+#define CSR_COUNTS_ENTRY(NAME, PACKED, MIN_BLOCKS)                                                               \
+  extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)                                                  \
+      NAME(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, const f32* __restrict__ vals,         \
+           u64 isobits, u64 m, const i32* __restrict__ v, const u32* __restrict__ packed, u64 stride, u64 nf,     \
+           u32 g, const f32* __restrict__ left, const f32* __restrict__ right, const f32* __restrict__ col,      \
+           const f32* __restrict__ bias, f32* __restrict__ c) {                                                  \
+    csr_counts<PACKED, PACKED ? 16 : 1, PACKED ? 2 : 16>(rowptr, colidx, vals, __uint_as_float((u32)isobits), m, \
+                                                         v, packed, stride, nf, g, left, right, col, bias, c);   \
   }
-CSR_COUNTS_ENTRY(csr_mxm_counts, false)
-CSR_COUNTS_ENTRY(csr_mxm_counts_packed, true)
+// Blocks of 256 threads (the host's `run`); the packed product at four blocks
+// an SM (64 registers), where its gathers in flight pay more than a round's
+// registers: 2.0 -> 1.73 ms on the Reddit-size graph (H200, standalone).
+CSR_COUNTS_ENTRY(csr_mxm_counts, false, 1)
+CSR_COUNTS_ENTRY(csr_mxm_counts_packed, true, 4)

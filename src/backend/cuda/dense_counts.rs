@@ -18,15 +18,16 @@ use crate::ext::scaled::{mxm_counts_scaled_generic, DenseScales};
 /// its launch would lengthen the forward pass of a small graph.
 const PACK_MEAN_GATHERS: usize = 8;
 
-/// Words a packed row of `nf` counts takes: `r_j`, the mode, a byte a
-/// count, rounded up to 16 bytes.
+/// Words a packed row of `nf` counts takes: `r_j`, the mode and two unused
+/// words, a byte a count, rounded up to 16 bytes.
 fn packed_stride(nf: usize) -> usize {
-    (8 + nf).div_ceil(16) * 4
+    (16 + nf).div_ceil(16) * 4
 }
 
-/// Lanes a row of `C` (four columns each, a power of two, at most 32).
-fn row_lanes(nf: usize) -> u32 {
-    nf.div_ceil(4).next_power_of_two().clamp(1, 32) as u32
+/// Lanes a row of `C` (a power of two, at most 32) where each lane takes
+/// `per_lane` columns: 16 of packed counts, one of `V` read directly.
+fn row_lanes(nf: usize, per_lane: usize) -> u32 {
+    nf.div_ceil(per_lane).next_power_of_two().clamp(1, 32) as u32
 }
 
 impl CudaBackend {
@@ -58,7 +59,6 @@ impl CudaBackend {
         if r.nrows == 0 || nf == 0 {
             return Ok(());
         }
-        let g = row_lanes(nf);
         let pack = r.nnz >= PACK_MEAN_GATHERS * k.max(1);
         let stride = if pack { packed_stride(nf) } else { 0 };
         let packed = self.dev.alloc::<u32>(k * stride)?;
@@ -73,6 +73,7 @@ impl CudaBackend {
             )
             .run(&self.dev, k * 32)?;
         }
+        let g = row_lanes(nf, if pack { 16 } else { 1 });
         let kernel = if pack {
             dense::rows::csr_mxm_counts_packed
         } else {
@@ -108,19 +109,19 @@ mod tests {
         for nf in [1, 7, 8, 9, 16, 41, 56, 57, 130] {
             let words = packed_stride(nf);
             assert_eq!(words % 4, 0, "{nf}");
-            // the last word a lane reads (columns 4l .. 4l + 3) lies inside
-            assert!(2 + nf.div_ceil(4) <= words, "{nf}");
-            assert!(words * 4 < 8 + nf + 16, "{nf}");
+            // the four words a lane reads (columns 16l .. 16l + 15) lie inside
+            assert!(4 + 4 * nf.div_ceil(16) <= words, "{nf}");
+            assert!(words * 4 < 16 + nf + 16, "{nf}");
         }
         assert_eq!(packed_stride(41), 16); // 64 bytes: two sectors
     }
 
     #[test]
     fn a_row_takes_the_lanes_its_columns_need() {
-        assert_eq!(row_lanes(1), 1);
-        assert_eq!(row_lanes(7), 2);
-        assert_eq!(row_lanes(41), 16);
-        assert_eq!(row_lanes(128), 32);
-        assert_eq!(row_lanes(1000), 32);
+        assert_eq!(row_lanes(41, 16), 4);
+        assert_eq!(row_lanes(7, 16), 1);
+        assert_eq!(row_lanes(7, 1), 8);
+        assert_eq!(row_lanes(41, 1), 32);
+        assert_eq!(row_lanes(1000, 16), 32);
     }
 }

@@ -1,0 +1,118 @@
+"""The CSR product of i32 counts (`ext::mxm_counts_scaled`, cuda/csr_counts.cu) on a
+Reddit-size row length, standalone (docs/gpu-gnn-forward-profile.md).
+
+Here (no GPU), after a build has written codes.cuh (target/*/build/bitgraphblas-*/out):
+    python3 scripts/gpu-counts-check.py flatten CODES_CUH dense_rows.cu
+On the GPU machine (CuPy, SciPy):
+    python3 scripts/gpu-counts-check.py run dense_rows.cu [ROWS] [PER_ROW] [COLS]
+
+`run` compiles the module as the library does (no options), draws a CSR matrix of
+ROWS rows (default 232,965) of PER_ROW random columns (default 490: the
+Reddit-size graph's mean), all ones, with D^-1/2 of its row lengths, and counts V
+of COLS columns (default 41) as a binary layer of 128 hidden bits gives them
+(even, in [-128, 128]); checks that the packed kernel (`counts_pack`, then
+`csr_mxm_counts_packed`) and the direct one (`csr_mxm_counts`) give the same bits,
+and both the float64 value on sampled rows (relative 1e-5); times each as CUDA
+events around 20 calls (medians), the pass that packs alone too, and a copy of
+the column indices for the bandwidth; writes $OUT/counts-check.json.
+"""
+import json
+import os
+import sys
+
+from cuda_flatten import flatten
+
+
+def lanes(nf, per_lane):
+    return min(32, 1 << max(0, (-(-nf // per_lane) - 1).bit_length()))
+
+
+def run(src_path, rows, per_row, nf):
+    import cupy as cp
+    import numpy as np
+
+    mod = cp.RawModule(code=open(src_path).read(), options=('-std=c++17',))
+    pack = mod.get_function('counts_pack')
+    direct = mod.get_function('csr_mxm_counts')
+    packed_k = mod.get_function('csr_mxm_counts_packed')
+    rng = np.random.default_rng(1)
+    n = rows
+    indptr = cp.arange(n + 1, dtype=cp.uint32) * per_row
+    cols = cp.sort(cp.random.randint(0, n, (n, per_row), dtype=cp.int64).astype(cp.uint32), axis=1).ravel()
+    d = (1.0 / cp.sqrt(cp.full(n, per_row, dtype=cp.float32))).astype(cp.float32)
+    v = (2 * cp.random.randint(-64, 65, (n, nf), dtype=cp.int32)).astype(cp.int32)
+    s = cp.asarray(rng.uniform(0.5, 1.5, nf).astype(np.float32))
+    bias = cp.asarray(rng.uniform(-1, 1, nf).astype(np.float32))
+    stride = -(-(16 + nf) // 16) * 4
+    packed = cp.zeros(n * stride, dtype=cp.uint32)
+    sm = cp.cuda.Device().attributes['MultiProcessorCount']
+    threads = lambda work: (min(-(-work // 256), sm * 16),)
+    null = cp.uint64(0)
+    iso = cp.uint64(np.float32(1.0).view(np.uint32))
+
+    def do_pack():
+        pack(threads(n * 32), (256,), (v, cp.uint64(n), cp.uint64(nf), d, cp.uint64(stride), packed))
+
+    def product(kernel, out, packed_ptr):
+        g = lanes(nf, 16 if packed_ptr is packed else 1)
+        kernel(threads(n * g), (256,), (indptr, cols, null, iso, cp.uint64(n), v, packed_ptr,
+                                        cp.uint64(stride), cp.uint64(nf), cp.uint32(g), d, d, s, bias, out))
+
+    out_p = cp.full((n, nf), cp.nan, dtype=cp.float32)
+    out_d = cp.full((n, nf), cp.nan, dtype=cp.float32)
+    do_pack()
+    product(packed_k, out_p, packed)
+    product(direct, out_d, null)
+    cp.cuda.Device().synchronize()
+    same = bool(cp.all(out_p.view(cp.uint32) == out_d.view(cp.uint32)))
+    sample = np.sort(rng.choice(n, 200, replace=False))
+    ip = cp.asnumpy(indptr).astype(np.int64)
+    c_host = cp.asnumpy(cols)
+    v_host, d_host = cp.asnumpy(v).astype(np.float64), cp.asnumpy(d).astype(np.float64)
+    want = np.stack([d_host[i] * (d_host[c_host[ip[i]:ip[i + 1]]][:, None] * v_host[c_host[ip[i]:ip[i + 1]]]).sum(0)
+                     for i in sample]) * cp.asnumpy(s) + cp.asnumpy(bias)
+    got = cp.asnumpy(out_p)[sample]
+    # against the sum of the terms' magnitudes (the f32 sums of 490 terms cancel)
+    mag = np.stack([d_host[i] * (d_host[c_host[ip[i]:ip[i + 1]]][:, None] * np.abs(v_host[c_host[ip[i]:ip[i + 1]]])).sum(0)
+                    for i in sample]) * cp.asnumpy(s)
+    err = float(np.max(np.abs(got - want) / (mag + 1e-30)))
+
+    def timed(f, reps=20):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        ts = []
+        for _ in range(reps):
+            start.record()
+            f()
+            end.record()
+            end.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(start, end))
+        return float(np.median(ts))
+
+    copy_dst = cp.empty_like(cols)
+    res = {
+        'source': os.path.basename(src_path),
+        'registers': {'product': packed_k.num_regs, 'direct': direct.num_regs, 'pack': pack.num_regs},
+        'rows': n, 'per_row': per_row, 'cols': nf, 'lanes_packed': lanes(nf, 16), 'lanes_direct': lanes(nf, 1), 'stride_bytes': stride * 4,
+        'same_bits_packed_direct': same, 'max_rel_err_vs_f64': err,
+        'pack_ms': timed(do_pack),
+        'packed_product_ms': timed(lambda: product(packed_k, out_p, packed)),
+        'pack_and_product_ms': timed(lambda: (do_pack(), product(packed_k, out_p, packed))),
+        'direct_product_ms': timed(lambda: product(direct, out_d, null)),
+        'copy_colidx_ms': timed(lambda: copy_dst.__setitem__(Ellipsis, cols)),
+        'colidx_mb': cols.nbytes / 1e6,
+    }
+    print(json.dumps(res))
+    out = os.environ.get('OUT', '.')
+    with open(os.path.join(out, 'counts-check.json'), 'a') as f:
+        f.write(json.dumps(res) + '\n')
+    if not same or err > 1e-5:
+        sys.exit(1)
+
+
+if __name__ == '__main__':
+    if sys.argv[1] == 'flatten':
+        flatten(sys.argv[2], sys.argv[3], os.path.basename(sys.argv[3]))
+    else:
+        args = [int(a) for a in sys.argv[3:]]
+        rows, per_row, nf = (args + [232965, 490, 41][len(args):])[:3]
+        run(sys.argv[2], rows, per_row, nf)
