@@ -185,8 +185,10 @@ __device__ __forceinline__ void counts_row(const u32* __restrict__ colidx, const
 }
 
 // A group of g lanes a row of C (grid-stride over rows), lane l owning
-// columns CPL l .. CPL l + CPL - 1 of each chunk of CPL g columns.
-template <bool PACKED, u32 CPL, u32 ROUND>
+// columns CPL l .. CPL l + CPL - 1 of each chunk of CPL g columns. ONES: A is
+// an iso matrix of ones (the caller checked), so the other path is not
+// compiled in (its registers would set the kernel's).
+template <bool PACKED, u32 CPL, u32 ROUND, bool ONES>
 __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                            const f32* __restrict__ vals, f32 iso, u64 m, const i32* __restrict__ v,
                                            const u32* __restrict__ packed, u64 stride, u64 nf, u32 g,
@@ -195,7 +197,7 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
                                            f32* __restrict__ c) {
   const u32 gl = (threadIdx.x & 31) & (g - 1);
   const u64 groups = gthreads() / g;
-  const bool unit = !vals && iso == 1.0f;
+  const bool unit = ONES || (!vals && iso == 1.0f);
   for (u64 i = gtid() / g; i < m; i += groups) {
     const u32 s = rowptr[i], e = rowptr[i + 1];
     for (u64 f0 = 0; f0 < nf; f0 += CPL * (u64)g) {
@@ -203,9 +205,9 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
       f32 acc[CPL];
 #pragma unroll
       for (u32 q = 0; q < CPL; ++q) acc[q] = s < e ? -0.0f : 0.0f;
-      if (unit)
+      if (ONES || unit)
         counts_row<PACKED, true, CPL, ROUND>(colidx, vals, iso, s, e, v, packed, stride, right, nf, f, acc);
-      else
+      else if constexpr (!ONES)
         counts_row<PACKED, false, CPL, ROUND>(colidx, vals, iso, s, e, v, packed, stride, right, nf, f, acc);
 #pragma unroll
       for (u32 q = 0; q < CPL; ++q)
@@ -221,17 +223,19 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
 }
 
 // Packed: 16 columns a lane, rounds of 2; direct: a column a lane, rounds of 16.
-#define CSR_COUNTS_ENTRY(NAME, PACKED, MIN_BLOCKS)                                                               \
+#define CSR_COUNTS_ENTRY(NAME, PACKED, ONES, MIN_BLOCKS)                                                         \
   extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)                                                  \
       NAME(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, const f32* __restrict__ vals,         \
            u64 isobits, u64 m, const i32* __restrict__ v, const u32* __restrict__ packed, u64 stride, u64 nf,     \
            u32 g, const f32* __restrict__ left, const f32* __restrict__ right, const f32* __restrict__ col,      \
            const f32* __restrict__ bias, f32* __restrict__ c) {                                                  \
-    csr_counts<PACKED, PACKED ? 16 : 1, PACKED ? 2 : 16>(rowptr, colidx, vals, __uint_as_float((u32)isobits), m, \
-                                                         v, packed, stride, nf, g, left, right, col, bias, c);   \
+    csr_counts<PACKED, PACKED ? 16 : 1, PACKED ? 2 : 16, ONES>(rowptr, colidx, vals, __uint_as_float((u32)isobits), \
+                                                               m, v, packed, stride, nf, g, left, right, col, bias, c); \
   }
-// Blocks of 256 threads (the host's `run`); the packed product at four blocks
-// an SM (64 registers), where its gathers in flight pay more than a round's
-// registers: 2.0 -> 1.73 ms on the Reddit-size graph (H200, standalone).
-CSR_COUNTS_ENTRY(csr_mxm_counts, false, 1)
-CSR_COUNTS_ENTRY(csr_mxm_counts_packed, true, 4)
+// Blocks of 256 threads (the host's `run`). The packed product of ones at
+// four blocks an SM (64 registers: its gathers in flight pay more than a
+// round's registers, 2.0 -> 1.73 ms on the Reddit-size graph, H200,
+// standalone); with other values of A at three (72 registers, no spills).
+CSR_COUNTS_ENTRY(csr_mxm_counts, false, false, 1)
+CSR_COUNTS_ENTRY(csr_mxm_counts_packed, true, false, 3)
+CSR_COUNTS_ENTRY(csr_mxm_counts_packed_ones, true, true, 4)

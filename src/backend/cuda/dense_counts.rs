@@ -34,7 +34,8 @@ impl CudaBackend {
     /// [`crate::ext::mxm_counts_scaled`]: one kernel (`csr_mxm_counts`)
     /// where `A` is CSR and the given vectors are full; where rows of `V`
     /// are gathered [`PACK_MEAN_GATHERS`] times or more on average, a pass
-    /// packing them first (`counts_pack`, then `csr_mxm_counts_packed`);
+    /// packing them first (`counts_pack`, then `csr_mxm_counts_packed`, or
+    /// `csr_mxm_counts_packed_ones` where `A` is an iso matrix of ones);
     /// [`mxm_counts_scaled_generic`] otherwise. The same values either way.
     pub(crate) fn mxm_counts_scaled_op(
         &self,
@@ -74,10 +75,11 @@ impl CudaBackend {
             .run(&self.dev, k * 32)?;
         }
         let g = row_lanes(nf, if pack { 16 } else { 1 });
-        let kernel = if pack {
-            dense::rows::csr_mxm_counts_packed
-        } else {
-            dense::rows::csr_mxm_counts
+        let ones = r.vals.is_null() && r.isobits == u64::from(1.0f32.to_bits());
+        let kernel = match (pack, ones) {
+            (true, true) => dense::rows::csr_mxm_counts_packed_ones,
+            (true, false) => dense::rows::csr_mxm_counts_packed,
+            (false, _) => dense::rows::csr_mxm_counts,
         };
         kernel(
             r.rowptr,

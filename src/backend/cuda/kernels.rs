@@ -190,12 +190,13 @@ pub(crate) const BITS_CONVERT: [&str; 10] = [
 /// the tiled product for narrow and for wide outputs.
 pub(crate) const DENSE_MXM: [&str; 2] = ["dense_mxm_n16", "dense_mxm_n64"];
 /// Entries of `dense_rows` (f32 row reductions, the product of counts).
-pub(crate) const DENSE_ROWS: [&str; 5] = [
+pub(crate) const DENSE_ROWS: [&str; 6] = [
     "dense_argmax_rows",
     "dense_log_softmax_rows",
     "counts_pack",
     "csr_mxm_counts",
     "csr_mxm_counts_packed",
+    "csr_mxm_counts_packed_ones",
 ];
 
 /// The bit products' output kinds, as entry names spell them

@@ -45,5 +45,11 @@ pub(crate) mod rows {
             isobits: u64, m: u64, v: DevPtr<i32>, packed: DevPtr<u32>, stride: u64, nf: u64,
             g: u32, left: DevPtr<f32>, right: DevPtr<f32>, col: DevPtr<f32>, bias: DevPtr<f32>,
             c: DevPtr<f32>);
+        /// The same where `A` is an iso matrix of ones (`vals` null,
+        /// `isobits` those of 1.0).
+        fn csr_mxm_counts_packed_ones(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<f32>,
+            isobits: u64, m: u64, v: DevPtr<i32>, packed: DevPtr<u32>, stride: u64, nf: u64,
+            g: u32, left: DevPtr<f32>, right: DevPtr<f32>, col: DevPtr<f32>, bias: DevPtr<f32>,
+            c: DevPtr<f32>);
     }
 }
