@@ -477,25 +477,7 @@ pub fn mxm_dense_scaled<B: BackendExt, S: Semiring>(
     bd: &B::Dense<S::T>,
     scales: DenseScales<'_, B, S::T>,
 ) -> Result<()> {
-    const OP: &str = "mxm_dense_scaled";
-    let (m, k, n) = (a.nrows(), a.ncols(), bd.ncols());
-    need(OP, bd.nrows() == k, || {
-        format!("A is {m}x{k}, B is {}x{n}", bd.nrows())
-    })?;
-    need(OP, (c.nrows(), c.ncols()) == (m, n), || {
-        format!("C is {}x{}, A B is {m}x{n}", c.nrows(), c.ncols())
-    })?;
-    let len = |v: Option<&B::Vector<S::T>>, want: usize| v.map_or(want, |v| v.len());
-    check_lengths(
-        OP,
-        || format!("A is {m}x{k}, B has {n} columns"),
-        [
-            ("l", len(scales.left, m), m),
-            ("r", len(scales.right, k), k),
-            ("s", len(scales.col, n), n),
-            ("bias", len(scales.bias, n), n),
-        ],
-    )?;
+    check_scaled("mxm_dense_scaled", "B", a, bd, c, &scales)?;
     b.mxm_dense_scaled(c, semiring, a, bd, scales)
 }
 
@@ -534,25 +516,7 @@ pub fn mxm_counts_scaled<B: BackendExt>(
     v: &B::Dense<i32>,
     scales: DenseScales<'_, B, f32>,
 ) -> Result<()> {
-    const OP: &str = "mxm_counts_scaled";
-    let (m, k, n) = (a.nrows(), a.ncols(), v.ncols());
-    need(OP, v.nrows() == k, || {
-        format!("A is {m}x{k}, V is {}x{n}", v.nrows())
-    })?;
-    need(OP, (c.nrows(), c.ncols()) == (m, n), || {
-        format!("C is {}x{}, A V is {m}x{n}", c.nrows(), c.ncols())
-    })?;
-    let len = |x: Option<&B::Vector<f32>>, want: usize| x.map_or(want, |x| x.len());
-    check_lengths(
-        OP,
-        || format!("A is {m}x{k}, V has {n} columns"),
-        [
-            ("l", len(scales.left, m), m),
-            ("r", len(scales.right, k), k),
-            ("s", len(scales.col, n), n),
-            ("bias", len(scales.bias, n), n),
-        ],
-    )?;
+    check_scaled("mxm_counts_scaled", "V", a, v, c, &scales)?;
     b.mxm_counts_scaled(c, a, v, scales)
 }
 
@@ -722,6 +686,37 @@ where
 }
 
 /// At least one source, each a vertex of `0..n`, else an `Err` for `op`.
+/// The shapes of a scaled product `C = diag(l) (A (diag(r) B)) diag(s) ⊕
+/// bias` (`B` named `name` in the errors): `B` has `A`'s columns as rows, `C`
+/// is `A B`'s shape, and each given vector fits what it scales.
+fn check_scaled<B: Backend, T: Scalar, U: Scalar, W: Scalar>(
+    op: &'static str,
+    name: &str,
+    a: &B::Matrix<T>,
+    bd: &B::Dense<U>,
+    c: &B::Dense<W>,
+    scales: &DenseScales<'_, B, T>,
+) -> Result<()> {
+    let (m, k, n) = (a.nrows(), a.ncols(), bd.ncols());
+    need(op, bd.nrows() == k, || {
+        format!("A is {m}x{k}, {name} is {}x{n}", bd.nrows())
+    })?;
+    need(op, (c.nrows(), c.ncols()) == (m, n), || {
+        format!("C is {}x{}, A {name} is {m}x{n}", c.nrows(), c.ncols())
+    })?;
+    let len = |v: Option<&B::Vector<T>>, want: usize| v.map_or(want, |v| v.len());
+    check_lengths(
+        op,
+        || format!("A is {m}x{k}, {name} has {n} columns"),
+        [
+            ("l", len(scales.left, m), m),
+            ("r", len(scales.right, k), k),
+            ("s", len(scales.col, n), n),
+            ("bias", len(scales.bias, n), n),
+        ],
+    )
+}
+
 fn check_sources(op: &'static str, sources: &[usize], n: usize) -> Result<()> {
     need(op, !sources.is_empty(), || "no source".into())?;
     match sources.iter().find(|&&s| s >= n) {

@@ -218,6 +218,24 @@ impl<B: Backend> GnnGraph<B> {
         })
     }
 
+    /// `A + I` and the scalings of a GCN aggregation: `D^-1/2` on both
+    /// sides, the column factor `col` and the bias where given.
+    #[allow(clippy::type_complexity)]
+    fn gcn_parts<'a>(
+        &'a self,
+        col: Option<&'a B::Vector<f32>>,
+        bias: Option<&'a B::Vector<f32>>,
+    ) -> GnnResult<(&'a B::Matrix<f32>, DenseScales<'a, B, f32>)> {
+        let d = Self::need("D^-1/2", &self.dinv_sqrt)?;
+        let scales = DenseScales {
+            left: Some(d),
+            right: Some(d),
+            col,
+            bias,
+        };
+        Ok((Self::need("A + I", &self.ahat)?, scales))
+    }
+
     /// `D^-1/2 (A + I) D^-1/2 y + bias`.
     pub fn gcn(
         &self,
@@ -228,16 +246,9 @@ impl<B: Backend> GnnGraph<B> {
     where
         B: BackendExt,
     {
-        let d = Self::need("D^-1/2", &self.dinv_sqrt)?;
-        let ahat = Self::need("A + I", &self.ahat)?;
+        let (ahat, scales) = self.gcn_parts(None, bias)?;
         let (n, k) = shape(y);
         let mut s = b.dense_for_output::<f32>(n, k)?;
-        let scales = DenseScales {
-            left: Some(d),
-            right: Some(d),
-            col: None,
-            bias,
-        };
         ext::mxm_dense_scaled(b, &mut s, PlusTimes::<f32>::new(), ahat, y, scales)?;
         Ok(s)
     }
@@ -282,16 +293,9 @@ impl<B: Backend> GnnGraph<B> {
     where
         B: BackendExt,
     {
-        let d = Self::need("D^-1/2", &self.dinv_sqrt)?;
-        let ahat = Self::need("A + I", &self.ahat)?;
+        let (ahat, scales) = self.gcn_parts(Some(s), bias)?;
         let (n, k) = shape(v);
         let mut out = b.dense_for_output::<f32>(n, k)?;
-        let scales = DenseScales {
-            left: Some(d),
-            right: Some(d),
-            col: Some(s),
-            bias,
-        };
         ext::mxm_counts_scaled(b, &mut out, ahat, v, scales)?;
         Ok(out)
     }
