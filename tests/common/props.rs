@@ -528,6 +528,34 @@ pub fn oracle_mxm_dense_scaled<S: TestSemiring>(
         .collect()
 }
 
+/// A [`ScaledCase`]'s vectors `l`, `r`, `s`, `bias` on backend `b`.
+struct ScaledVectors<B: Backend, T: Scalar>([Option<B::Vector<T>>; 4]);
+
+impl<B: TestBackend, T: TestScalar> ScaledVectors<B, T> {
+    fn upload(b: &B, c: &ScaledCase<T>) -> Result<Self, String> {
+        let up = |v: &Option<SpVec<T>>| {
+            v.as_ref()
+                .map(|v| ctx("upload a scale", b.upload_vector(&v.vector())))
+                .transpose()
+        };
+        Ok(ScaledVectors([
+            up(&c.left)?,
+            up(&c.right)?,
+            up(&c.col)?,
+            up(&c.bias)?,
+        ]))
+    }
+    fn scales(&self) -> ext::DenseScales<'_, B, T> {
+        let [left, right, col, bias] = &self.0;
+        ext::DenseScales {
+            left: left.as_ref(),
+            right: right.as_ref(),
+            col: col.as_ref(),
+            bias: bias.as_ref(),
+        }
+    }
+}
+
 /// [`ext::mxm_dense_scaled`] on backend `b`, every format, against
 /// [`oracle_mxm_dense_scaled`], into an output of old contents.
 pub fn prop_mxm_dense_scaled<B: TestBackend, S: TestSemiring>(
@@ -538,19 +566,8 @@ pub fn prop_mxm_dense_scaled<B: TestBackend, S: TestSemiring>(
     let (m, k) = (c.a.nrows, c.a.ncols);
     let bd = DenseMatrix::from_vec(k, c.n, c.b.clone()).expect("sizes");
     let bd = ctx("upload B", b.upload_dense(&bd))?;
-    let up = |v: &Option<SpVec<S::T>>| -> Result<Option<B::Vector<S::T>>, String> {
-        v.as_ref()
-            .map(|v| ctx("upload a scale", b.upload_vector(&v.vector())))
-            .transpose()
-    };
-    let (left, right, bias) = (up(&c.left)?, up(&c.right)?, up(&c.bias)?);
-    let col = up(&c.col)?;
-    let scales = ext::DenseScales {
-        left: left.as_ref(),
-        right: right.as_ref(),
-        col: col.as_ref(),
-        bias: bias.as_ref(),
-    };
+    let up = ScaledVectors::upload(b, c)?;
+    let scales = up.scales();
     for fmt in FORMATS {
         let (a, used) = c.a.in_format(fmt, c.iso);
         let expected = oracle_mxm_dense_scaled::<S>(&used, c);
@@ -637,18 +654,8 @@ pub fn prop_mxm_counts_scaled<B: TestBackend>(b: &B, c: &CountsCase) -> Result<(
         "upload V as f32",
         b.upload_dense(&DenseMatrix::from_vec(k, n, f).expect("sizes")),
     )?;
-    let up = |v: &Option<SpVec<f32>>| -> Result<Option<B::Vector<f32>>, String> {
-        v.as_ref()
-            .map(|v| ctx("upload a scale", b.upload_vector(&v.vector())))
-            .transpose()
-    };
-    let (left, right, col, bias) = (up(&sc.left)?, up(&sc.right)?, up(&sc.col)?, up(&sc.bias)?);
-    let scales = ext::DenseScales {
-        left: left.as_ref(),
-        right: right.as_ref(),
-        col: col.as_ref(),
-        bias: bias.as_ref(),
-    };
+    let up = ScaledVectors::upload(b, sc)?;
+    let scales = up.scales();
     for fmt in FORMATS {
         let (a, used) = sc.a.in_format(fmt, sc.iso);
         let expected = oracle_mxm_dense_scaled::<PlusTimes<f32>>(&used, &as_f32);
