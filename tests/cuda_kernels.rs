@@ -74,8 +74,27 @@ fn ptxas() -> Option<PathBuf> {
     ok.then(|| "ptxas".into())
 }
 
+/// What checking one module found, and how long NVRTC and ptxas took over it.
+struct Checked {
+    name: String,
+    entries: usize,
+    problems: Vec<String>,
+    seconds: f64,
+}
+
 /// Compiles one module; returns its entry count and any problems found.
-fn check(
+fn check(spec: &ModuleSpec, ptxas: Option<&PathBuf>, dir: &std::path::Path) -> Checked {
+    let start = std::time::Instant::now();
+    let (entries, problems) = check_module(spec, ptxas, dir);
+    Checked {
+        name: spec.name.clone(),
+        entries,
+        problems,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+fn check_module(
     spec: &ModuleSpec,
     ptxas: Option<&PathBuf>,
     dir: &std::path::Path,
@@ -166,9 +185,16 @@ fn every_kernel_compiles_for_sm_90a_without_spills() {
         }
     });
     let _ = std::fs::remove_dir_all(&dir);
-    let results = results.into_inner().expect("lock");
-    let total: usize = results.iter().map(|r| r.0).sum();
-    let problems: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
+    let mut results: Vec<Checked> = results.into_inner().expect("lock");
+    // The slowest modules, so that a kernel that makes CI slow is seen.
+    results.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    let all: f64 = results.iter().map(|r| r.seconds).sum();
+    println!("compile time {all:.0} s in all; slowest modules:");
+    for r in results.iter().take(12) {
+        println!("  {:7.1} s  {} ({} kernels)", r.seconds, r.name, r.entries);
+    }
+    let total: usize = results.iter().map(|r| r.entries).sum();
+    let problems: Vec<String> = results.into_iter().flat_map(|r| r.problems).collect();
     assert!(
         problems.is_empty(),
         "{} problems:\n{}",
