@@ -33,8 +33,16 @@
 //   occupancy below took the kernel from 8.8 ms to 1.73 ms
 //   (scripts/gpu-counts-check.py);
 // - direct (`csr_mxm_counts`, where rows of V are gathered a few times): a
-//   column a lane, rounds of 16 entries (a hub row's chain of dependent
-//   loads is a sixteenth of its length).
+//   column a lane, rounds of 8 entries; the rows of A listed as long (the
+//   matrix's list, as `csr_mxm_dense_long` reads it) a block each for every
+//   COUNTS_LONG_FC columns, in the grid's first blocks: the block's threads
+//   compute a chunk of the row's terms together into shared memory, then a
+//   thread a column folds them in order (a hub row of Cora, 169 entries, is
+//   one gather deep, not eleven rounds of 16: 13.5 -> 4.4 us on Cora's GCN
+//   aggregation, H200, scripts/gpu-counts-check.py graphs). Rounds of 8 at
+//   two blocks an SM (120 registers) against 16 at one (144): PubMed 14.2 ->
+//   9.9 us, Cora and CiteSeer 0.3 us slower; rounds of 4 (64 registers) lose
+//   on Cora and CiteSeer.
 
 #define COUNTS_MODE_BYTE 0x4B000000u
 #define COUNTS_MODE_HALF 0x4B800000u
@@ -188,18 +196,39 @@ __device__ __forceinline__ void counts_row(const u32* __restrict__ colidx, const
 // columns CPL l .. CPL l + CPL - 1 of each chunk of CPL g columns. ONES: A is
 // an iso matrix of ones (the caller checked), so the other path is not
 // compiled in (its registers would set the kernel's).
+// C's row i, columns f .. f + CPL - 1, from the row's sums: l_i, s_f and
+// bias_f where given.
+template <u32 CPL>
+__device__ __forceinline__ void counts_put(const f32* __restrict__ left, const f32* __restrict__ col,
+                                           const f32* __restrict__ bias, f32* __restrict__ c, u64 i, u64 nf, u64 f,
+                                           const f32 (&acc)[CPL]) {
+#pragma unroll
+  for (u32 q = 0; q < CPL; ++q)
+    if (f + q < nf) {
+      f32 o = acc[q];
+      if (left) o = __fmul_rn(left[i], o);
+      if (col) o = __fmul_rn(o, col[f + q]);
+      if (bias) o = __fadd_rn(o, bias[f + q]);
+      c[i * nf + f + q] = o;
+    }
+}
+
+// The rows of the grid's blocks from `first` on (the blocks before take the
+// long rows), skipping the rows of more than `long_min` entries where
+// `long_min` is not 0.
 template <bool PACKED, u32 CPL, u32 ROUND, bool ONES>
 __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                            const f32* __restrict__ vals, f32 iso, u64 m, const i32* __restrict__ v,
                                            const u32* __restrict__ packed, u64 stride, u64 nf, u32 g,
                                            const f32* __restrict__ left, const f32* __restrict__ right,
                                            const f32* __restrict__ col, const f32* __restrict__ bias,
-                                           f32* __restrict__ c) {
+                                           f32* __restrict__ c, u64 first, u32 long_min) {
   const u32 gl = (threadIdx.x & 31) & (g - 1);
-  const u64 groups = gthreads() / g;
+  const u64 groups = (gridDim.x - first) * blockDim.x / g;
   const bool unit = ONES || (!vals && iso == 1.0f);
-  for (u64 i = gtid() / g; i < m; i += groups) {
+  for (u64 i = ((blockIdx.x - first) * blockDim.x + threadIdx.x) / g; i < m; i += groups) {
     const u32 s = rowptr[i], e = rowptr[i + 1];
+    if (long_min && e - s > long_min) continue;
     for (u64 f0 = 0; f0 < nf; f0 += CPL * (u64)g) {
       const u64 f = f0 + CPL * gl;
       f32 acc[CPL];
@@ -209,33 +238,86 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
         counts_row<PACKED, true, CPL, ROUND>(colidx, vals, iso, s, e, v, packed, stride, right, nf, f, acc);
       else if constexpr (!ONES)
         counts_row<PACKED, false, CPL, ROUND>(colidx, vals, iso, s, e, v, packed, stride, right, nf, f, acc);
-#pragma unroll
-      for (u32 q = 0; q < CPL; ++q)
-        if (f + q < nf) {
-          f32 o = acc[q];
-          if (left) o = __fmul_rn(left[i], o);
-          if (col) o = __fmul_rn(o, col[f + q]);
-          if (bias) o = __fadd_rn(o, bias[f + q]);
-          c[i * nf + f + q] = o;
-        }
+      counts_put<CPL>(left, col, bias, c, i, nf, f, acc);
     }
   }
 }
 
-// Packed: 16 columns a lane, rounds of 2; direct: a column a lane, rounds of 16.
-#define CSR_COUNTS_ENTRY(NAME, PACKED, ONES, MIN_BLOCKS)                                                         \
+// Threads of a long row's block, entries a chunk, columns a block.
+#define COUNTS_LONG_NT 256
+#define COUNTS_LONG_CAP 256
+#define COUNTS_LONG_FC 16
+
+// Long row i of the direct product, columns f0 .. f0 + COUNTS_LONG_FC - 1, a
+// block: each chunk's terms a (r_j v_jf) computed by all the threads into
+// shared memory, then folded in order by a thread a column (the same terms
+// in the same order as a row's lanes fold them).
+__device__ __forceinline__ void counts_long_row(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
+                                                const f32* __restrict__ vals, f32 iso, bool unit,
+                                                const i32* __restrict__ v, u64 nf, const f32* __restrict__ left,
+                                                const f32* __restrict__ right, const f32* __restrict__ col,
+                                                const f32* __restrict__ bias, f32* __restrict__ c, u32 i, u64 f0) {
+  __shared__ u32 sj[COUNTS_LONG_CAP];
+  __shared__ f32 sa[COUNTS_LONG_CAP];
+  __shared__ f32 st[COUNTS_LONG_CAP * COUNTS_LONG_FC];
+  const u32 t = threadIdx.x, fc = (u32)min((u64)COUNTS_LONG_FC, nf - f0);
+  const u32 s = rowptr[i], e = rowptr[i + 1];
+  f32 acc[1] = {s < e ? -0.0f : 0.0f};
+  for (u32 p0 = s; p0 < e; p0 += COUNTS_LONG_CAP) {
+    const u32 pn = min(e - p0, (u32)COUNTS_LONG_CAP), np = pn * fc;
+    for (u32 x = t; x < pn; x += COUNTS_LONG_NT) {
+      sj[x] = colidx[p0 + x];
+      sa[x] = vals ? vals[p0 + x] : iso;
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (u32 y = t; y < np; y += COUNTS_LONG_NT) {
+      const u32 x = y / fc, f = y - x * fc, j = sj[x];
+      const f32 term = __fmul_rn(right ? right[j] : 1.0f, __int2float_rn(v[(u64)j * nf + f0 + f]));
+      st[x * COUNTS_LONG_FC + f] = unit ? term : __fmul_rn(sa[x], term);
+    }
+    __syncthreads();
+    if (t < fc)
+#pragma unroll 8
+      for (u32 x = 0; x < pn; ++x) acc[0] = __fadd_rn(acc[0], st[x * COUNTS_LONG_FC + t]);
+    __syncthreads();  // before the next chunk overwrites sj, sa, st
+  }
+  if (t < fc) counts_put<1>(left, col, bias, c, i, nf, f0 + t, acc);
+}
+
+// Packed: 16 columns a lane, rounds of 2, every row in the group loop.
+#define CSR_COUNTS_PACKED_ENTRY(NAME, ONES, MIN_BLOCKS)                                                          \
   extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)                                                  \
       NAME(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, const f32* __restrict__ vals,         \
            u64 isobits, u64 m, const i32* __restrict__ v, const u32* __restrict__ packed, u64 stride, u64 nf,     \
            u32 g, const f32* __restrict__ left, const f32* __restrict__ right, const f32* __restrict__ col,      \
            const f32* __restrict__ bias, f32* __restrict__ c) {                                                  \
-    csr_counts<PACKED, PACKED ? 16 : 1, PACKED ? 2 : 16, ONES>(rowptr, colidx, vals, __uint_as_float((u32)isobits), \
-                                                               m, v, packed, stride, nf, g, left, right, col, bias, c); \
+    csr_counts<true, 16, 2, ONES>(rowptr, colidx, vals, __uint_as_float((u32)isobits), m, v, packed, stride, nf, g, \
+                                  left, right, col, bias, c, 0, 0);                                              \
   }
 // Blocks of 256 threads (the host's `run`). The packed product of ones at
 // four blocks an SM (64 registers: its gathers in flight pay more than a
 // round's registers, 2.0 -> 1.73 ms on the Reddit-size graph, H200,
 // standalone); with other values of A at three (72 registers, no spills).
-CSR_COUNTS_ENTRY(csr_mxm_counts, false, false, 1)
-CSR_COUNTS_ENTRY(csr_mxm_counts_packed, true, false, 3)
-CSR_COUNTS_ENTRY(csr_mxm_counts_packed_ones, true, true, 4)
+CSR_COUNTS_PACKED_ENTRY(csr_mxm_counts_packed, false, 3)
+CSR_COUNTS_PACKED_ENTRY(csr_mxm_counts_packed_ones, true, 4)
+
+// Direct: the nlong rows of `long_rows` (more than long_min entries) a
+// block each for every COUNTS_LONG_FC columns, in the grid's first blocks;
+// the others a column a lane, rounds of 8 (`packed` and `stride` unused).
+extern "C" __global__ void __launch_bounds__(COUNTS_LONG_NT, 2)
+    csr_mxm_counts(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, const f32* __restrict__ vals,
+                   u64 isobits, u64 m, const i32* __restrict__ v, const u32* __restrict__ packed, u64 stride, u64 nf,
+                   u32 g, const f32* __restrict__ left, const f32* __restrict__ right, const f32* __restrict__ col,
+                   const f32* __restrict__ bias, f32* __restrict__ c, const u32* __restrict__ long_rows, u32 nlong,
+                   u32 long_min) {
+  const f32 iso = __uint_as_float((u32)isobits);
+  const u64 nfc = (nf + COUNTS_LONG_FC - 1) / COUNTS_LONG_FC, first = nlong * nfc;
+  if (blockIdx.x < first) {
+    counts_long_row(rowptr, colidx, vals, iso, !vals && iso == 1.0f, v, nf, left, right, col, bias, c,
+                    long_rows[blockIdx.x / nfc], (blockIdx.x % nfc) * COUNTS_LONG_FC);
+    return;
+  }
+  csr_counts<false, 1, 8, false>(rowptr, colidx, vals, iso, m, v, packed, stride, nf, g, left, right, col, bias,
+                                  c, first, nlong ? long_min : 0);
+}

@@ -1,10 +1,12 @@
 """The CSR product of i32 counts (`ext::mxm_counts_scaled`, cuda/csr_counts.cu) on a
-Reddit-size row length, standalone (docs/gpu-gnn-forward-profile.md).
+Reddit-size row length and on the Planetoid graphs, standalone
+(docs/gpu-gnn-forward-profile.md).
 
 Here (no GPU), after a build has written codes.cuh (target/*/build/bitgraphblas-*/out):
     python3 scripts/gpu-counts-check.py flatten CODES_CUH dense_rows.cu
 On the GPU machine (CuPy, SciPy):
     python3 scripts/gpu-counts-check.py run dense_rows.cu [ROWS] [PER_ROW] [COLS]
+    python3 scripts/gpu-counts-check.py graphs dense_rows.cu DATA_DIR
 
 `run` compiles the module as the library does (no options), draws a CSR matrix of
 ROWS rows (default 232,965) of PER_ROW random columns (default 490: the
@@ -15,6 +17,14 @@ of COLS columns (default 41) as a binary layer of 128 hidden bits gives them
 and both the float64 value on sampled rows (relative 1e-5); times each as CUDA
 events around 20 calls (medians), the pass that packs alone too, and a copy of
 the column indices for the bandwidth; writes $OUT/counts-check.json.
+
+`graphs` takes the GCN aggregation of Bi-GCN's second layer on Cora, CiteSeer and
+PubMed (DATA_DIR/NAME/adj.mtx: A + I, D^-1/2 both sides, a column factor and a
+bias; counts of 64 hidden bits, as many columns as the classes) through the
+direct kernel with the long rows a block each (listed as the library lists
+them), the same kernel with none listed (every row in rounds) and the packed
+path; checks the same bits from all three and the float64 value; times each as
+CUDA-graph replays; appends to $OUT/counts-check.json.
 """
 import json
 import os
@@ -34,6 +44,7 @@ def run(src_path, rows, per_row, nf):
     mod = cp.RawModule(code=open(src_path).read(), options=('-std=c++17',))
     pack = mod.get_function('counts_pack')
     direct = mod.get_function('csr_mxm_counts')
+    no_long = (cp.uint64(0), cp.uint32(0), cp.uint32(0))
     packed_k = mod.get_function('csr_mxm_counts_packed')
     rng = np.random.default_rng(1)
     n = rows
@@ -55,8 +66,9 @@ def run(src_path, rows, per_row, nf):
 
     def product(kernel, out, packed_ptr):
         g = lanes(nf, 16 if packed_ptr is packed else 1)
-        kernel(threads(n * g), (256,), (indptr, cols, null, iso, cp.uint64(n), v, packed_ptr,
-                                        cp.uint64(stride), cp.uint64(nf), cp.uint32(g), d, d, s, bias, out))
+        args = (indptr, cols, null, iso, cp.uint64(n), v, packed_ptr, cp.uint64(stride), cp.uint64(nf),
+                cp.uint32(g), d, d, s, bias, out)
+        kernel(threads(n * g), (256,), args + (() if packed_ptr is packed else no_long))
 
     out_p = cp.full((n, nf), cp.nan, dtype=cp.float32)
     out_d = cp.full((n, nf), cp.nan, dtype=cp.float32)
@@ -109,9 +121,86 @@ def run(src_path, rows, per_row, nf):
         sys.exit(1)
 
 
+def graphs(src_path, data):
+    import cupy as cp
+    import numpy as np
+    import scipy.sparse as sp
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from csr_bench_graphs import planetoid_adj, time_graph
+
+    mod = cp.RawModule(code=open(src_path).read(), options=('-std=c++17',))
+    pack = mod.get_function('counts_pack')
+    direct = mod.get_function('csr_mxm_counts')
+    packed_k = mod.get_function('csr_mxm_counts_packed_ones')
+    sm = cp.cuda.Device().attributes['MultiProcessorCount']
+    rng = np.random.default_rng(5)
+    stream = cp.cuda.Stream(non_blocking=True)
+    failed = False
+    for name, nf in (('cora', 7), ('citeseer', 6), ('pubmed', 3)):
+        a = planetoid_adj(f'{data}/{name}/adj.mtx')
+        n = a.shape[0]
+        a = (a + sp.identity(n, np.float32, format='csr')).tocsr()
+        a.sum_duplicates()
+        a.sort_indices()
+        a.data[:] = 1.0
+        deg = np.diff(a.indptr)
+        dinv = cp.asarray((1.0 / np.sqrt(deg)).astype(np.float32))
+        long_min = min(max(4 * a.nnz // n, 32), 8 * 255)
+        long = cp.asarray(np.nonzero(deg > long_min)[0].astype(np.uint32))
+        rp, ci = cp.asarray(a.indptr.astype(np.uint32)), cp.asarray(a.indices.astype(np.uint32))
+        v = (2 * cp.random.randint(-32, 33, (n, nf), dtype=cp.int32)).astype(cp.int32)
+        s = cp.asarray(rng.uniform(0.5, 1.5, nf).astype(np.float32))
+        bias = cp.asarray(rng.uniform(-1, 1, nf).astype(np.float32))
+        stride = -(-(16 + nf) // 16) * 4
+        packed = cp.zeros(n * stride, dtype=cp.uint32)
+        null, iso = cp.uint64(0), cp.uint64(np.float32(1.0).view(np.uint32))
+        g = lanes(nf, 1)
+        short = min(-(-(n * g) // 256), sm * 16)
+        outs = {k: cp.full((n, nf), cp.nan, dtype=cp.float32) for k in ('long', 'rounds', 'packed')}
+
+        def run_direct(out, with_long):
+            nl = long.size if with_long else 0
+            direct((nl * -(-nf // 16) + short,), (256,),
+                   (rp, ci, null, iso, cp.uint64(n), v, null, cp.uint64(0), cp.uint64(nf), cp.uint32(g), dinv, dinv,
+                    s, bias, out, long, cp.uint32(nl), cp.uint32(long_min)))
+
+        def run_packed(out):
+            pack((min(-(-(n * 32) // 256), sm * 16),), (256,),
+                 (v, cp.uint64(n), cp.uint64(nf), dinv, cp.uint64(stride), packed))
+            packed_k((min(-(-n // 256), sm * 16),), (256,),
+                     (rp, ci, null, iso, cp.uint64(n), v, packed, cp.uint64(stride), cp.uint64(nf), cp.uint32(1),
+                      dinv, dinv, s, bias, out))
+
+        fns = {'long': lambda: run_direct(outs['long'], True), 'rounds': lambda: run_direct(outs['rounds'], False),
+               'packed': lambda: run_packed(outs['packed'])}
+        with stream:
+            for f in fns.values():
+                f()
+        stream.synchronize()
+        bits = {k: o.view(cp.uint32) for k, o in outs.items()}
+        same = bool(cp.all(bits['long'] == bits['rounds'])) and bool(cp.all(bits['long'] == bits['packed']))
+        dh = cp.asnumpy(dinv).astype(np.float64)
+        a64 = sp.diags(dh) @ a.astype(np.float64) @ sp.diags(dh)
+        want = (a64 @ cp.asnumpy(v).astype(np.float64)) * cp.asnumpy(s) + cp.asnumpy(bias)
+        err = float(np.max(np.abs(cp.asnumpy(outs['long']) - want) / (np.abs(want) + 1)))
+        res = {'graph': name, 'rows': n, 'nnz': int(a.nnz), 'cols': nf, 'long_rows': int(long.size),
+               'long_min': long_min, 'longest': int(deg.max()), 'registers_direct': direct.num_regs,
+               'same_bits_long_rounds_packed': same, 'max_rel_err_vs_f64': err}
+        for k, f in fns.items():
+            res[f'{k}_us'] = 1e3 * time_graph(f, stream)
+        print(json.dumps(res))
+        with open(os.path.join(os.environ.get('OUT', '.'), 'counts-check.json'), 'a') as f:
+            f.write(json.dumps(res) + '\n')
+        failed |= not same or err > 1e-5
+    if failed:
+        sys.exit(1)
+
+
 if __name__ == '__main__':
     if sys.argv[1] == 'flatten':
         flatten(sys.argv[2], sys.argv[3], os.path.basename(sys.argv[3]))
+    elif sys.argv[1] == 'graphs':
+        graphs(sys.argv[2], sys.argv[3])
     else:
         args = [int(a) for a in sys.argv[3:]]
         rows, per_row, nf = (args + [232965, 490, 41][len(args):])[:3]

@@ -233,7 +233,8 @@ fn long_rows_match_cpu_for_other_values() {
 }
 
 /// The counts kernels against the CPU, value for value: graphs with a hub
-/// and empty rows, at few entries a row of `V` (read directly) and many
+/// and empty rows, at few entries a row of `V` (read directly, the hub a
+/// block each for every 16 columns: one, two and three such blocks) and many
 /// (packed: the mean is at least 8), iso and valued `A`, 1 to 130 columns
 /// (several chunks of a row's lanes), every row kind of [`counts_row`] (both
 /// packed modes, and rows packed as neither), each factor present or absent.
@@ -252,6 +253,7 @@ fn counts_match_cpu_bit_for_bit() {
         (700, 0.03, 1, false),
         (900, 0.015, 130, true),
         (3000, 0.0008, 16, true),
+        (2000, 0.001, 40, true),
     ] {
         let e: Vec<_> = graph(&mut rng, n, p)
             .into_iter()

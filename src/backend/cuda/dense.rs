@@ -149,7 +149,7 @@ impl CudaBackend {
     /// dense in rounds with those rows a block each: where `r` is `a` as
     /// stored (CSR, not transposed), its rows short on average and some long;
     /// `None` otherwise.
-    fn spmm_long_rows<'a, T: Scalar>(
+    pub(super) fn spmm_long_rows<'a, T: Scalar>(
         &self,
         a: &'a CudaMatrix<T>,
         r: &CsrRef<T>,

@@ -2,6 +2,7 @@
 //! counts read as `f32` (`cuda/csr_counts.cu`), its rows of counts read
 //! directly or, where each is gathered many times, packed into bytes first.
 
+use super::csr::CsrRef;
 use super::device::DevPtr;
 use super::launch::dense;
 use super::mem::DMat;
@@ -18,6 +19,12 @@ use crate::ext::scaled::{mxm_counts_scaled_generic, DenseScales};
 /// its launch would lengthen the forward pass of a small graph.
 const PACK_MEAN_GATHERS: usize = 8;
 
+/// Threads of a block of the counts kernels (`COUNTS_LONG_NT`).
+const COUNTS_BLOCK: usize = 256;
+
+/// Columns of a long row a block of `csr_mxm_counts` takes (`COUNTS_LONG_FC`).
+const LONG_ROW_COLUMNS: usize = 16;
+
 /// Words a packed row of `nf` counts takes: `r_j`, the mode and two unused
 /// words, a byte a count, rounded up to 16 bytes.
 fn packed_stride(nf: usize) -> usize {
@@ -31,8 +38,9 @@ fn row_lanes(nf: usize, per_lane: usize) -> u32 {
 }
 
 impl CudaBackend {
-    /// [`crate::ext::mxm_counts_scaled`]: one kernel (`csr_mxm_counts`)
-    /// where `A` is CSR and the given vectors are full; where rows of `V`
+    /// [`crate::ext::mxm_counts_scaled`]: one kernel (`csr_mxm_counts`,
+    /// [`CudaBackend::counts_direct`]) where `A` is CSR and the given
+    /// vectors are full; where rows of `V`
     /// are gathered [`PACK_MEAN_GATHERS`] times or more on average, a pass
     /// packing them first (`counts_pack`, then `csr_mxm_counts_packed`, or
     /// `csr_mxm_counts_packed_ones` where `A` is an iso matrix of ones);
@@ -61,25 +69,26 @@ impl CudaBackend {
             return Ok(());
         }
         let pack = r.nnz >= PACK_MEAN_GATHERS * k.max(1);
-        let stride = if pack { packed_stride(nf) } else { 0 };
-        let packed = self.dev.alloc::<u32>(k * stride)?;
-        if pack {
-            dense::rows::counts_pack(
-                v.data.ptr(),
-                k as u64,
-                nf as u64,
-                right,
-                stride as u64,
-                packed.ptr(),
-            )
-            .run(&self.dev, k * 32)?;
+        if !pack {
+            return self.counts_direct(c, a, &r, v, [left, right, col, bias]);
         }
-        let g = row_lanes(nf, if pack { 16 } else { 1 });
+        let stride = packed_stride(nf);
+        let packed = self.dev.alloc::<u32>(k * stride)?;
+        dense::rows::counts_pack(
+            v.data.ptr(),
+            k as u64,
+            nf as u64,
+            right,
+            stride as u64,
+            packed.ptr(),
+        )
+        .run(&self.dev, k * 32)?;
+        let g = row_lanes(nf, 16);
         let ones = r.vals.is_null() && r.isobits == u64::from(1.0f32.to_bits());
-        let kernel = match (pack, ones) {
-            (true, true) => dense::rows::csr_mxm_counts_packed_ones,
-            (true, false) => dense::rows::csr_mxm_counts_packed,
-            (false, _) => dense::rows::csr_mxm_counts,
+        let kernel = if ones {
+            dense::rows::csr_mxm_counts_packed_ones
+        } else {
+            dense::rows::csr_mxm_counts_packed
         };
         kernel(
             r.rowptr,
@@ -99,6 +108,55 @@ impl CudaBackend {
             c.data.ptr(),
         )
         .run(&self.dev, r.nrows * g as usize)
+    }
+
+    /// The product reading `V` directly (`csr_mxm_counts`), a column a lane;
+    /// `a`'s long rows (its list, as the `f32` product's) a block each for
+    /// every [`LONG_ROW_COLUMNS`] columns, in the grid's first blocks.
+    fn counts_direct(
+        &self,
+        c: &CudaDense<f32>,
+        a: &CudaMatrix<f32>,
+        r: &CsrRef<f32>,
+        v: &CudaDense<i32>,
+        [left, right, col, bias]: [DevPtr<f32>; 4],
+    ) -> Result<()> {
+        let nf = v.ncols;
+        let g = row_lanes(nf, 1);
+        let long = self.spmm_long_rows(a, r, false)?;
+        let (rows, nlong, long_min) = long.map_or((DevPtr::null(), 0, 0), |l| {
+            (l.rows.ptr(), l.count, l.long_min)
+        });
+        let long_blocks = nlong * nf.div_ceil(LONG_ROW_COLUMNS);
+        let short_blocks = (r.nrows * g as usize)
+            .div_ceil(COUNTS_BLOCK)
+            .clamp(1, self.dev.sm_count as usize * 16);
+        let too_many = || crate::error::Error::TooLarge {
+            what: "matrix",
+            detail: format!("{nlong} long rows by {nf} columns"),
+        };
+        let grid = u32::try_from(long_blocks + short_blocks).map_err(|_| too_many())?;
+        dense::rows::csr_mxm_counts(
+            r.rowptr,
+            r.colidx,
+            r.vals,
+            r.isobits,
+            r.nrows as u64,
+            v.data.ptr(),
+            DevPtr::null(),
+            0,
+            nf as u64,
+            g,
+            left,
+            right,
+            col,
+            bias,
+            c.data.ptr(),
+            rows,
+            u32::try_from(nlong).map_err(|_| too_many())?,
+            long_min,
+        )
+        .grid(&self.dev, grid, COUNTS_BLOCK as u32)
     }
 }
 

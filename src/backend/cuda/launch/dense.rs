@@ -34,11 +34,13 @@ pub(crate) mod rows {
             packed: DevPtr<u32>);
         /// `c = ((l (A (r v))) s) + bias` on CSR `A` (`vals` null: every
         /// entry `isobits`), a group of `g` lanes a row, `v` read directly
-        /// (`packed` unused).
+        /// (`packed` unused); the `nlong` rows of `long_rows` (more than
+        /// `long_min` entries) a block each for every 16 columns, in the
+        /// grid's first blocks.
         fn csr_mxm_counts(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<f32>, isobits: u64,
             m: u64, v: DevPtr<i32>, packed: DevPtr<u32>, stride: u64, nf: u64, g: u32,
             left: DevPtr<f32>, right: DevPtr<f32>, col: DevPtr<f32>, bias: DevPtr<f32>,
-            c: DevPtr<f32>);
+            c: DevPtr<f32>, long_rows: DevPtr<u32>, nlong: u32, long_min: u32);
         /// The same, `v`'s rows read from `packed` (`counts_pack`; `v` for
         /// the rows that did not fit, `right` unused).
         fn csr_mxm_counts_packed(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<f32>,
