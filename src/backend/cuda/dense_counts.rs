@@ -5,6 +5,7 @@
 use super::csr::CsrRef;
 use super::device::DevPtr;
 use super::launch::dense;
+use super::launch::dense::rows::CountsProduct;
 use super::mem::DMat;
 use super::mxv::full_vals;
 use super::{CudaBackend, CudaDense, CudaMatrix, CudaVector};
@@ -68,9 +69,26 @@ impl CudaBackend {
         if r.nrows == 0 || nf == 0 {
             return Ok(());
         }
-        let pack = r.nnz >= PACK_MEAN_GATHERS * k.max(1);
-        if !pack {
-            return self.counts_direct(c, a, &r, v, [left, right, col, bias]);
+        let product = |v: DevPtr<i32>, packed, stride, g| CountsProduct {
+            rowptr: r.rowptr,
+            colidx: r.colidx,
+            vals: r.vals,
+            isobits: r.isobits,
+            m: r.nrows as u64,
+            v,
+            packed,
+            stride,
+            nf: nf as u64,
+            g,
+            left,
+            right,
+            col,
+            bias,
+            c: c.data.ptr(),
+        };
+        if r.nnz < PACK_MEAN_GATHERS * k.max(1) {
+            let g = row_lanes(nf, 1);
+            return self.counts_direct(a, &r, product(v.data.ptr(), DevPtr::null(), 0, g));
         }
         let stride = packed_stride(nf);
         let packed = self.dev.alloc::<u32>(k * stride)?;
@@ -90,24 +108,8 @@ impl CudaBackend {
         } else {
             dense::rows::csr_mxm_counts_packed
         };
-        kernel(
-            r.rowptr,
-            r.colidx,
-            r.vals,
-            r.isobits,
-            r.nrows as u64,
-            v.data.ptr(),
-            packed.ptr(),
-            stride as u64,
-            nf as u64,
-            g,
-            left,
-            right,
-            col,
-            bias,
-            c.data.ptr(),
-        )
-        .run(&self.dev, r.nrows * g as usize)
+        kernel(product(v.data.ptr(), packed.ptr(), stride as u64, g))
+            .run(&self.dev, r.nrows * g as usize)
     }
 
     /// The product reading `V` directly (`csr_mxm_counts`), a column a lane;
@@ -115,20 +117,17 @@ impl CudaBackend {
     /// every [`LONG_ROW_COLUMNS`] columns, in the grid's first blocks.
     fn counts_direct(
         &self,
-        c: &CudaDense<f32>,
         a: &CudaMatrix<f32>,
         r: &CsrRef<f32>,
-        v: &CudaDense<i32>,
-        [left, right, col, bias]: [DevPtr<f32>; 4],
+        product: CountsProduct,
     ) -> Result<()> {
-        let nf = v.ncols;
-        let g = row_lanes(nf, 1);
+        let nf = product.nf as usize;
         let long = self.spmm_long_rows(a, r, false)?;
         let (rows, nlong, long_min) = long.map_or((DevPtr::null(), 0, 0), |l| {
             (l.rows.ptr(), l.count, l.long_min)
         });
         let long_blocks = nlong * nf.div_ceil(LONG_ROW_COLUMNS);
-        let short_blocks = (r.nrows * g as usize)
+        let short_blocks = (r.nrows * product.g as usize)
             .div_ceil(COUNTS_BLOCK)
             .clamp(1, self.dev.sm_count as usize * 16);
         let too_many = || crate::error::Error::TooLarge {
@@ -136,27 +135,12 @@ impl CudaBackend {
             detail: format!("{nlong} long rows by {nf} columns"),
         };
         let grid = u32::try_from(long_blocks + short_blocks).map_err(|_| too_many())?;
-        dense::rows::csr_mxm_counts(
-            r.rowptr,
-            r.colidx,
-            r.vals,
-            r.isobits,
-            r.nrows as u64,
-            v.data.ptr(),
-            DevPtr::null(),
-            0,
-            nf as u64,
-            g,
-            left,
-            right,
-            col,
-            bias,
-            c.data.ptr(),
-            rows,
-            u32::try_from(nlong).map_err(|_| too_many())?,
-            long_min,
+        let nlong = u32::try_from(nlong).map_err(|_| too_many())?;
+        dense::rows::csr_mxm_counts(product, rows, nlong, long_min).grid(
+            &self.dev,
+            grid,
+            COUNTS_BLOCK as u32,
         )
-        .grid(&self.dev, grid, COUNTS_BLOCK as u32)
     }
 }
 

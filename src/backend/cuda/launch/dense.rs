@@ -19,8 +19,42 @@ pub(crate) mod mxm {
 /// `dense_rows`: row reductions of `f32` matrices, a warp per row, and the
 /// CSR product of `i32` counts.
 pub(crate) mod rows {
-    use super::super::super::device::DevPtr;
+    use super::super::super::device::{Arg, DevPtr};
     use super::super::super::kernels::ModuleId;
+    use super::super::KernelArg;
+
+    /// The arguments the CSR products of counts share (`cuda/csr_counts.cu`):
+    /// CSR `A` (`vals` null: every entry `isobits`) with `m` rows, the
+    /// `i32` counts `v` (`nf` columns) and their packed rows (`stride`
+    /// words each; null where unused), `g` lanes a row, the factors `l`,
+    /// `r`, `s` and the bias (null where absent), and the output `c`.
+    #[derive(Clone, Copy)]
+    pub(crate) struct CountsProduct {
+        pub rowptr: DevPtr<u32>,
+        pub colidx: DevPtr<u32>,
+        pub vals: DevPtr<f32>,
+        pub isobits: u64,
+        pub m: u64,
+        pub v: DevPtr<i32>,
+        pub packed: DevPtr<u32>,
+        pub stride: u64,
+        pub nf: u64,
+        pub g: u32,
+        pub left: DevPtr<f32>,
+        pub right: DevPtr<f32>,
+        pub col: DevPtr<f32>,
+        pub bias: DevPtr<f32>,
+        pub c: DevPtr<f32>,
+    }
+
+    impl KernelArg for CountsProduct {
+        fn push_to(self, args: &mut Vec<Arg>) {
+            let p = self;
+            (p.rowptr, p.colidx, p.vals, p.isobits, p.m).push_to(args);
+            (p.v, p.packed, p.stride, p.nf, p.g).push_to(args);
+            (p.left, p.right, p.col, p.bias, p.c).push_to(args);
+        }
+    }
 
     super::super::kernels! {
         { () => ModuleId::DenseRows }
@@ -32,26 +66,16 @@ pub(crate) mod rows {
         /// (1 where `right` is null), its mode, its values a byte each.
         fn counts_pack(v: DevPtr<i32>, k: u64, nf: u64, right: DevPtr<f32>, stride: u64,
             packed: DevPtr<u32>);
-        /// `c = ((l (A (r v))) s) + bias` on CSR `A` (`vals` null: every
-        /// entry `isobits`), a group of `g` lanes a row, `v` read directly
-        /// (`packed` unused); the `nlong` rows of `long_rows` (more than
-        /// `long_min` entries) a block each for every 16 columns, in the
-        /// grid's first blocks.
-        fn csr_mxm_counts(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<f32>, isobits: u64,
-            m: u64, v: DevPtr<i32>, packed: DevPtr<u32>, stride: u64, nf: u64, g: u32,
-            left: DevPtr<f32>, right: DevPtr<f32>, col: DevPtr<f32>, bias: DevPtr<f32>,
-            c: DevPtr<f32>, long_rows: DevPtr<u32>, nlong: u32, long_min: u32);
+        /// `c = ((l (A (r v))) s) + bias` ([`CountsProduct`]), `v` read
+        /// directly, a column a lane; the `nlong` rows of `long_rows` (more
+        /// than `long_min` entries) a block each for every 16 columns, in
+        /// the grid's first blocks.
+        fn csr_mxm_counts(p: CountsProduct, long_rows: DevPtr<u32>, nlong: u32, long_min: u32);
         /// The same, `v`'s rows read from `packed` (`counts_pack`; `v` for
-        /// the rows that did not fit, `right` unused).
-        fn csr_mxm_counts_packed(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<f32>,
-            isobits: u64, m: u64, v: DevPtr<i32>, packed: DevPtr<u32>, stride: u64, nf: u64,
-            g: u32, left: DevPtr<f32>, right: DevPtr<f32>, col: DevPtr<f32>, bias: DevPtr<f32>,
-            c: DevPtr<f32>);
+        /// the rows that did not fit, `right` unused), 16 columns a lane.
+        fn csr_mxm_counts_packed(p: CountsProduct);
         /// The same where `A` is an iso matrix of ones (`vals` null,
         /// `isobits` those of 1.0).
-        fn csr_mxm_counts_packed_ones(rowptr: DevPtr<u32>, colidx: DevPtr<u32>, vals: DevPtr<f32>,
-            isobits: u64, m: u64, v: DevPtr<i32>, packed: DevPtr<u32>, stride: u64, nf: u64,
-            g: u32, left: DevPtr<f32>, right: DevPtr<f32>, col: DevPtr<f32>, bias: DevPtr<f32>,
-            c: DevPtr<f32>);
+        fn csr_mxm_counts_packed_ones(p: CountsProduct);
     }
 }

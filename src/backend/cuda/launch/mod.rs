@@ -64,6 +64,19 @@ macro_rules! scalar_args {
 }
 scalar_args!(u64 => U64, u32 => U32, i32 => I32, i64 => I64);
 
+/// Five arguments in order (argument groups push their fields this way).
+impl<A: KernelArg, B: KernelArg, C: KernelArg, D: KernelArg, E: KernelArg> KernelArg
+    for (A, B, C, D, E)
+{
+    fn push_to(self, args: &mut Vec<Arg>) {
+        self.0.push_to(args);
+        self.1.push_to(args);
+        self.2.push_to(args);
+        self.3.push_to(args);
+        self.4.push_to(args);
+    }
+}
+
 /// A flag: the kernels take `int` 0 or 1.
 impl KernelArg for bool {
     fn push_to(self, args: &mut Vec<Arg>) {
