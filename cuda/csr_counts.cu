@@ -7,7 +7,8 @@
 // the values of the CPU's unfused calls, bit for bit.
 //
 // The counts come from V (i32, row-major k x nf), or from its packed form
-// (`counts_pack`), where rows of V are gathered many times: row j as 4-byte
+// (`counts_pack`), where rows of V are gathered many times and a packed row
+// takes fewer sectors than V's (src/backend/cuda/dense_counts.rs): row j as 4-byte
 // words, word 0 the bits of r_j (1 where r is absent), word 1 the row's mode,
 // words 2 and 3 unused, then the row's values a byte each (byte f of the
 // words from 4 on), the row padded to a multiple of 16 bytes (64 bytes, two
@@ -33,16 +34,18 @@
 //   occupancy below took the kernel from 8.8 ms to 1.73 ms
 //   (scripts/gpu-counts-check.py);
 // - direct (`csr_mxm_counts`, where rows of V are gathered a few times): a
-//   column a lane, rounds of 8 entries; the rows of A listed as long (the
-//   matrix's list, as `csr_mxm_dense_long` reads it) a block each for every
-//   COUNTS_LONG_FC columns, in the grid's first blocks: the block's threads
-//   compute a chunk of the row's terms together into shared memory, then a
-//   thread a column folds them in order (a hub row of Cora, 169 entries, is
-//   one gather deep, not eleven rounds of 16: 13.5 -> 4.4 us on Cora's GCN
-//   aggregation, H200, scripts/gpu-counts-check.py graphs). Rounds of 8 at
-//   two blocks an SM (120 registers) against 16 at one (144): PubMed 14.2 ->
-//   9.9 us, Cora and CiteSeer 0.3 us slower; rounds of 4 (64 registers) lose
-//   on Cora and CiteSeer.
+//   column a lane, rounds of 8 entries.
+// In both, the rows of A listed as long (the matrix's list, as
+// `csr_mxm_dense_long` reads it) a block each for every COUNTS_LONG_FC
+// columns, in the grid's first blocks, reading V directly: the block's
+// threads compute a chunk of the row's terms together into shared memory,
+// then a thread a column folds them in order. A hub row of Cora (169
+// entries) is one gather deep, not eleven rounds of 16: 13.5 -> 4.4 us on
+// Cora's GCN aggregation; on the Flickr-size graph (rows up to 730 entries)
+// the packed product 170 -> 36 us (H200, scripts/gpu-counts-check.py
+// graphs). Rounds of 8 at two blocks an SM (120 registers) against 16 at one
+// (144): PubMed 14.2 -> 9.9 us, Cora and CiteSeer 0.3 us slower; rounds of 4
+// (64 registers) lose on Cora and CiteSeer.
 
 #define COUNTS_MODE_BYTE 0x4B000000u
 #define COUNTS_MODE_HALF 0x4B800000u
@@ -285,39 +288,34 @@ __device__ __forceinline__ void counts_long_row(const u32* __restrict__ rowptr, 
   if (t < fc) counts_put<1>(left, col, bias, c, i, nf, f0 + t, acc);
 }
 
-// Packed: 16 columns a lane, rounds of 2, every row in the group loop.
-#define CSR_COUNTS_PACKED_ENTRY(NAME, ONES, MIN_BLOCKS)                                                          \
-  extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)                                                  \
+// Every entry: the nlong rows of `long_rows` (more than long_min entries) a
+// block each for every COUNTS_LONG_FC columns, in the grid's first blocks
+// (`counts_long_row`, reading V directly), the other rows in the group loop:
+// packed, 16 columns a lane, rounds of 2; direct, a column a lane, rounds of
+// 8 (`packed` and `stride` unused).
+#define CSR_COUNTS_ENTRY(NAME, PACKED, ONES, MIN_BLOCKS)                                                         \
+  extern "C" __global__ void __launch_bounds__(COUNTS_LONG_NT, MIN_BLOCKS)                                       \
       NAME(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, const f32* __restrict__ vals,         \
            u64 isobits, u64 m, const i32* __restrict__ v, const u32* __restrict__ packed, u64 stride, u64 nf,     \
            u32 g, const f32* __restrict__ left, const f32* __restrict__ right, const f32* __restrict__ col,      \
-           const f32* __restrict__ bias, f32* __restrict__ c) {                                                  \
-    csr_counts<true, 16, 2, ONES>(rowptr, colidx, vals, __uint_as_float((u32)isobits), m, v, packed, stride, nf, g, \
-                                  left, right, col, bias, c, 0, 0);                                              \
+           const f32* __restrict__ bias, f32* __restrict__ c, const u32* __restrict__ long_rows, u32 nlong,      \
+           u32 long_min) {                                                                                       \
+    const f32 iso = __uint_as_float((u32)isobits);                                                               \
+    const u64 nfc = (nf + COUNTS_LONG_FC - 1) / COUNTS_LONG_FC, first = nlong * nfc;                             \
+    if (blockIdx.x < first) {                                                                                    \
+      counts_long_row(rowptr, colidx, vals, iso, ONES || (!vals && iso == 1.0f), v, nf, left, right, col, bias,  \
+                      c, long_rows[blockIdx.x / nfc], (blockIdx.x % nfc) * COUNTS_LONG_FC);                      \
+      return;                                                                                                    \
+    }                                                                                                            \
+    csr_counts<PACKED, PACKED ? 16 : 1, PACKED ? 2 : 8, ONES>(rowptr, colidx, vals, iso, m, v, packed, stride,    \
+                                                             nf, g, left, right, col, bias, c, first,            \
+                                                             nlong ? long_min : 0);                              \
   }
-// Blocks of 256 threads (the host's `run`). The packed product of ones at
-// four blocks an SM (64 registers: its gathers in flight pay more than a
-// round's registers, 2.0 -> 1.73 ms on the Reddit-size graph, H200,
-// standalone); with other values of A at three (72 registers, no spills).
-CSR_COUNTS_PACKED_ENTRY(csr_mxm_counts_packed, false, 3)
-CSR_COUNTS_PACKED_ENTRY(csr_mxm_counts_packed_ones, true, 4)
-
-// Direct: the nlong rows of `long_rows` (more than long_min entries) a
-// block each for every COUNTS_LONG_FC columns, in the grid's first blocks;
-// the others a column a lane, rounds of 8 (`packed` and `stride` unused).
-extern "C" __global__ void __launch_bounds__(COUNTS_LONG_NT, 2)
-    csr_mxm_counts(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, const f32* __restrict__ vals,
-                   u64 isobits, u64 m, const i32* __restrict__ v, const u32* __restrict__ packed, u64 stride, u64 nf,
-                   u32 g, const f32* __restrict__ left, const f32* __restrict__ right, const f32* __restrict__ col,
-                   const f32* __restrict__ bias, f32* __restrict__ c, const u32* __restrict__ long_rows, u32 nlong,
-                   u32 long_min) {
-  const f32 iso = __uint_as_float((u32)isobits);
-  const u64 nfc = (nf + COUNTS_LONG_FC - 1) / COUNTS_LONG_FC, first = nlong * nfc;
-  if (blockIdx.x < first) {
-    counts_long_row(rowptr, colidx, vals, iso, !vals && iso == 1.0f, v, nf, left, right, col, bias, c,
-                    long_rows[blockIdx.x / nfc], (blockIdx.x % nfc) * COUNTS_LONG_FC);
-    return;
-  }
-  csr_counts<false, 1, 8, false>(rowptr, colidx, vals, iso, m, v, packed, stride, nf, g, left, right, col, bias,
-                                  c, first, nlong ? long_min : 0);
-}
+// The packed product of ones at four blocks an SM (64 registers: its
+// gathers in flight pay more than a round's registers, 2.0 -> 1.73 ms on the
+// Reddit-size graph, H200, standalone); with other values of A at three (72
+// registers, no spills). The direct product: rounds of 8 at two blocks an SM
+// (120 registers; above).
+CSR_COUNTS_ENTRY(csr_mxm_counts, false, false, 2)
+CSR_COUNTS_ENTRY(csr_mxm_counts_packed, true, false, 3)
+CSR_COUNTS_ENTRY(csr_mxm_counts_packed_ones, true, true, 4)

@@ -235,7 +235,8 @@ fn long_rows_match_cpu_for_other_values() {
 /// The counts kernels against the CPU, value for value: graphs with a hub
 /// and empty rows, at few entries a row of `V` (read directly, the hub a
 /// block each for every 16 columns: one, two and three such blocks) and many
-/// (packed: the mean is at least 8), iso and valued `A`, 1 to 130 columns
+/// (packed where the mean is at least 8 and there are more than 8 columns;
+/// the hub there too a block each), iso and valued `A`, 1 to 130 columns
 /// (several chunks of a row's lanes), every row kind of [`counts_row`] (both
 /// packed modes, and rows packed as neither), each factor present or absent.
 #[test]

@@ -13,9 +13,10 @@ use crate::error::Result;
 use crate::ext::scaled::{mxm_counts_scaled_generic, DenseScales};
 
 /// The counts are packed into bytes (`counts_pack`) where `A` has at least
-/// this many entries a row of `V` on average: each packed row then serves
-/// that many gathers of two sectors where its `i32` row (41 columns: 164
-/// bytes, six sectors) would have been read, for one pass over `V`. On a
+/// this many entries a row of `V` on average and a packed row takes fewer
+/// sectors than an `i32` one ([`packing_shrinks_rows`]): each packed row then
+/// serves that many gathers of two sectors where its `i32` row (41 columns:
+/// 164 bytes, six sectors) would have been read, for one pass over `V`. On a
 /// graph of a few entries a row the pass would cost more than it saves, and
 /// its launch would lengthen the forward pass of a small graph.
 const PACK_MEAN_GATHERS: usize = 8;
@@ -32,6 +33,15 @@ fn packed_stride(nf: usize) -> usize {
     (16 + nf).div_ceil(16) * 4
 }
 
+/// Whether a packed row of `nf` counts spans fewer 32-byte sectors than its
+/// `i32` row. Where it does not (7 columns: 28 bytes against 32), the pass
+/// only adds a launch and a copy of `V`: on the Flickr-size graph (11
+/// entries a row, 7 columns) the product reading `V` took 34.6 µs, the pass
+/// and the packed product 36.0 µs, H200, `scripts/gpu-counts-check.py graphs`.
+fn packing_shrinks_rows(nf: usize) -> bool {
+    (packed_stride(nf) * 4).div_ceil(32) < (4 * nf).div_ceil(32)
+}
+
 /// Lanes a row of `C` (a power of two, at most 32) where each lane takes
 /// `per_lane` columns: 16 of packed counts, one of `V` read directly.
 fn row_lanes(nf: usize, per_lane: usize) -> u32 {
@@ -39,13 +49,14 @@ fn row_lanes(nf: usize, per_lane: usize) -> u32 {
 }
 
 impl CudaBackend {
-    /// [`crate::ext::mxm_counts_scaled`]: one kernel (`csr_mxm_counts`,
-    /// [`CudaBackend::counts_direct`]) where `A` is CSR and the given
-    /// vectors are full; where rows of `V`
-    /// are gathered [`PACK_MEAN_GATHERS`] times or more on average, a pass
-    /// packing them first (`counts_pack`, then `csr_mxm_counts_packed`, or
+    /// [`crate::ext::mxm_counts_scaled`]: one kernel (`csr_mxm_counts`)
+    /// where `A` is CSR and the given vectors are full; where rows of `V`
+    /// are gathered [`PACK_MEAN_GATHERS`] times or more on average and
+    /// packing shrinks them ([`packing_shrinks_rows`]), a pass packing them
+    /// first (`counts_pack`, then `csr_mxm_counts_packed`, or
     /// `csr_mxm_counts_packed_ones` where `A` is an iso matrix of ones);
     /// [`mxm_counts_scaled_generic`] otherwise. The same values either way.
+    /// Long rows of `A` a block each ([`CudaBackend::counts_launch`]).
     pub(crate) fn mxm_counts_scaled_op(
         &self,
         c: &mut CudaDense<f32>,
@@ -86,9 +97,10 @@ impl CudaBackend {
             bias,
             c: c.data.ptr(),
         };
-        if r.nnz < PACK_MEAN_GATHERS * k.max(1) {
+        if r.nnz < PACK_MEAN_GATHERS * k.max(1) || !packing_shrinks_rows(nf) {
             let g = row_lanes(nf, 1);
-            return self.counts_direct(a, &r, product(v.data.ptr(), DevPtr::null(), 0, g));
+            let p = product(v.data.ptr(), DevPtr::null(), 0, g);
+            return self.counts_launch(dense::rows::csr_mxm_counts, a, &r, p);
         }
         let stride = packed_stride(nf);
         let packed = self.dev.alloc::<u32>(k * stride)?;
@@ -101,22 +113,23 @@ impl CudaBackend {
             packed.ptr(),
         )
         .run(&self.dev, k * 32)?;
-        let g = row_lanes(nf, 16);
         let ones = r.vals.is_null() && r.isobits == u64::from(1.0f32.to_bits());
         let kernel = if ones {
             dense::rows::csr_mxm_counts_packed_ones
         } else {
             dense::rows::csr_mxm_counts_packed
         };
-        kernel(product(v.data.ptr(), packed.ptr(), stride as u64, g))
-            .run(&self.dev, r.nrows * g as usize)
+        let p = product(v.data.ptr(), packed.ptr(), stride as u64, row_lanes(nf, 16));
+        self.counts_launch(kernel, a, &r, p)
     }
 
-    /// The product reading `V` directly (`csr_mxm_counts`), a column a lane;
-    /// `a`'s long rows (its list, as the `f32` product's) a block each for
-    /// every [`LONG_ROW_COLUMNS`] columns, in the grid's first blocks.
-    fn counts_direct(
+    /// Launches a counts kernel: `a`'s long rows (its list, as the `f32`
+    /// product's, where its rows are short on average) a block each for
+    /// every [`LONG_ROW_COLUMNS`] columns, in the grid's first blocks, then
+    /// blocks for the other rows, `product.g` lanes a row.
+    fn counts_launch(
         &self,
+        kernel: CountsKernel,
         a: &CudaMatrix<f32>,
         r: &CsrRef<f32>,
         product: CountsProduct,
@@ -136,13 +149,12 @@ impl CudaBackend {
         };
         let grid = u32::try_from(long_blocks + short_blocks).map_err(|_| too_many())?;
         let nlong = u32::try_from(nlong).map_err(|_| too_many())?;
-        dense::rows::csr_mxm_counts(product, rows, nlong, long_min).grid(
-            &self.dev,
-            grid,
-            COUNTS_BLOCK as u32,
-        )
+        kernel(product, rows, nlong, long_min).grid(&self.dev, grid, COUNTS_BLOCK as u32)
     }
 }
+
+/// A counts kernel's typed launch ([`dense::rows`]).
+type CountsKernel = fn(CountsProduct, DevPtr<u32>, u32, u32) -> super::launch::Launch;
 
 #[cfg(test)]
 mod tests {
@@ -158,6 +170,16 @@ mod tests {
             assert!(words * 4 < 16 + nf + 16, "{nf}");
         }
         assert_eq!(packed_stride(41), 16); // 64 bytes: two sectors
+    }
+
+    #[test]
+    fn counts_are_packed_only_where_a_row_takes_fewer_sectors() {
+        assert!(!packing_shrinks_rows(1));
+        assert!(!packing_shrinks_rows(7));
+        assert!(!packing_shrinks_rows(8));
+        assert!(packing_shrinks_rows(9)); // 36 bytes: two sectors; packed 32
+        assert!(packing_shrinks_rows(41)); // six sectors against two
+        assert!(packing_shrinks_rows(130));
     }
 
     #[test]

@@ -71,11 +71,13 @@ pub(crate) mod rows {
         /// than `long_min` entries) a block each for every 16 columns, in
         /// the grid's first blocks.
         fn csr_mxm_counts(p: CountsProduct, long_rows: DevPtr<u32>, nlong: u32, long_min: u32);
-        /// The same, `v`'s rows read from `packed` (`counts_pack`; `v` for
-        /// the rows that did not fit, `right` unused), 16 columns a lane.
-        fn csr_mxm_counts_packed(p: CountsProduct);
+        /// The same, the other rows' `v` read from `packed` (`counts_pack`;
+        /// `v` for the rows that did not fit), 16 columns a lane.
+        fn csr_mxm_counts_packed(p: CountsProduct, long_rows: DevPtr<u32>, nlong: u32,
+            long_min: u32);
         /// The same where `A` is an iso matrix of ones (`vals` null,
         /// `isobits` those of 1.0).
-        fn csr_mxm_counts_packed_ones(p: CountsProduct);
+        fn csr_mxm_counts_packed_ones(p: CountsProduct, long_rows: DevPtr<u32>, nlong: u32,
+            long_min: u32);
     }
 }
