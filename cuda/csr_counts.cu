@@ -195,10 +195,6 @@ __device__ __forceinline__ void counts_row(const u32* __restrict__ colidx, const
   }
 }
 
-// A group of g lanes a row of C (grid-stride over rows), lane l owning
-// columns CPL l .. CPL l + CPL - 1 of each chunk of CPL g columns. ONES: A is
-// an iso matrix of ones (the caller checked), so the other path is not
-// compiled in (its registers would set the kernel's).
 // C's row i, columns f .. f + CPL - 1, from the row's sums: l_i, s_f and
 // bias_f where given.
 template <u32 CPL>
@@ -216,6 +212,10 @@ __device__ __forceinline__ void counts_put(const f32* __restrict__ left, const f
     }
 }
 
+// A group of g lanes a row of C (grid-stride over rows), lane l owning
+// columns CPL l .. CPL l + CPL - 1 of each chunk of CPL g columns. ONES: A is
+// an iso matrix of ones (the caller checked), so the other path is not
+// compiled in (its registers would set the kernel's).
 // The rows of the grid's blocks from `first` on (the blocks before take the
 // long rows), skipping the rows of more than `long_min` entries where
 // `long_min` is not 0.
@@ -251,10 +251,11 @@ __device__ __forceinline__ void csr_counts(const u32* __restrict__ rowptr, const
 #define COUNTS_LONG_CAP 256
 #define COUNTS_LONG_FC 16
 
-// Long row i of the direct product, columns f0 .. f0 + COUNTS_LONG_FC - 1, a
-// block: each chunk's terms a (r_j v_jf) computed by all the threads into
-// shared memory, then folded in order by a thread a column (the same terms
-// in the same order as a row's lanes fold them).
+// Long row i of the product, columns f0 .. f0 + COUNTS_LONG_FC - 1, a block,
+// V read directly (packed or not, the values are the same): each chunk's
+// terms a (r_j v_jf) computed by all the threads into shared memory, then
+// folded in order by a thread a column (the same terms in the same order as
+// a row's lanes fold them).
 __device__ __forceinline__ void counts_long_row(const u32* __restrict__ rowptr, const u32* __restrict__ colidx,
                                                 const f32* __restrict__ vals, f32 iso, bool unit,
                                                 const i32* __restrict__ v, u64 nf, const f32* __restrict__ left,
