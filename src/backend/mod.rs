@@ -619,6 +619,25 @@ pub trait Backend: Sized + Send + Sync {
     /// # Ok::<(), bitgraphblas::Error>(())
     /// ```
     fn bits_new(&self, nrows: usize, ncols: usize, layout: BitLayout) -> Result<Self::Bits>;
+    /// A new `nrows x ncols` bit matrix in `layout` for an operation to
+    /// write whole (a product's bit output, `binarize`, `quantize`'s
+    /// planes): its words, padding included, are unspecified until then.
+    /// The default is [`Backend::bits_new`]; a device backend may skip the
+    /// fill (on the GPU a fill is one more step of a recorded pass).
+    ///
+    /// ```
+    /// use bitgraphblas::{ops, Backend, Cpu, DenseMatrix, Threshold};
+    /// use bitgraphblas::storage::BitLayout;
+    /// let cpu = Cpu::new();
+    /// let x = DenseMatrix::from_vec(1, 3, vec![-1.0f32, 2.0, 0.5])?;
+    /// let mut b = cpu.bits_for_output(1, 3, BitLayout::RowMajor)?;
+    /// ops::binarize(&cpu, &mut b, &x, Threshold::Sign)?;
+    /// assert_eq!(b.words(), &[0b110]);
+    /// # Ok::<(), bitgraphblas::Error>(())
+    /// ```
+    fn bits_for_output(&self, nrows: usize, ncols: usize, layout: BitLayout) -> Result<Self::Bits> {
+        self.bits_new(nrows, ncols, layout)
+    }
 
     /// `out = bits of x`: `out_ij = (x_ij >= t_j)` (`t_j` from `threshold`);
     /// NaN gives 0. `out` has `x`'s shape, in either layout (weights are

@@ -318,7 +318,7 @@ impl<B: Backend> GnnGraph<B> {
     {
         let a = Self::need("A + I bits", &self.ahat_bits)?;
         let (n, k) = shape(h);
-        let mut q = b.bits_new(n, k, BitLayout::RowMajor)?;
+        let mut q = b.bits_for_output(n, k, BitLayout::RowMajor)?;
         let mut v = b.dense_for_output::<i32>(n, lin.out())?;
         let first = BitOutput::Bits {
             out: &mut q,

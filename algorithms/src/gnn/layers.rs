@@ -273,7 +273,7 @@ impl<B: Backend> BinLinear<B> {
     /// `BMM.?BB`: bit `ij` is `(x sign(W))_ij >= t_j` (the integer product,
     /// unscaled: a positive scale before a threshold folds into it).
     pub fn bits(&self, b: &B, x: Act<'_, B>, t: &B::Dense<f32>) -> GnnResult<B::Bits> {
-        let mut h = b.bits_new(Self::rows(&x)?, self.out(), BitLayout::RowMajor)?;
+        let mut h = b.bits_for_output(Self::rows(&x)?, self.out(), BitLayout::RowMajor)?;
         let out = BitOutput::Bits {
             out: &mut h,
             scales: Scales::default(),
@@ -392,7 +392,8 @@ impl<B: Backend> QLinear<B> {
     }
 }
 
-/// `bits` zeroed planes of `m x n` in `layout`, per-tensor `scale` and `zero`.
+/// `bits` planes of `m x n` in `layout` for [`ops::quantize`] to write
+/// (unfilled until then), per-tensor `scale` and `zero`.
 pub fn planes_new<B: Backend>(
     b: &B,
     m: usize,
@@ -403,7 +404,7 @@ pub fn planes_new<B: Backend>(
     zero: f32,
 ) -> GnnResult<BitPlanes<B>> {
     let planes = (0..bits)
-        .map(|_| b.bits_new(m, n, layout))
+        .map(|_| b.bits_for_output(m, n, layout))
         .collect::<bitgraphblas::Result<Vec<_>>>()?;
     // filled on the backend, not uploaded: a forward pass copies nothing
     // from the host (so that it can be recorded, `ext::Replay`)

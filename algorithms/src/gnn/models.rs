@@ -299,7 +299,7 @@ impl<B: BackendExt, L: Product<B>> RootConv<B, L> {
 /// The bits of `z >= t` (row-major).
 fn binarize<B: Backend>(b: &B, z: &B::Dense<f32>, t: &BnThreshold<B>) -> GnnResult<B::Bits> {
     let (n, k) = shape(z);
-    let mut h = b.bits_new(n, k, BitLayout::RowMajor)?;
+    let mut h = b.bits_for_output(n, k, BitLayout::RowMajor)?;
     ops::binarize(b, &mut h, z, Threshold::PerColumn(&t.threshold))?;
     Ok(h)
 }

@@ -424,7 +424,10 @@ impl Backend for CudaBackend {
         self.download_bits_op(m)
     }
     fn bits_new(&self, nrows: usize, ncols: usize, layout: BitLayout) -> Result<CudaBits> {
-        self.bits_new_op(nrows, ncols, layout)
+        self.bits_new_op(nrows, ncols, layout, true)
+    }
+    fn bits_for_output(&self, nrows: usize, ncols: usize, layout: BitLayout) -> Result<CudaBits> {
+        self.bits_new_op(nrows, ncols, layout, false)
     }
     fn binarize(
         &self,

@@ -146,20 +146,27 @@ impl CudaBackend {
         BitMatrix::from_words(m.nrows, m.ncols, m.layout, words)
     }
 
-    /// The `bits_new` entry point: all zero.
+    /// The `bits_new` entry point (`zero`: all zero) and the
+    /// `bits_for_output` one (no fill: the words are the allocator's).
     pub(crate) fn bits_new_op(
         &self,
         nrows: usize,
         ncols: usize,
         layout: BitLayout,
+        zero: bool,
     ) -> Result<CudaBits> {
         let (stride, n) = bit_words(nrows, ncols, layout)?;
+        let data = if zero {
+            self.dev.zeros::<u64>(n)?
+        } else {
+            self.dev.alloc::<u64>(n)?
+        };
         Ok(CudaBits {
             nrows,
             ncols,
             layout,
             stride,
-            data: self.dev.zeros::<u64>(n)?,
+            data,
         })
     }
 
