@@ -1,6 +1,7 @@
 """The graphs of `examples/gpu_bench.rs` as SciPy CSR patterns (f32, values one, no
 diagonal), for the CuPy scripts gpu-csr-spmv-variants.py and gpu-csr-blocks-check.py;
-the GNN graphs of the standalone kernel checks (`planetoid_adj`, `flickr_size`); and
+the GNN graphs of the standalone kernel checks (`planetoid_adj`, `flickr_size`, and
+`flickr_size_edges`: the GNN benchmark's own); and
 the kernel timer they share (`time_graph`, CUDA-graph replays; needs CuPy).
 
 R-MAT and the grids use the parameters of `bitgraphblas::generate` (Graph500
@@ -37,8 +38,33 @@ def planetoid_adj(path):
     return ((m + m.T) != 0).astype(np.float32)
 
 
+def flickr_size_edges(rng):
+    """The edges (a, b), a > b, sorted, of the Flickr-size graph of scripts/gpu-gnn-bench.sh (89,250
+    vertices, 899,756 directed entries): one endpoint drawn with weights (i + 1)^-0.5 (degrees
+    skewed), the other uniformly, until that many distinct pairs."""
+    n, target = 89250, 899756 // 2
+    w = (np.arange(n) + 1.0) ** -0.5
+    w /= w.sum()
+    edges = set()
+    while len(edges) < target:
+        i = rng.choice(n, 2 * (target - len(edges)), p=w)
+        j = rng.integers(0, n, i.size)
+        for a, b in zip(i.tolist(), j.tolist()):
+            if a != b and len(edges) < target:
+                edges.add((max(a, b), min(a, b)))
+    return sorted(edges)
+
+
+def flickr_size_bench(rng):
+    """The graph of `flickr_size_edges` as a symmetric pattern (f32, values one)."""
+    e = np.array(flickr_size_edges(rng))
+    n = 89250
+    m = sp.coo_matrix((np.ones(len(e), np.float32), (e[:, 0], e[:, 1])), shape=(n, n)).tocsr()
+    return ((m + m.T) != 0).astype(np.float32)
+
+
 def flickr_size(rng):
-    """A graph of Flickr's vertex count drawn as scripts/gpu-gnn-bench.sh draws it (endpoints with weights
+    """A graph of Flickr's vertex count drawn as `flickr_size_edges` draws it (endpoints with weights
     (i + 1)^-0.5, so degrees are skewed), but with three times the draws (about 2.8M entries), symmetrised."""
     n, target = 89250, 899756 // 2
     w = (np.arange(n) + 1.0) ** -0.5

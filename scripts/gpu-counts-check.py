@@ -128,7 +128,7 @@ def graphs(src_path, data):
     import numpy as np
     import scipy.sparse as sp
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from csr_bench_graphs import planetoid_adj, time_graph
+    from csr_bench_graphs import flickr_size_bench, planetoid_adj, time_graph
 
     mod = cp.RawModule(code=open(src_path).read(), options=('-std=c++17',))
     pack = mod.get_function('counts_pack')
@@ -138,24 +138,8 @@ def graphs(src_path, data):
     rng = np.random.default_rng(5)
     stream = cp.cuda.Stream(non_blocking=True)
     failed = False
-    def flickr_size(rng):
-        """The Flickr-size graph of scripts/gpu-gnn-bench.sh (899,756 entries, degrees skewed)."""
-        n, target = 89250, 899756 // 2
-        w = (np.arange(n) + 1.0) ** -0.5
-        w /= w.sum()
-        edges = set()
-        while len(edges) < target:
-            i = rng.choice(n, 2 * (target - len(edges)), p=w)
-            j = rng.integers(0, n, i.size)
-            for x, y in zip(i.tolist(), j.tolist()):
-                if x != y and len(edges) < target:
-                    edges.add((max(x, y), min(x, y)))
-        e = np.array(sorted(edges))
-        m = sp.coo_matrix((np.ones(len(e), np.float32), (e[:, 0], e[:, 1])), shape=(n, n)).tocsr()
-        return ((m + m.T) != 0).astype(np.float32)
-
     for name, nf in (('cora', 7), ('citeseer', 6), ('pubmed', 3), ('flickr-size', 7)):
-        a = flickr_size(rng) if name == 'flickr-size' else planetoid_adj(f'{data}/{name}/adj.mtx')
+        a = flickr_size_bench(rng) if name == 'flickr-size' else planetoid_adj(f'{data}/{name}/adj.mtx')
         n = a.shape[0]
         a = (a + sp.identity(n, np.float32, format='csr')).tocsr()
         a.sum_duplicates()

@@ -49,23 +49,17 @@ mkdir -p "$flickr/weights"
 python3 - "$flickr" <<'PY'
 import json, sys
 import numpy as np
+sys.path.insert(0, "scripts")
+from csr_bench_graphs import flickr_size_edges
 d = sys.argv[1]
 rng = np.random.default_rng(1)
-n, f, per_row, classes, target = 89250, 500, 50, 7, 899756 // 2
-w = (np.arange(n) + 1.0) ** -0.5
-w /= w.sum()
-edges = set()
-while len(edges) < target:
-    i = rng.choice(n, 2 * (target - len(edges)), p=w)
-    j = rng.integers(0, n, i.size)
-    for a, b in zip(i.tolist(), j.tolist()):
-        if a != b and len(edges) < target:
-            edges.add((max(a, b), min(a, b)))
+n, f, per_row, classes = 89250, 500, 50, 7
+edges = flickr_size_edges(rng)
 with open(f"{d}/adj.mtx", "w") as o:
     o.write("%%MatrixMarket matrix coordinate pattern symmetric\n")
     o.write("% generated at Flickr's size (timing only)\n")
     o.write(f"{n} {n} {len(edges)}\n")
-    o.write("".join(f"{a + 1} {b + 1}\n" for a, b in sorted(edges)))
+    o.write("".join(f"{a + 1} {b + 1}\n" for a, b in edges))
 with open(f"{d}/features.mtx", "w") as o:
     o.write("%%MatrixMarket matrix coordinate real general\n")
     o.write("% random 0/1 features: timing only\n")
