@@ -17,6 +17,10 @@
 //   bit-sliced counters; rows longer than `long_min` (listed by the host) a
 //   block each.
 //   `bits_bspmm_csr_bits_then_<out>_k<G>` fuse the next BMM (Then below).
+// - `bits_bspmm_lanes_<out>_k<G>` (and `_lanes_bits_then_<out>_k<G>`): lines
+//   of one u64 word in products of few rows (latency-bound), a lane per
+//   entry, G = 4..32 lanes a row, the warp's lines bit-transposed and
+//   counted by popcount (bspmm_lanes below); long rows as above.
 // - `bits_bspmm_csr_<out>_planes`: a warp per (row, chunk of 4 words),
 //   the row's columns read 32 at a time and passed round by shuffle (`nz`,
 //   one bit per line of x, skips lines where not NULL; the host passes NULL).
@@ -563,6 +567,145 @@ __device__ __forceinline__ void bspmm_csr_rows(const u32* __restrict__ rowptr, c
   }
 }
 
+// ---- CSR by lanes: lines of one u64 word ---------------------------------------------------
+
+#define LANES_BLOCK 256
+
+// Adds to cnt[r][h] the number of lines of group r (G lanes each, one line a
+// lane) with bit h * 32 + lane set: the warp's 32 x 64 bits transposed (two
+// 32 x 32 transposes), lane f then holds bit f (lo) and bit f + 32 (hi) of
+// every lane's line, and group r's lanes are bits [r G, r G + G).
+template <int G, bool HI>
+__device__ __forceinline__ void lanes_count(u64 line, u32 (&cnt)[32 / G][2]) {
+  constexpr u32 M = G == 32 ? FULL_MASK : (1u << G) - 1;
+  const u32 lo = warp_transpose32((u32)line);
+  const u32 hi = HI ? warp_transpose32((u32)(line >> 32)) : 0u;
+#pragma unroll
+  for (int r = 0; r < 32 / G; ++r) {
+    cnt[r][0] += __popc((lo >> (r * G)) & M);
+    if (HI) cnt[r][1] += __popc((hi >> (r * G)) & M);
+  }
+}
+
+// Output j of row i from its count c (deg: the row's entries); every lane
+// calls. Bits: the warp's ballot of the output bits (32 columns from j - lane).
+template <int OUT>
+__device__ __forceinline__ u32 lanes_put(const Epi& e, void* out, u64 i, u64 j, u32 c, u32 deg, u64 n) {
+  if (OUT == OUT_COUNTS) {
+    if (j < n) ((i32*)out)[i * n + j] = count_value<MODE_LIN>(e, c, deg, 0);
+    return 0;
+  } else if (OUT == OUT_SCALED) {
+    if (j < n) ((f32*)out)[i * n + j] = scaled(e, pre_value<MODE_LIN>(e, c, deg, 0, j), i, j);
+    return 0;
+  }
+  return __ballot_sync(FULL_MASK, j < n && over(e, scaled(e, pre_value<MODE_LIN>(e, c, deg, 0, j), i, j), j));
+}
+
+// Row i's outputs from its counts (lane f: bits f and f + 32), deg its
+// entries; every lane calls. OUT2: then the second product of the line by
+// w's columns (one u64 word each: the host's bound), lane j column j.
+template <int OUT, int OUT2>
+__device__ __forceinline__ void lanes_emit(const Epi& e, void* out, u64 i, u32 c0, u32 c1, u32 deg, u64 n,
+                                           u64 S, const Then& th, int lane) {
+  const u32 lo = lanes_put<OUT>(e, out, i, lane, c0, deg, n);
+  const u32 hi = n > 32 ? lanes_put<OUT>(e, out, i, 32 + lane, c1, deg, n) : 0u;
+  if (OUT == OUT_BITS) {
+    const u64 line = (u64)lo | ((u64)hi << 32);
+    if (lane == 0) ((u64*)out)[i * S] = line;
+    if constexpr (OUT2 != NO_THEN) {
+      if ((u64)lane < th.n) {
+        const u64 wj = th.w[(u64)lane * th.ws];
+        then_emit<OUT2>(th, i, lane, __popcll(line & wj), __popcll(line), __popcll(wj));
+      }
+    }
+  }
+}
+
+// CSR x bits for lines of one u64 word (at most 64 bits, x and a bits
+// output), a lane an entry: a group of G lanes takes a row (32 / G rows a
+// warp), G of its entries a step, the next step's column and line loads in
+// flight while the warp counts this step's lines (lanes_count). Rows with
+// more than `long_min` entries (`long_rows`) a block each: its warps take
+// every eighth run of 32 entries and their counts meet in shared memory.
+// Warp 0 of the block, or the row's warp, then writes the row (lanes_emit).
+// Integer sums: the order of the adds does not change a bit of the result.
+template <int G, int OUT, int OUT2 = NO_THEN>
+__device__ __forceinline__ void bspmm_lanes(const u32* __restrict__ rowptr, const u32* __restrict__ colidx, u64 m,
+                                            const u64* __restrict__ x, u64 n, u64 S, void* out, u32 long_min,
+                                            const u32* __restrict__ long_rows, u32 nlong, const Epi& e,
+                                            const Then& th = Then{}) {
+  constexpr int R = 32 / G, WARPS = LANES_BLOCK / 32;
+  __shared__ u32 lsum[64];
+  const int lane = threadIdx.x & 31, wib = threadIdx.x / 32, grp = lane / G, gl = lane % G;
+  const u64 short_tasks = (m + WARPS * R - 1) / (WARPS * R), tasks = short_tasks + nlong;
+  const bool hi = n > 32;
+  for (u64 task = blockIdx.x; task < tasks; task += gridDim.x) {  // block-uniform
+    if (task < short_tasks) {
+      const u64 row0 = (task * WARPS + wib) * R, i = row0 + grp;
+      u32 rb = 0, re = 0;
+      if (i < m) {
+        rb = rowptr[i];
+        re = rowptr[i + 1];
+      }
+      const bool mine = i < m && re - rb <= long_min;
+      const u32 end = mine ? re : rb;
+      const u32 steps = __reduce_max_sync(FULL_MASK, (end - rb + G - 1) / G);
+      u32 cnt[R][2];
+#pragma unroll
+      for (int r = 0; r < R; ++r) cnt[r][0] = cnt[r][1] = 0;
+      u32 p = rb + gl;
+      u64 line = 0;
+      if (p < end) line = x[(u64)colidx[p] * S];
+      for (u32 s = 0; s < steps; ++s) {
+        const u32 q = p + G;
+        u64 next = 0;
+        if (q < end) next = x[(u64)colidx[q] * S];
+        if (hi)
+          lanes_count<G, true>(line, cnt);
+        else
+          lanes_count<G, false>(line, cnt);
+        line = next;
+        p = q;
+      }
+      const u32 mine_mask = __ballot_sync(FULL_MASK, mine);
+      // row by row, the counters moved down a row each time (constant
+      // indices: an index known only at run time would put them in local memory)
+#pragma unroll 1
+      for (int r = 0; r < R; ++r) {
+        const u32 deg = __shfl_sync(FULL_MASK, re - rb, r * G);
+        if ((mine_mask >> (r * G)) & 1u) lanes_emit<OUT, OUT2>(e, out, row0 + r, cnt[0][0], cnt[0][1], deg, n, S, th, lane);
+#pragma unroll
+        for (int k = 0; k + 1 < R; ++k) {
+          cnt[k][0] = cnt[k + 1][0];
+          cnt[k][1] = cnt[k + 1][1];
+        }
+      }
+    } else {
+      const u32 li = long_rows[task - short_tasks];
+      const u32 lb = rowptr[li], le = rowptr[li + 1];
+      if (threadIdx.x < 64) lsum[threadIdx.x] = 0;
+      __syncthreads();
+      u32 cnt[1][2] = {{0, 0}};
+      u32 p = lb + wib * 32 + lane;
+      u64 line = 0;
+      if (p < le) line = x[(u64)colidx[p] * S];
+      for (u32 s = lb + wib * 32; s < le; s += WARPS * 32) {  // warp-uniform
+        const u32 q = p + WARPS * 32;
+        u64 next = 0;
+        if (q < le) next = x[(u64)colidx[q] * S];
+        lanes_count<32, true>(line, cnt);
+        line = next;
+        p = q;
+      }
+      atomicAdd(&lsum[lane], cnt[0][0]);
+      atomicAdd(&lsum[32 + lane], cnt[0][1]);
+      __syncthreads();
+      if (wib == 0) lanes_emit<OUT, OUT2>(e, out, li, lsum[lane], lsum[32 + lane], le - lb, n, S, th, lane);
+      __syncthreads();  // lsum is read before the next long task zeroes it
+    }
+  }
+}
+
 // ---- entry points ---------------------------------------------------------------------------
 
 #define SP_TAIL PLANES_PARAM(xp), int nb, u64 n, u64 S, const u32 *nz, void *out, int need_deg, EPI_PARAMS
@@ -646,3 +789,32 @@ THEN_ENTRIES(4)
 THEN_ENTRIES(8)
 THEN_ENTRIES(16)
 THEN_ENTRIES(32)
+
+// CSR by lanes (`_lanes_<out>_k<G>`, `_lanes_bits_then_<out2>_k<G>`), G
+// lanes a row: the vertical counters' parameters (S = 1, the host's bound).
+#define LANES_ENTRY(G, NAME, OUT)                                                                           \
+  extern "C" __global__ void __launch_bounds__(LANES_BLOCK, 4) CAT(CAT(CAT(bits_bspmm_lanes, NAME), _k), G)( \
+      const u32* rowptr, const u32* colidx, u64 m, const u64* x, u64 n, u64 S, void* out, u32 long_min,    \
+      const u32* long_rows, u32 nlong, EPI_PARAMS) {                                                        \
+    bspmm_lanes<G, OUT>(rowptr, colidx, m, x, n, S, out, long_min, long_rows, nlong, EPI_MAKE);             \
+  }
+#define LANES_THEN_ENTRY(G, NAME, OUT2)                                                                     \
+  extern "C" __global__ void __launch_bounds__(LANES_BLOCK, 4)                                              \
+      CAT(CAT(CAT(bits_bspmm_lanes_bits_then, NAME), _k), G)(                                               \
+          const u32* rowptr, const u32* colidx, u64 m, const u64* x, u64 n, u64 S, void* out, u32 long_min, \
+          const u32* long_rows, u32 nlong, EPI_PARAMS, const u64* t_w, u64 t_n, u64 t_ws, void* t_out,      \
+          EPI_PARAMS_AS(t)) {                                                                               \
+    bspmm_lanes<G, OUT_BITS, OUT2>(rowptr, colidx, m, x, n, S, out, long_min, long_rows, nlong, EPI_MAKE,   \
+                                   Then{t_w, t_n, t_ws, t_out, EPI_MAKE_AS(t)});                            \
+  }
+#define LANES_ENTRIES(G)                   \
+  LANES_ENTRY(G, _counts, OUT_COUNTS)      \
+  LANES_ENTRY(G, _scaled, OUT_SCALED)      \
+  LANES_ENTRY(G, _bits, OUT_BITS)          \
+  LANES_THEN_ENTRY(G, _counts, OUT_COUNTS) \
+  LANES_THEN_ENTRY(G, _scaled, OUT_SCALED)
+
+LANES_ENTRIES(4)
+LANES_ENTRIES(8)
+LANES_ENTRIES(16)
+LANES_ENTRIES(32)

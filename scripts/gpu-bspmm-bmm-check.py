@@ -1,4 +1,4 @@
-"""The fused binary aggregation and bit product (`bits_bspmm_csr_bits_then_*`,
+"""The fused binary aggregation and bit product (`bits_bspmm_{lanes,csr}_bits_then_*`,
 cuda/bits_bspmm.cu) against the two kernels it replaces, standalone
 (docs/gpu-gnn-forward-profile.md).
 
@@ -13,8 +13,9 @@ headers inlined). `run` makes Bi-GCN's second half on Cora, CiteSeer, PubMed
 scripts/gpu-gnn-bench.sh draws it): `h = (A + I) x >= t` over PLUS.LAND_SIGNED
 (x: random hidden bits, 64 or 128 a row; t per column) and `y = (h W) * scale`
 over PLUS.XNOR into f32 (W: 7 or 41 columns). It checks that the fused kernel
-writes the same h and the same y bits as `bits_bspmm_csr_bits_k<G>` followed
-by `bits_bmm_popc_scaled` (launched as the library launches them), and both
+writes the same h and the same y bits as the BSpMM (`bits_bspmm_lanes_bits_k<G>`
+at 64 hidden bits, `bits_bspmm_csr_bits_k<G>` at 128) followed by
+`bits_bmm_popc_scaled` (launched as the library launches them), and both
 against NumPy; then times both as CUDA-graph replays, with the long rows
 listed as the library lists them (more than four times the mean entries, 32
 at least) and, to see what that bound costs, at 32 and 64 entries (the bound's floor, now and before). Writes
@@ -88,7 +89,12 @@ def main():
         ci = cp.asarray(a.indices.astype(np.uint32))
         for hidden, classes in ((64, 7), (64, 16), (64, 41), (128, 41)):
             S = (hidden + 63) // 64
-            G = min(1 << (2 * S - 1).bit_length(), 32)
+            # the library's choice (src/backend/cuda/bits/bspmm.rs, CsrShape): lines of one
+            # word by lanes, a row's mean entries rounded up to a power of two (4 to 32)
+            # lanes a row; longer lines by vertical counters, a lane a u32 word
+            family = 'lanes' if S == 1 else 'csr'
+            G = (min(max(1 << (-(-a.nnz // n) - 1).bit_length(), 4), 32) if S == 1
+                 else min(max(1 << (2 * S - 1).bit_length(), 4), 32))
             xb = rng.random((n, S * 64)) < 0.5
             xb[:, hidden:] = False
             x = cp.asarray(np.packbits(xb, axis=1, bitorder='little').view(np.uint64).reshape(n, S))
@@ -117,8 +123,8 @@ def main():
                         for k in ('two', 'fused')}
                 head = lambda h: (rp, ci, np.uint64(n), x, np.uint64(hidden), np.uint64(S), h, np.uint32(long_min),
                                   lr, np.uint32(len(lrows))) + e1
-                agg_k = sp_mod.get_function(f'bits_bspmm_csr_bits_k{G}')
-                fused_k = sp_mod.get_function(f'bits_bspmm_csr_bits_then_scaled_k{G}')
+                agg_k = sp_mod.get_function(f'bits_bspmm_{family}_bits_k{G}')
+                fused_k = sp_mod.get_function(f'bits_bspmm_{family}_bits_then_scaled_k{G}')
                 warps = (n + POPC_R - 1) // POPC_R * ((classes + 31) // 32)
 
                 def call(k):

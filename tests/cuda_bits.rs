@@ -718,8 +718,8 @@ fn check_bspmm_widths(
 
 /// Hub rows far longer than the rest: a CSR row split over a block, with
 /// more than 8 x 255 entries a group of lanes (its byte counters read and
-/// reset on the way), and feature widths from one lane a row to more than a
-/// warp's 32 words (chunks of the line).
+/// reset on the way), and feature widths of one word (by lanes) and from
+/// 16 words to more than a warp's 32 (vertical counters, chunks of the line).
 #[test]
 fn bspmm_hub_rows() {
     let Some((g, _l)) = gpu("bspmm_hub_rows") else {
@@ -837,8 +837,9 @@ fn bspmm_bmm_matches_cpu() {
     qc(60).quickcheck(p as fn(Case) -> TestResult);
 }
 
-/// Hub rows (a block each on CSR) and every group width of the fused kernel
-/// (1 to 32 words of h a row), past it (33 words: the two products), with
+/// Hub rows (a block each on CSR) and every group width of the fused kernels
+/// (by lanes: lines of one word; by vertical counters: 4 to 32 u32 words of
+/// h a row), past it (33 words: the two products), with
 /// GNN-like second products (7 and 16 columns, f32 and counts; 41 columns:
 /// the two products).
 #[test]
@@ -883,6 +884,61 @@ fn bspmm_bmm_hub_rows_and_widths() {
                 col: true,
                 bias: true,
                 thr: 0,
+            };
+            let first = (BitSemiring::PLUS_LAND_SIGNED, spec1, &f1);
+            check_bspmm_bmm(g, &a, &x, &w, first, (s2, spec2, &f2)).unwrap();
+        }
+    }
+}
+
+/// Lines of one u64 word (the CSR kernels by lanes where rows are few):
+/// patterns whose size and mean row give each group width on a GPU of 132
+/// multiprocessors (32, 16, 8 and 4 lanes a row; the largest, vertical
+/// counters), each with rows past the long-row bound (a block each) and
+/// empty rows, at widths around the word's halves, every output kind, then
+/// the fused product.
+#[test]
+fn bspmm_lanes_group_widths() {
+    let Some((g, _l)) = gpu("bspmm_lanes_group_widths") else {
+        return;
+    };
+    let mut r = Rng::new(23);
+    for (m, mean) in [
+        (1500, 40),
+        (20_000, 12),
+        (40_000, 6),
+        (80_000, 2),
+        (120_000, 6),
+    ] {
+        let mut t = Vec::new();
+        for i in 0..m {
+            let deg = match i % 300 {
+                0 => 40 * mean + 50,
+                1 => 0,
+                _ => r.below(2 * mean + 1),
+            };
+            t.extend((0..deg).map(|_| (i, r.below(m), true)));
+        }
+        t.sort_unstable();
+        t.dedup();
+        let a = Matrix::from_triplets(m, m, t).unwrap();
+        let cases = [
+            (BitSemiring::PLUS_LAND, 0),
+            (BitSemiring::PLUS_LAND_SIGNED, 1),
+            (BitSemiring::PLUS_LAND_SIGNED, 2),
+        ];
+        check_bspmm_widths(g, &mut r, &a, &[1, 31, 32, 33, 63, 64], &cases, true);
+        for (n, n2, s2, kind) in [
+            (17, 7, BitSemiring::PLUS_XNOR, 1),
+            (64, 16, BitSemiring::PLUS_LAND, 0),
+        ] {
+            let x = random_bits(&mut r, m, n, BitLayout::RowMajor);
+            let w = random_bits(&mut r, n, n2, BitLayout::ColMajor);
+            let (f1, f2) = (Factors::new(&mut r, m, n), Factors::new(&mut r, m, n2));
+            let spec1 = bits_spec(&mut r);
+            let spec2 = OutSpec {
+                kind,
+                ..OutSpec::random(&mut r, true)
             };
             let first = (BitSemiring::PLUS_LAND_SIGNED, spec1, &f1);
             check_bspmm_bmm(g, &a, &x, &w, first, (s2, spec2, &f2)).unwrap();

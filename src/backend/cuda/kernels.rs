@@ -59,6 +59,10 @@ pub const TILE_KS: [usize; 4] = [4, 8, 16, 32];
 /// (`bits_bspmm_csr_<out>_k<lanes>`): one u32 word of the features each.
 pub(crate) const CSR_ROW_LANES: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
+/// Lanes a row of the CSR x bits product by lanes
+/// (`bits_bspmm_lanes_<out>_k<lanes>`): an entry each.
+pub(crate) const CSR_LANE_GROUPS: [usize; 4] = [4, 8, 16, 32];
+
 /// Per-tile-size entries of `pack` (each gets `_k4`, `_k8`, `_k16`, `_k32`).
 pub(crate) const PACK_TILED: [&str; 6] = [
     "csr_to_b2sr_count",
@@ -584,6 +588,17 @@ impl ModuleId {
                     CSR_ROW_LANES
                         .iter()
                         .map(move |g| format!("bits_bspmm_csr_bits_then_{o}_k{g}"))
+                }));
+                // CSR with lines of one word: by lanes, the same two families
+                entries.extend(BIT_OUTPUTS.iter().flat_map(|o| {
+                    CSR_LANE_GROUPS
+                        .iter()
+                        .map(move |g| format!("bits_bspmm_lanes_{o}_k{g}"))
+                }));
+                entries.extend(BIT_OUTPUTS[..2].iter().flat_map(|o| {
+                    CSR_LANE_GROUPS
+                        .iter()
+                        .map(move |g| format!("bits_bspmm_lanes_bits_then_{o}_k{g}"))
                 }));
                 entries.extend(
                     BIT_OUTPUTS

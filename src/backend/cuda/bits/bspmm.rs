@@ -5,11 +5,14 @@
 //! One launch per call, no allocation, no host sync (but at a CSR matrix's
 //! first product): a warp per (tile row, chunk of feature words) on B2SR
 //! (BitGNN's tile product: the tile's lines bit-transposed across the warp,
-//! then a popcount per (row, feature)); on CSR, vertical counters (a few
-//! lanes a row, a u32 word of the features each, the neighbours' words
-//! summed by carry-save adders; rows longer than a few times the mean a
-//! block each, listed at the matrix's first product and kept with it), or
-//! over bit planes a warp per (row, chunk of 128 features).
+//! then a popcount per (row, feature)); on CSR, lines of one u64 word by
+//! lanes (a lane an entry, a few lanes a row, the warp's lines
+//! bit-transposed and counted the same way), longer lines by vertical
+//! counters (a few lanes a row, a u32 word of the features each, the
+//! neighbours' words summed by carry-save adders); in both, rows longer
+//! than a few times the mean a block each, listed at the matrix's first
+//! product and kept with it; over bit planes a warp per (row, chunk of 128
+//! features).
 
 use super::super::device::{DBuf, DevPtr};
 use super::super::launch::bits::bspmm::{
@@ -51,6 +54,17 @@ const CSR_THEN: [SpmmThenKernel; 2] = [
     k::bits_bspmm_csr_bits_then_counts,
     k::bits_bspmm_csr_bits_then_scaled,
 ];
+/// CSR by lanes (lines of one u64 word), by output kind.
+const CSR_LANES: [SpmmRowsKernel; 3] = [
+    k::bits_bspmm_lanes_counts,
+    k::bits_bspmm_lanes_scaled,
+    k::bits_bspmm_lanes_bits,
+];
+/// CSR by lanes into bits then a BMM, by the BMM's output kind.
+const CSR_LANES_THEN: [SpmmThenKernel; 2] = [
+    k::bits_bspmm_lanes_bits_then_counts,
+    k::bits_bspmm_lanes_bits_then_scaled,
+];
 /// The most columns of `w` the fused BSpMM-then-BMM takes: each lane of a
 /// row's group walks its share of them. At 7 and 16 columns (64 bits of
 /// `h`) the fused kernel took 1.05-1.3x less time than the BSpMM and the
@@ -81,6 +95,68 @@ const SHORT_ROW_MAX: usize = 8 * 255;
 /// Flickr-size graph's bound is 124 either way: docs/gpu-gnn-forward-profile.md.)
 fn long_row_min(nnz: usize, m: usize) -> u32 {
     (4 * nnz / m.max(1)).clamp(32, SHORT_ROW_MAX) as u32
+}
+
+/// Warps a product by lanes may take an SM: three waves of the 32 that its
+/// launch bounds (256 threads, 4 blocks an SM) keep resident at least.
+/// Past that the product has work enough to hide its latency and the
+/// vertical counters, fewer instructions an entry, are faster (H200,
+/// standalone, 64-bit lines, `(A + I)` with 7 columns after: Cora 7.5 ->
+/// 2.9 µs, CiteSeer 7.7 -> 3.2, PubMed 11.7 -> 8.1 at 16 lanes a row, the
+/// Flickr-size graph 25.5 against 28.1 at its best width:
+/// docs/gpu-gnn-forward-profile.md).
+const LANES_WARPS_PER_SM: usize = 96;
+
+/// How a CSR product by dense bits runs: which kernel family, lanes a row
+/// and feature chunks a row (a block task each).
+struct CsrShape {
+    /// By lanes (an entry a lane), else by vertical counters (a u32 word of
+    /// the chunk a lane).
+    by_lanes: bool,
+    lanes: usize,
+    chunks: usize,
+}
+
+impl CsrShape {
+    /// For lines of `stride` u64 words of which the output spans `words`
+    /// u32 words, over `nnz` entries in `m` rows, on `sms` multiprocessors.
+    /// Lines of one word go by lanes where the rows are few (a product
+    /// bound by its chain of loads, not its instructions): the most lanes
+    /// a row, 32 down to the mean row rounded up to a power of two (at
+    /// least 4), that keep to [`LANES_WARPS_PER_SM`]. Else vertical
+    /// counters, the fewest lanes (a power of two, at most a warp) that
+    /// cover the output's words.
+    fn of(stride: usize, words: usize, nnz: usize, m: usize, sms: usize) -> Self {
+        if stride == 1 {
+            let budget = LANES_WARPS_PER_SM * sms;
+            let mean = nnz.div_ceil(m.max(1)).next_power_of_two().clamp(4, 32);
+            let warps = |lanes: usize| m.div_ceil(32 / lanes);
+            let mut lanes = 32;
+            while lanes > mean && warps(lanes) > budget {
+                lanes /= 2;
+            }
+            if warps(lanes) <= budget {
+                return CsrShape {
+                    by_lanes: true,
+                    lanes,
+                    chunks: 1,
+                };
+            }
+        }
+        let lanes = words.next_power_of_two().min(32);
+        CsrShape {
+            by_lanes: false,
+            lanes,
+            chunks: words.div_ceil(lanes),
+        }
+    }
+
+    /// Blocks of `ROWS_BLOCK` threads for `m` rows and `long` long rows
+    /// (each a block for each chunk).
+    fn blocks(&self, m: usize, long: usize) -> u32 {
+        let b = (m.div_ceil(ROWS_BLOCK / self.lanes) + long) * self.chunks;
+        b.min(1 << 24) as u32
+    }
 }
 
 impl CudaBackend {
@@ -232,11 +308,17 @@ impl CudaBackend {
             Linear::of(product, n),
             Dequant::none(),
         )?;
-        let lanes = (2 * x.stride).next_power_of_two();
+        let shape = CsrShape::of(x.stride, 2 * x.stride, nnz, m, self.dev.sm_count as usize);
         let long = self.long_rows(&plans.long_rows, rowptr, nnz, m)?;
-        let blocks = m.div_ceil(ROWS_BLOCK / lanes) + long.count;
-        CSR_THEN[t2.kind as usize](
-            lanes,
+        let table = if shape.by_lanes {
+            // lane j takes column j of w, one word long
+            debug_assert!(w.stride == 1 && w.ncols <= 32);
+            &CSR_LANES_THEN
+        } else {
+            &CSR_THEN
+        };
+        table[t2.kind as usize](
+            shape.lanes,
             rowptr.ptr(),
             colidx.ptr(),
             m as u64,
@@ -254,7 +336,7 @@ impl CudaBackend {
             t2.out,
             t2.epi,
         )
-        .grid(&self.dev, blocks.min(1 << 24) as u32, ROWS_BLOCK as u32)
+        .grid(&self.dev, shape.blocks(m, long.count), ROWS_BLOCK as u32)
     }
 
     /// Runs a BSpMM (plain or over planes): the B2SR or CSR kernel.
@@ -303,13 +385,15 @@ impl CudaBackend {
             }
             Parts::Csr((p, _)) if !f.planes => {
                 let (rowptr, colidx) = (&p.rowptr, &p.colidx);
-                // one u32 word of the output line a lane: the fewest lanes
-                // (a power of two, at most a warp) that cover the line
-                let lanes = words.next_power_of_two().min(32);
+                let shape = CsrShape::of(f.stride, words, p.nnz, m, self.dev.sm_count as usize);
                 let long = self.long_rows(&p.plans.long_rows, rowptr, p.nnz, m)?;
-                let blocks = (m.div_ceil(ROWS_BLOCK / lanes) + long.count) * words.div_ceil(lanes);
-                CSR_ROWS[kind](
-                    lanes,
+                let table = if shape.by_lanes {
+                    &CSR_LANES
+                } else {
+                    &CSR_ROWS
+                };
+                table[kind](
+                    shape.lanes,
                     rowptr.ptr(),
                     colidx.ptr(),
                     m as u64,
@@ -322,7 +406,7 @@ impl CudaBackend {
                     long.count as u32,
                     t.epi,
                 )
-                .grid(&self.dev, blocks.min(1 << 24) as u32, ROWS_BLOCK as u32)
+                .grid(&self.dev, shape.blocks(m, long.count), ROWS_BLOCK as u32)
             }
             Parts::Csr((p, _)) => {
                 let warps = m * words.div_ceil(4);

@@ -243,14 +243,14 @@ pub(crate) mod bmm {
 /// `bits_bspmm`: B2SR or CSR times dense bits. The B2SR entries and the
 /// CSR bit-plane entries take the same parameters ([`SpmmKernel`]; CSR
 /// passes its arrays as `pattern` with NULL tiles); the CSR products by
-/// vertical counters take [`SpmmRowsKernel`]'s.
+/// vertical counters and by lanes take [`SpmmRowsKernel`]'s.
 pub(crate) mod bspmm {
     use super::super::super::device::DevPtr;
     use super::super::super::kernels::ModuleId;
     use super::super::Tiles;
     use super::{Epi, Planes};
 
-    /// A CSR product entry by vertical counters (lanes a row first).
+    /// A CSR product entry by vertical counters or by lanes (lanes a row first).
     pub(crate) type SpmmRowsKernel = fn(
         usize,
         DevPtr<u32>,
@@ -355,6 +355,26 @@ pub(crate) mod bspmm {
             nlong: u32, epi: Epi, w: DevPtr<u64>, wn: u64, ws: u64, out2: DevPtr<u8>, epi2: Epi);
         /// The same, into scaled f32.
         fn bits_bspmm_csr_bits_then_scaled[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64,
+            x: DevPtr<u64>, n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>,
+            nlong: u32, epi: Epi, w: DevPtr<u64>, wn: u64, ws: u64, out2: DevPtr<u8>, epi2: Epi);
+        /// CSR by lanes (lines of one word), `k` lanes a row: counts.
+        fn bits_bspmm_lanes_counts[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64,
+            x: DevPtr<u64>, n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>,
+            nlong: u32, epi: Epi);
+        /// CSR by lanes: scaled f32.
+        fn bits_bspmm_lanes_scaled[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64,
+            x: DevPtr<u64>, n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>,
+            nlong: u32, epi: Epi);
+        /// CSR by lanes: bits.
+        fn bits_bspmm_lanes_bits[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64,
+            x: DevPtr<u64>, n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>,
+            nlong: u32, epi: Epi);
+        /// CSR by lanes into bits, then those bits times `w` into counts.
+        fn bits_bspmm_lanes_bits_then_counts[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64,
+            x: DevPtr<u64>, n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>,
+            nlong: u32, epi: Epi, w: DevPtr<u64>, wn: u64, ws: u64, out2: DevPtr<u8>, epi2: Epi);
+        /// The same, into scaled f32.
+        fn bits_bspmm_lanes_bits_then_scaled[k](rowptr: DevPtr<u32>, colidx: DevPtr<u32>, m: u64,
             x: DevPtr<u64>, n: u64, s: u64, out: DevPtr<u8>, long_min: u32, long_rows: DevPtr<u32>,
             nlong: u32, epi: Epi, w: DevPtr<u64>, wn: u64, ws: u64, out2: DevPtr<u8>, epi2: Epi);
         /// CSR, bit planes: counts.
