@@ -13,9 +13,9 @@ headers inlined). `run` makes Bi-GCN's second half on Cora, CiteSeer, PubMed
 scripts/gpu-gnn-bench.sh draws it): `h = (A + I) x >= t` over PLUS.LAND_SIGNED
 (x: random hidden bits, 64 or 128 a row; t per column) and `y = (h W) * scale`
 over PLUS.XNOR into f32 (W: 7 or 41 columns). It checks that the fused kernel
-writes the same h and the same y bits as the BSpMM (`bits_bspmm_lanes_bits_k<G>`
-at 64 hidden bits, `bits_bspmm_csr_bits_k<G>` at 128) followed by
-`bits_bmm_popc_scaled` (launched as the library launches them), and both
+writes the same h and the same y bits as the BSpMM the library would launch
+(`library_shape`: by lanes, `bits_bspmm_lanes_bits_k<G>`, or by vertical counters,
+`bits_bspmm_csr_bits_k<G>`) followed by `bits_bmm_popc_scaled`, and both
 against NumPy; then times both as CUDA-graph replays, with the long rows
 listed as the library lists them (more than four times the mean entries, 32
 at least) and, to see what that bound costs, at 32 and 64 entries (the bound's floor, now and before). Writes
@@ -43,6 +43,24 @@ def library_long_min(indptr):
     """`long_row_min` (src/backend/cuda/bits/bspmm.rs)."""
     n = len(indptr) - 1
     return min(max(4 * int(indptr[-1]) // max(n, 1), 32), 8 * 255)
+
+
+def library_shape(S, nnz, m):
+    """(kernel family, lanes a row) as `CsrShape::of` (src/backend/cuda/bits/bspmm.rs) picks
+    them for lines of S u64 words: lines of one word by lanes where the rows are few (the
+    most lanes a row, 32 down to the mean row rounded up to a power of two, at least 4, that
+    keep to 96 warps an SM), else vertical counters, a lane a u32 word of the line."""
+    import cupy as cp
+    if S == 1:
+        budget = 96 * cp.cuda.Device().attributes['MultiProcessorCount']
+        mean = min(max(1 << (-(-nnz // m) - 1).bit_length(), 4), 32)
+        warps = lambda g: -(-m // (32 // g))
+        g = 32
+        while g > mean and warps(g) > budget:
+            g //= 2
+        if warps(g) <= budget:
+            return 'lanes', g
+    return 'csr', min(1 << (2 * S - 1).bit_length(), 32)
 
 
 def epi(alpha, beta, gamma, dk, col=None, tcol=None):
@@ -87,14 +105,13 @@ def main():
         lens = np.diff(indptr)
         rp = cp.asarray(a.indptr.astype(np.uint32))
         ci = cp.asarray(a.indices.astype(np.uint32))
+        # (the library fuses at most 16 columns of W, THEN_MAX_COLS; the kernels by lanes
+        # take a lane a column, so 41 columns at 64 bits go to the vertical counters' kernel)
         for hidden, classes in ((64, 7), (64, 16), (64, 41), (128, 41)):
             S = (hidden + 63) // 64
-            # the library's choice (src/backend/cuda/bits/bspmm.rs, CsrShape): lines of one
-            # word by lanes, a row's mean entries rounded up to a power of two (4 to 32)
-            # lanes a row; longer lines by vertical counters, a lane a u32 word
-            family = 'lanes' if S == 1 else 'csr'
-            G = (min(max(1 << (-(-a.nnz // n) - 1).bit_length(), 4), 32) if S == 1
-                 else min(max(1 << (2 * S - 1).bit_length(), 4), 32))
+            family, G = library_shape(S, a.nnz, n)
+            if classes > 32 and family == 'lanes':
+                family, G = 'csr', min(1 << (2 * S - 1).bit_length(), 32)
             xb = rng.random((n, S * 64)) < 0.5
             xb[:, hidden:] = False
             x = cp.asarray(np.packbits(xb, axis=1, bitorder='little').view(np.uint64).reshape(n, S))
