@@ -718,8 +718,9 @@ fn check_bspmm_widths(
 
 /// Hub rows far longer than the rest: a CSR row split over a block, with
 /// more than 8 x 255 entries a group of lanes (its byte counters read and
-/// reset on the way), and feature widths of one word (by lanes) and from
-/// 16 words to more than a warp's 32 (vertical counters, chunks of the line).
+/// reset on the way), and feature widths of one u64 word (by lanes: 1 and
+/// 33 bits) and of 32 and 35 u32 words (vertical counters; 35, past a
+/// warp's lanes, in chunks of the line).
 #[test]
 fn bspmm_hub_rows() {
     let Some((g, _l)) = gpu("bspmm_hub_rows") else {
