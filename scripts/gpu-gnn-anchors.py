@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 import torch
 
@@ -23,10 +24,14 @@ gm = __import__("gnn_models")
 train = __import__("gnn-train")
 
 
-def time_forward(fn, reps):
-    for _ in range(5):
+def time_forward(fn, reps, warm_up=0.3):
+    """The median of `reps` forward calls timed by CUDA events, after calls
+    for `warm_up` seconds (5 at least), as `bitgraphblas gnn --reps` warms up."""
+    start, n = time.perf_counter(), 0
+    while n < 5 or time.perf_counter() - start < warm_up:
         fn()
-    torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        n += 1
     times = []
     for _ in range(reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
