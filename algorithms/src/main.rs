@@ -226,7 +226,8 @@ enum Cmd {
         /// Write the predicted class of every node, one line per node (- for standard output).
         #[arg(long)]
         output: Option<PathBuf>,
-        /// Timed forward passes after a first one (the median is reported).
+        /// Timed forward passes after a first one and, where more than one,
+        /// 300 ms of untimed ones (the median is reported).
         #[arg(long, default_value_t = 5)]
         reps: usize,
     },
