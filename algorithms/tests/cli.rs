@@ -196,6 +196,95 @@ fn bad_input_is_a_clear_error() {
     std::fs::remove_file(&bad).ok();
 }
 
+/// `gnn` on Cora with the committed `bigcn-bin` weights: the predicted class
+/// of every node, equal to PyTorch's (exported with the weights), and the
+/// JSON summary last with the keys issue 18 names, its accuracy PyTorch's.
+#[test]
+fn gnn_predicts_every_node_as_pytorch_did() {
+    use bitgraphblas::io::{data_path, ReadOptions};
+    use bitgraphblas_algorithms::gnn::Weights;
+    let cora = data_path("cora");
+    let w = data_path("weights/bigcn-bin-cora.safetensors");
+    let out = tmp("gnn.txt");
+    let o = run(&[
+        "gnn",
+        "--model",
+        "bigcn-bin",
+        "--weights",
+        w.to_str().unwrap(),
+        "--dataset",
+        cora.to_str().unwrap(),
+        "--json",
+        "--reps",
+        "1",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got: Vec<i32> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let weights = Weights::load(&w, &ReadOptions::default()).unwrap();
+    let torch = weights.i32_vector("reference.predictions", 2708).unwrap();
+    assert_eq!(got, torch);
+    let s = stdout(&o);
+    let j = s.lines().last().unwrap();
+    for key in [
+        "\"model\":\"bigcn-bin\"",
+        "\"dataset\":",
+        "\"accuracy\":",
+        "\"seconds\":",
+        "\"peak_bytes\":",
+    ] {
+        assert!(j.contains(key), "{key} missing from {j}");
+    }
+    let field = |k: &str| -> f64 {
+        let v = j.split(&format!("\"{k}\":")).nth(1).unwrap();
+        v.split([',', '}']).next().unwrap().parse().unwrap()
+    };
+    let torch_acc: f64 = weights.meta("test_accuracy").unwrap().parse().unwrap();
+    assert!((field("accuracy") - torch_acc).abs() < 5e-5, "{j}");
+    assert!(field("seconds") > 0.0 && field("peak_bytes") > 0.0, "{j}");
+    std::fs::remove_file(&out).ok();
+}
+
+/// `gnn --help` lists the models; weights of another model are a clear
+/// error naming both.
+#[test]
+fn gnn_lists_its_models_and_refuses_another_models_weights() {
+    let help = stdout(&run(&["gnn", "--help"]));
+    for m in [
+        "gcn",
+        "bigcn-bin",
+        "gcn-q4",
+        "sage",
+        "bisage",
+        "saint",
+        "bisaint",
+    ] {
+        assert!(help.contains(m), "{m} missing from gnn --help:\n{help}");
+    }
+    let cora = bitgraphblas::io::data_path("cora");
+    let w = bitgraphblas::io::data_path("weights/bigcn-bin-cora.safetensors");
+    let o = run(&[
+        "gnn",
+        "--model",
+        "gcn",
+        "--weights",
+        w.to_str().unwrap(),
+        "--dataset",
+        cora.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("bigcn-bin") && !err.contains("panicked"),
+        "{err}"
+    );
+}
+
 #[cfg(not(feature = "cuda"))]
 #[test]
 fn cuda_without_the_feature_says_so() {
