@@ -196,38 +196,48 @@ fn bad_input_is_a_clear_error() {
     std::fs::remove_file(&bad).ok();
 }
 
+/// The committed `bigcn-bin` weights for Cora.
+fn bigcn_bin_cora() -> std::path::PathBuf {
+    bitgraphblas::io::data_path("weights/bigcn-bin-cora.safetensors")
+}
+
+/// `gnn --model MODEL` with the `bigcn-bin` weights on Cora, then `extra`.
+fn gnn_on_cora(model: &str, extra: &[&str]) -> Output {
+    let cora = bitgraphblas::io::data_path("cora");
+    let w = bigcn_bin_cora();
+    let mut args = vec![
+        "gnn",
+        "--model",
+        model,
+        "--weights",
+        w.to_str().unwrap(),
+        "--dataset",
+        cora.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
 /// `gnn` on Cora with the committed `bigcn-bin` weights (two timed passes,
 /// after the warm-up): the predicted class of every node, equal to
 /// PyTorch's (exported with the weights), and the JSON summary last with
 /// the keys issue 18 names, its accuracy PyTorch's.
 #[test]
 fn gnn_predicts_every_node_as_pytorch_did() {
-    use bitgraphblas::io::{data_path, ReadOptions};
+    use bitgraphblas::io::ReadOptions;
     use bitgraphblas_algorithms::gnn::Weights;
-    let cora = data_path("cora");
-    let w = data_path("weights/bigcn-bin-cora.safetensors");
     let out = tmp("gnn.txt");
-    let o = run(&[
-        "gnn",
-        "--model",
+    let o = gnn_on_cora(
         "bigcn-bin",
-        "--weights",
-        w.to_str().unwrap(),
-        "--dataset",
-        cora.to_str().unwrap(),
-        "--json",
-        "--reps",
-        "2",
-        "--output",
-        out.to_str().unwrap(),
-    ]);
+        &["--json", "--reps", "2", "--output", out.to_str().unwrap()],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let got: Vec<i32> = std::fs::read_to_string(&out)
         .unwrap()
         .lines()
         .map(|l| l.parse().unwrap())
         .collect();
-    let weights = Weights::load(&w, &ReadOptions::default()).unwrap();
+    let weights = Weights::load(bigcn_bin_cora(), &ReadOptions::default()).unwrap();
     let torch = weights.i32_vector("reference.predictions", 2708).unwrap();
     assert_eq!(got, torch);
     let s = stdout(&o);
@@ -267,21 +277,11 @@ fn gnn_lists_its_models_and_refuses_another_models_weights() {
     ] {
         assert!(help.contains(m), "{m} missing from gnn --help:\n{help}");
     }
-    let cora = bitgraphblas::io::data_path("cora");
-    let w = bitgraphblas::io::data_path("weights/bigcn-bin-cora.safetensors");
-    let o = run(&[
-        "gnn",
-        "--model",
-        "gcn",
-        "--weights",
-        w.to_str().unwrap(),
-        "--dataset",
-        cora.to_str().unwrap(),
-    ]);
+    let o = gnn_on_cora("gcn", &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
     assert!(
-        err.contains("bigcn-bin") && !err.contains("panicked"),
+        err.contains("model bigcn-bin, not gcn") && !err.contains("panicked"),
         "{err}"
     );
 }
